@@ -1,0 +1,498 @@
+/// What last moved the sheet.
+public enum SheetCause: UInt8, Sendable {
+    /// Nothing yet: the sheet is where it started.
+    case initial
+    /// A finger (dragging).
+    case user
+    /// The card moving on its own after a release, a tap on the dim or a swipe.
+    case animation
+    /// A programmatic present, dismiss or detent change.
+    case command
+
+    public var name: StaticString {
+        switch self {
+        case .initial: return "initial"
+        case .user: return "user"
+        case .animation: return "animation"
+        case .command: return "command"
+        }
+    }
+}
+
+/// One line of the sheet's transition log: `old → event → new`, libinput style.
+public struct SheetTransition: Sendable, Equatable {
+    public var time: Timestamp
+    public var from: SheetMachine.StateKind
+    public var event: StaticString
+    /// A number that belongs to the event: the release velocity in pt/s.
+    public var eventPointsPerSecond: Double?
+    public var to: SheetMachine.StateKind
+    /// The detent the new state rests at or settles to.
+    public var detent: String?
+    public var fromDetent: String?
+}
+
+/// The bottom sheet: where its card is and where it is going. Positions are the card's top
+/// edge in points (0 = top of the screen, H = hidden); velocities in points per second,
+/// positive downwards.
+///
+///     resting(d) --touch on card, pan began--> dragging --release--> settling(target)
+///     resting(d) --tap on dim / close, swipe down from dim, dismiss--> settling(hidden)
+///     settling(t) --touch on card--> dragging (caught where it is, no jump)
+///     settling(t) --frame at the end--> resting(t)
+///     dragging --cancel--> settling(where the drag began)
+///
+/// docs/machines/sheet.md holds the full state × event table that the tests walk.
+public struct SheetMachine: Sendable {
+    public enum StateKind: UInt8, Sendable {
+        case resting, dragging, settling
+
+        public var name: StaticString {
+            switch self {
+            case .resting: return "resting"
+            case .dragging: return "dragging"
+            case .settling: return "settling"
+            }
+        }
+    }
+
+    public struct Drag: Sendable, Equatable {
+        /// The detent the drag began from (for a cancel, and `half-drag`'s "back where it started").
+        public var originDetent: Int
+        /// The card's top when the finger went down.
+        public var startTop: Double
+        /// The card's top now.
+        public var top: Double
+    }
+
+    public struct Settle: Sendable, Equatable {
+        public var targetDetent: Int
+        public var animation: SheetAnimation
+        public var startedAt: Timestamp
+        /// The last sampled position and velocity.
+        public var top: Double
+        public var velocity: Double
+        /// The next animation frame to sample.
+        public var nextFrame: Timestamp
+        public var cause: SheetCause
+    }
+
+    public enum State: Sendable, Equatable {
+        case resting(detent: Int)
+        case dragging(Drag)
+        case settling(Settle)
+
+        public var kind: StateKind {
+            switch self {
+            case .resting: return .resting
+            case .dragging: return .dragging
+            case .settling: return .settling
+            }
+        }
+    }
+
+    public enum Event: Sendable {
+        /// The primary finger touched down (points).
+        case touchDown(Point, TouchSource, Timestamp)
+        /// The pan began: its start point and the finger's translation since then. A pan that
+        /// begins mostly sideways is not the sheet's (axis lock, as phoc and libadwaita do).
+        case panBegan(start: Point, translation: Vector, TouchSource, Timestamp)
+        case panChanged(translationY: Double, Timestamp)
+        /// The primary finger lifted, with its vertical velocity (pt/s; 0 if it had stopped).
+        case release(velocityY: Double, Timestamp)
+        /// The primary finger was cancelled.
+        case cancel(Timestamp)
+        case tap(Point, TouchSource, Timestamp)
+        case swipe(SwipeDirection, start: Point, TouchSource, Timestamp)
+        case present(detent: Int, Timestamp)
+        case dismiss(Timestamp)
+        /// An animation frame (the machine's deadline passed).
+        case frame(Timestamp)
+
+        public var name: StaticString {
+            switch self {
+            case .touchDown: return "touch-down"
+            case .panBegan: return "pan-began"
+            case .panChanged: return "pan-changed"
+            case .release: return "release"
+            case .cancel: return "cancel"
+            case .tap: return "tap"
+            case .swipe: return "swipe"
+            case .present: return "present"
+            case .dismiss: return "dismiss"
+            case .frame: return "frame"
+            }
+        }
+    }
+
+    public enum Effect: Sendable, Equatable {
+        /// Nothing visible changed.
+        case none
+        /// The card moved or changed state.
+        case changed
+    }
+
+    public private(set) var state: State
+    public let configuration: SheetConfiguration
+    public let detents: DetentSet
+    public let layout: SheetLayout
+    public let screen: ScreenSize
+    public private(set) var cause: SheetCause = .initial
+    /// Set by `handle` when the state changed kind or target; the caller logs it.
+    public private(set) var lastTransition: SheetTransition?
+
+    private var height: Double { screen.heightInPoints }
+    private var width: Double { screen.widthInPoints }
+    /// Half a pixel, in points: closer than this to a detent is at the detent.
+    private var tolerance: Double { 0.5 / screen.scale }
+
+    public init(configuration: SheetConfiguration, screen: ScreenSize, layout: SheetLayout = SheetLayout(),
+                initialDetent: String = "half") {
+        self.configuration = configuration
+        self.screen = screen
+        self.layout = layout
+        self.detents = DetentSet(configuration.detents, screenHeightInPoints: screen.heightInPoints)
+        let initial = detents.index(named: initialDetent) ?? detents.nearest(to: screen.heightInPoints / 2)
+        self.state = .resting(detent: initial)
+    }
+
+    /// For tests: a machine in a given state.
+    public init(configuration: SheetConfiguration, screen: ScreenSize, state: State) {
+        self.init(configuration: configuration, screen: screen)
+        self.state = state
+    }
+
+    // MARK: Reading the state
+
+    /// The card's top edge now (points).
+    public var top: Double {
+        switch state {
+        case .resting(let detent): return detents[detent].topInPoints
+        case .dragging(let drag): return drag.top
+        case .settling(let settle): return settle.top
+        }
+    }
+
+    public var velocity: Double {
+        if case .settling(let settle) = state { return settle.velocity }
+        return 0
+    }
+
+    /// The detent the card is at (within half a pixel), or nil between detents.
+    public var detentIndex: Int? {
+        if case .resting(let detent) = state { return detent }
+        return detents.detent(at: top, tolerance: tolerance)
+    }
+
+    public var targetDetentIndex: Int? {
+        if case .settling(let settle) = state { return settle.targetDetent }
+        return nil
+    }
+
+    /// Dim opacity from position: `maximumDim · (H − top) / (H/2)`, clamped to 0…maximumDim.
+    public var dim: Double {
+        let value = configuration.maximumDim * (height - top) / (height / 2)
+        return min(max(value, 0), configuration.maximumDim)
+    }
+
+    /// 0 at hidden, 1 at the topmost detent.
+    public var progress: Double {
+        let span = height - detents.topmost.topInPoints
+        return span > 0 ? (height - top) / span : 0
+    }
+
+    /// When the machine wants the next `.frame`.
+    public var deadline: Timestamp? {
+        if case .settling(let settle) = state { return settle.nextFrame }
+        return nil
+    }
+
+    private var isShown: Bool {
+        switch state {
+        case .resting(let detent): return detent != detents.hiddenIndex
+        case .dragging: return true
+        case .settling(let settle): return settle.targetDetent != detents.hiddenIndex
+        }
+    }
+
+    private func isOnCard(_ point: Point, _ source: TouchSource) -> Bool {
+        source == .touchpad || layout.isOnCard(point, top: top, screenWidth: width)
+    }
+
+    // MARK: The machine
+
+    public mutating func handle(_ event: Event) -> Effect {
+        let before = state
+        let effect = transition(event)
+        let after = state
+        if before.kind != after.kind || targetChanged(before, after) {
+            var velocity: Double?
+            if case .release(let v, _) = event { velocity = v }
+            lastTransition = SheetTransition(
+                time: event.time, from: before.kind, event: event.name, eventPointsPerSecond: velocity,
+                to: after.kind, detent: Self.detentName(of: after, in: detents),
+                fromDetent: Self.detentName(of: before, in: detents))
+        } else {
+            lastTransition = nil
+        }
+        return effect
+    }
+
+    private func targetChanged(_ before: State, _ after: State) -> Bool {
+        if case .settling(let a) = before, case .settling(let b) = after { return a.targetDetent != b.targetDetent }
+        return false
+    }
+
+    private static func detentName(of state: State, in detents: DetentSet) -> String? {
+        switch state {
+        case .resting(let detent): return detents[detent].name
+        case .settling(let settle): return detents[settle.targetDetent].name
+        case .dragging: return nil
+        }
+    }
+
+    private mutating func transition(_ event: Event) -> Effect {
+        switch (state, event) {
+        // resting
+        case (.resting, .touchDown):
+            return .none
+        case (.resting(let detent), .panBegan(let start, let translation, let source, _)):
+            guard detent != detents.hiddenIndex, isOnCard(start, source),
+                  abs(translation.dy) >= abs(translation.dx) else { return .none }
+            let startTop = detents[detent].topInPoints
+            state = .dragging(Drag(originDetent: detent, startTop: startTop, top: startTop))
+            cause = .user
+            moveDrag(translationY: translation.dy)
+            return .changed
+        case (.resting, .panChanged), (.resting, .release), (.resting, .cancel), (.resting, .frame):
+            return .none
+        case (.resting, .tap(let point, let source, let time)):
+            return dismissIfOutside(point, source, time)
+        case (.resting, .swipe(let direction, let start, let source, let time)):
+            return dismissIfSwipeFromDim(direction, start, source, time)
+        case (.resting, .present(let detent, let time)):
+            return settle(to: detent, velocity: 0, at: time, cause: .command)
+        case (.resting, .dismiss(let time)):
+            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
+
+        // dragging
+        case (.dragging, .touchDown), (.dragging, .panBegan), (.dragging, .frame):
+            return .none
+        case (.dragging, .panChanged(let translation, _)):
+            return moveDrag(translationY: translation)
+        case (.dragging(let drag), .release(let velocity, let time)):
+            return settle(to: releaseTarget(drag: drag, velocity: velocity), velocity: velocity, at: time,
+                          cause: .animation)
+        case (.dragging(let drag), .cancel(let time)):
+            return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
+        case (.dragging, .tap(let point, let source, let time)):
+            // A tap that ends a caught drag: the close button still closes.
+            return source == .touchscreen && layout.isOnCloseButton(point, top: top, screenWidth: width)
+                ? settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation) : .none
+        case (.dragging, .swipe):
+            return .none
+        case (.dragging, .present(let detent, let time)):
+            return settle(to: detent, velocity: 0, at: time, cause: .command)
+        case (.dragging, .dismiss(let time)):
+            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
+
+        // settling
+        case (.settling(let settle), .touchDown(let point, let source, let time)):
+            let (top, _) = sample(settle, at: time)
+            guard isOnCard(point, source) || source == .touchpad else { return .none }
+            // Caught where it is: the drag starts from the current top, no jump.
+            state = .dragging(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
+            cause = .user
+            return .changed
+        case (.settling, .panBegan), (.settling, .panChanged), (.settling, .release), (.settling, .cancel):
+            return .none
+        case (.settling, .frame(let time)):
+            return advance(to: time)
+        case (.settling(let settle), .tap(let point, let source, let time)):
+            guard settle.targetDetent != detents.hiddenIndex else { return .none }
+            _ = advance(to: time, scheduling: false)
+            return dismissIfOutside(point, source, time)
+        case (.settling(let settle), .swipe(let direction, let start, let source, let time)):
+            guard settle.targetDetent != detents.hiddenIndex else { return .none }
+            _ = advance(to: time, scheduling: false)
+            return dismissIfSwipeFromDim(direction, start, source, time)
+        case (.settling, .present(let detent, let time)):
+            _ = advance(to: time, scheduling: false)
+            return retarget(to: detent, at: time)
+        case (.settling, .dismiss(let time)):
+            _ = advance(to: time, scheduling: false)
+            return retarget(to: detents.hiddenIndex, at: time)
+        }
+    }
+
+    // MARK: Dragging
+
+    @discardableResult
+    private mutating func moveDrag(translationY: Double) -> Effect {
+        guard case .dragging(var drag) = state else { return .none }
+        let raw = drag.startTop + translationY
+        let topmost = detents.topmost.topInPoints
+        var top = raw
+        if raw < topmost {
+            switch configuration.ruleSet {
+            case .tutorial, .halfDrag:
+                top = topmost  // the tutorial clamps at the expanded top
+            case .projection:
+                top = topmost - rubberBand(topmost - raw)
+            }
+        }
+        top = min(top, height)
+        guard top != drag.top else { return .none }
+        drag.top = top
+        state = .dragging(drag)
+        return .changed
+    }
+
+    /// UIScrollView's rubber band: `(1 − 1/(x·c/d + 1))·d`; slope c at 0, never reaching d.
+    private func rubberBand(_ overshoot: Double) -> Double {
+        let d = height, c = configuration.rubberBandCoefficient
+        return (1 - 1 / (overshoot * c / d + 1)) * d
+    }
+
+    // MARK: Releasing
+
+    /// The detent a release goes to, by the rule set.
+    public func releaseTarget(drag: Drag, velocity: Double) -> Int {
+        let top = drag.top
+        switch configuration.ruleSet {
+        case .tutorial:
+            if velocity > configuration.tutorialDismissPointsPerSecond { return detents.hiddenIndex }
+            if top < configuration.tutorialExpandFraction * height {
+                return detents.index(named: "expanded") ?? 0
+            }
+            if top < height - configuration.tutorialHideMarginInPoints {
+                return detents.index(named: "half") ?? detents.nearest(to: top, includingHidden: false)
+            }
+            return detents.hiddenIndex
+        case .halfDrag:
+            let cardHeight = height - drag.startTop
+            if top - drag.startTop > configuration.halfDragHideFraction * cardHeight { return detents.hiddenIndex }
+            return drag.originDetent
+        case .projection:
+            if abs(velocity) >= configuration.flingPointsPerSecond {
+                // A fling moves to the next detent in its direction, and no further.
+                if velocity > 0 { return detents.next(below: top, tolerance: tolerance) ?? detents.hiddenIndex }
+                return detents.next(above: top, tolerance: tolerance) ?? 0
+            }
+            let projected = top + projectedDistance(velocity)
+            let nearest = detents.nearest(to: projected)
+            if nearest == detents.hiddenIndex && projected < height - configuration.dismissLineMarginInPoints {
+                return detents.nearest(to: projected, includingHidden: false)
+            }
+            return nearest
+        }
+    }
+
+    /// How far momentum carries at `decelerationRate` per ms: v/1000 · r/(1 − r) (0.499 s · v).
+    public func projectedDistance(_ pointsPerSecond: Double) -> Double {
+        let r = configuration.decelerationRate
+        return pointsPerSecond / 1000 * r / (1 - r)
+    }
+
+    // MARK: Settling
+
+    private mutating func settle(to detent: Int, velocity: Double, at time: Timestamp, cause: SheetCause) -> Effect {
+        let from = top
+        let target = detents[detent].topInPoints
+        let animation: SheetAnimation
+        switch configuration.ruleSet {
+        case .tutorial:
+            animation = .curve(from: from, to: target, seconds: configuration.tutorialAnimationSeconds, .easeIn)
+        case .halfDrag:
+            animation = .curve(from: from, to: target, seconds: configuration.halfDragAnimationSeconds, .easeInOut)
+        case .projection:
+            let spring = Spring(from: from, target: target, initialVelocity: velocity,
+                                stiffness: configuration.springStiffness,
+                                dampingRatio: configuration.springDampingRatio)
+            animation = .spring(spring, clampAtTarget: detent == detents.hiddenIndex)
+        }
+        self.cause = cause
+        if abs(from - target) <= tolerance && velocity == 0 {
+            state = .resting(detent: detent)
+            return .changed
+        }
+        state = .settling(Settle(targetDetent: detent, animation: animation, startedAt: time, top: from,
+                                 velocity: velocity, nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
+                                 cause: cause))
+        return .changed
+    }
+
+    /// A new target while settling: a spring keeps the current velocity, a curve starts afresh.
+    private mutating func retarget(to detent: Int, at time: Timestamp) -> Effect {
+        guard case .settling(let current) = state else { return .none }
+        if current.targetDetent == detent { return .none }
+        return settle(to: detent, velocity: configuration.ruleSet == .projection ? current.velocity : 0,
+                      at: time, cause: .command)
+    }
+
+    private func sample(_ settle: Settle, at time: Timestamp) -> (top: Double, velocity: Double) {
+        let result = settle.animation.sample(
+            after: time.seconds(since: settle.startedAt),
+            restDistance: configuration.springRestDistanceInPixels / screen.scale,
+            restSpeed: configuration.springRestPixelsPerSecond / screen.scale)
+        return (result.value, result.velocity)
+    }
+
+    /// Samples the animation at `time`; rests at the target when it is over.
+    private mutating func advance(to time: Timestamp, scheduling: Bool = true) -> Effect {
+        guard case .settling(var settle) = state else { return .none }
+        let result = settle.animation.sample(
+            after: time.seconds(since: settle.startedAt),
+            restDistance: configuration.springRestDistanceInPixels / screen.scale,
+            restSpeed: configuration.springRestPixelsPerSecond / screen.scale)
+        if result.finished {
+            state = .resting(detent: settle.targetDetent)
+            return .changed
+        }
+        settle.top = result.value
+        settle.velocity = result.velocity
+        if scheduling {
+            // Frames stay on the grid that started with the settle, whatever woke us.
+            let interval = configuration.frameIntervalMicroseconds
+            let elapsed = time.microseconds - settle.startedAt.microseconds
+            settle.nextFrame = settle.startedAt.adding(microseconds: (elapsed / interval + 1) * interval)
+        }
+        state = .settling(settle)
+        return .changed
+    }
+
+    // MARK: Dismissing
+
+    private mutating func dismissIfOutside(_ point: Point, _ source: TouchSource, _ time: Timestamp) -> Effect {
+        guard isShown, source == .touchscreen else { return .none }
+        if !isOnCard(point, source) || layout.isOnCloseButton(point, top: top, screenWidth: width) {
+            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation)
+        }
+        return .none
+    }
+
+    private mutating func dismissIfSwipeFromDim(_ direction: SwipeDirection, _ start: Point, _ source: TouchSource,
+                                                _ time: Timestamp) -> Effect {
+        guard isShown, direction == .down, source == .touchscreen, !isOnCard(start, source) else { return .none }
+        return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation)
+    }
+}
+
+extension SheetMachine.Event {
+    public var time: Timestamp {
+        switch self {
+        case .touchDown(_, _, let t), .panBegan(_, _, _, let t), .panChanged(_, let t), .release(_, let t),
+             .cancel(let t), .tap(_, _, let t), .swipe(_, _, _, let t), .present(_, let t), .dismiss(let t),
+             .frame(let t):
+            return t
+        }
+    }
+}
+
+extension SheetTransition {
+    public static func == (lhs: SheetTransition, rhs: SheetTransition) -> Bool {
+        lhs.time == rhs.time && lhs.from == rhs.from && lhs.to == rhs.to && lhs.detent == rhs.detent
+            && lhs.fromDetent == rhs.fromDetent && lhs.eventPointsPerSecond == rhs.eventPointsPerSecond
+            && lhs.event.withUTF8Buffer({ a in rhs.event.withUTF8Buffer { b in a.elementsEqual(b) } })
+    }
+}

@@ -1,0 +1,58 @@
+/// What a contact did in one frame.
+public enum ContactPhase: UInt8, Sendable {
+    /// The finger touched down (a new tracking id).
+    case down
+    /// The finger moved (or is still down with a new position).
+    case move
+    /// The finger lifted; the position is the last one known.
+    case up
+    /// The contact was taken away without a lift: a palm, a dropped device, lost events.
+    /// A cancelled touch is never a tap.
+    case cancel
+}
+
+/// One change of one contact within a frame.
+public struct Contact: Hashable, Sendable {
+    /// The kernel slot (multitouch protocol B), reused by later contacts.
+    public var slot: Int
+    public var phase: ContactPhase
+    public var positionInPixels: Point
+
+    public init(slot: Int, phase: ContactPhase, positionInPixels: Point) {
+        self.slot = slot
+        self.phase = phase
+        self.positionInPixels = positionInPixels
+    }
+}
+
+/// Where the contacts of a frame come from.
+public enum TouchSource: UInt8, Sendable {
+    /// A touchscreen: positions are on the screen, so a touch can hit the card or the dim.
+    case touchscreen
+    /// A touchpad's two- or three-finger motion, made into one virtual contact whose motion is
+    /// the fingers' centroid motion. It has no place on the screen: it always moves the card.
+    case touchpad
+}
+
+/// The contacts that changed in one hardware sample (one `SYN_REPORT`), with the sample's time.
+///
+/// A frame is built and reused by its producer: keep one `TouchFrame` and call
+/// `removeAll()` before filling it again, so that steady-state input allocates nothing.
+public struct TouchFrame: Sendable {
+    public var time: Timestamp
+    public var source: TouchSource
+    public var contacts: [Contact]
+
+    public init(time: Timestamp, source: TouchSource = .touchscreen, contacts: [Contact] = []) {
+        self.time = time
+        self.source = source
+        self.contacts = contacts
+    }
+
+    /// Empties the frame, keeping its storage.
+    public mutating func removeAll() {
+        contacts.removeAll(keepingCapacity: true)
+    }
+
+    public var isEmpty: Bool { contacts.isEmpty }
+}

@@ -1,0 +1,97 @@
+import SheetCore
+
+/// The range of one absolute axis (`struct input_absinfo`).
+public struct AbsInfo: Hashable, Sendable {
+    public var minimum: Int32
+    public var maximum: Int32
+    public var fuzz: Int32
+    public var flat: Int32
+    /// Units per millimetre; 0 when the device does not say.
+    public var resolution: Int32
+
+    public init(minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32 = 0) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.fuzz = fuzz
+        self.flat = flat
+        self.resolution = resolution
+    }
+}
+
+/// What kind of device a recording holds, as libinput would class it.
+public enum DeviceKind: String, Sendable {
+    case touchscreen
+    case touchpad
+    /// Anything else (keyboard, mouse, buttons): reported, never used.
+    case other
+}
+
+/// A recorded device: its name, ids, supported codes, axis ranges and properties.
+public struct DeviceDescription: Hashable, Sendable {
+    public var name: String
+    /// bustype, vendor, product, version.
+    public var id: [Int]
+    /// INPUT_PROP_* bits that are set.
+    public var properties: Set<Int>
+    /// Supported codes per event type.
+    public var codes: [Int: Set<Int>]
+    public var absinfo: [Int: AbsInfo]
+    /// `ID_INPUT_TOUCHSCREEN` / `ID_INPUT_TOUCHPAD` from udev, when the recording has them.
+    public var udevKind: DeviceKind?
+    /// The device's node when it was recorded (`libinput record` only).
+    public var node: String?
+
+    public init(name: String, id: [Int] = [0, 0, 0, 0], properties: Set<Int> = [], codes: [Int: Set<Int>] = [:],
+                absinfo: [Int: AbsInfo] = [:], udevKind: DeviceKind? = nil, node: String? = nil) {
+        self.name = name
+        self.id = id
+        self.properties = properties
+        self.codes = codes
+        self.absinfo = absinfo
+        self.udevKind = udevKind
+        self.node = node
+    }
+
+    public func supports(type: UInt16, code: UInt16) -> Bool {
+        codes[Int(type)]?.contains(Int(code)) ?? false
+    }
+
+    public var hasMultitouch: Bool {
+        absinfo[Int(EventCode.ABS_MT_POSITION_X)] != nil && absinfo[Int(EventCode.ABS_MT_POSITION_Y)] != nil
+    }
+
+    /// Slots of multitouch protocol B: `ABS_MT_SLOT` max + 1; 1 for a single-touch device.
+    public var slotCount: Int {
+        if let slot = absinfo[Int(EventCode.ABS_MT_SLOT)] { return Int(max(0, slot.maximum)) + 1 }
+        return 1
+    }
+
+    /// Only the bounding box of the contacts is reported (`INPUT_PROP_SEMI_MT`).
+    public var isSemiMultitouch: Bool { properties.contains(EventCode.INPUT_PROP_SEMI_MT) }
+
+    /// The axis ranges of the touch position: the MT axes, or ABS_X/ABS_Y for single-touch.
+    public var positionAxes: (x: AbsInfo, y: AbsInfo)? {
+        if let x = absinfo[Int(EventCode.ABS_MT_POSITION_X)], let y = absinfo[Int(EventCode.ABS_MT_POSITION_Y)] {
+            return (x, y)
+        }
+        if let x = absinfo[Int(EventCode.ABS_X)], let y = absinfo[Int(EventCode.ABS_Y)] { return (x, y) }
+        return nil
+    }
+
+    /// Touchscreen, touchpad or other: udev's word if the recording has it, else the kernel's
+    /// properties (DIRECT → touchscreen; POINTER or BUTTONPAD → touchpad), else the legacy rule
+    /// (BTN_TOOL_FINGER with BTN_TOUCH → touchpad; BTN_TOUCH alone → touchscreen).
+    public var kind: DeviceKind {
+        if let udevKind { return udevKind }
+        guard positionAxes != nil else { return .other }
+        if properties.contains(EventCode.INPUT_PROP_DIRECT) { return .touchscreen }
+        if properties.contains(EventCode.INPUT_PROP_POINTER) || properties.contains(EventCode.INPUT_PROP_BUTTONPAD) {
+            return .touchpad
+        }
+        let touch = supports(type: EventCode.EV_KEY, code: EventCode.BTN_TOUCH)
+        let finger = supports(type: EventCode.EV_KEY, code: EventCode.BTN_TOOL_FINGER)
+        if touch && finger { return .touchpad }
+        if touch || hasMultitouch { return .touchscreen }
+        return .other
+    }
+}

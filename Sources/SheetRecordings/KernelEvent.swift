@@ -1,0 +1,50 @@
+import SheetCore
+
+/// One `struct input_event` from a recording: time, type, code, value.
+public struct KernelEvent: Hashable, Sendable {
+    public var time: Timestamp
+    public var type: UInt16
+    public var code: UInt16
+    public var value: Int32
+
+    public init(time: Timestamp, type: UInt16, code: UInt16, value: Int32) {
+        self.time = time
+        self.type = type
+        self.code = code
+        self.value = value
+    }
+}
+
+/// The kernel's event codes that the decoder reads (linux/input-event-codes.h).
+public enum EventCode {
+    public static let EV_SYN: UInt16 = 0x00
+    public static let EV_KEY: UInt16 = 0x01
+    public static let EV_ABS: UInt16 = 0x03
+    public static let EV_MSC: UInt16 = 0x04
+
+    public static let SYN_REPORT: UInt16 = 0
+    public static let SYN_MT_REPORT: UInt16 = 2
+    public static let SYN_DROPPED: UInt16 = 3
+
+    public static let BTN_TOOL_FINGER: UInt16 = 0x145
+    public static let BTN_TOOL_QUINTTAP: UInt16 = 0x148
+    public static let BTN_TOUCH: UInt16 = 0x14a
+    public static let BTN_TOOL_DOUBLETAP: UInt16 = 0x14d
+    public static let BTN_TOOL_TRIPLETAP: UInt16 = 0x14e
+    public static let BTN_TOOL_QUADTAP: UInt16 = 0x14f
+
+    public static let ABS_X: UInt16 = 0x00
+    public static let ABS_Y: UInt16 = 0x01
+    public static let ABS_MT_SLOT: UInt16 = 0x2f
+    public static let ABS_MT_POSITION_X: UInt16 = 0x35
+    public static let ABS_MT_POSITION_Y: UInt16 = 0x36
+    public static let ABS_MT_TOOL_TYPE: UInt16 = 0x37
+    public static let ABS_MT_TRACKING_ID: UInt16 = 0x39
+
+    public static let MT_TOOL_PALM: Int32 = 2
+
+    public static let INPUT_PROP_POINTER = 0
+    public static let INPUT_PROP_DIRECT = 1
+    public static let INPUT_PROP_BUTTONPAD = 2
+    public static let INPUT_PROP_SEMI_MT = 3
+}

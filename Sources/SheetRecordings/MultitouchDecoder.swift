@@ -1,0 +1,326 @@
+import SheetCore
+
+/// Turns a device's kernel events into touch frames, as libinput would see them.
+///
+/// Touchscreens (multitouch protocol B, or single-touch BTN_TOUCH + ABS_X/ABS_Y): each slot's
+/// contact becomes down / move / up at the `SYN_REPORT` that ends its frame; positions map to
+/// the screen as libinput's `_transformed()` calls do, `px = (v − min) · W / (max − min + 1)`.
+/// - A tracking id replaced by another in one frame is an up and a down.
+/// - A contact whose `ABS_MT_TOOL_TYPE` turns to `MT_TOOL_PALM` is cancelled (libinput's palm
+///   handling) and ignored until it lifts.
+/// - `SYN_DROPPED`: events up to and including the next `SYN_REPORT` are dropped; every contact
+///   is cancelled there (libinput ends touches on a resync). A slot that still holds a contact
+///   afterwards comes back as a new touch when it next moves; `-1` or `BTN_TOUCH 0` clears it.
+/// - Unknown types and codes are ignored.
+///
+/// Touchpads: while two or three fingers are down (slots, or `BTN_TOOL_DOUBLETAP`/`TRIPLETAP`
+/// when the pad tracks more fingers than it has slots, as semi-multitouch pads do), their
+/// centroid's motion becomes one virtual contact (slot 0) that starts at the screen's centre.
+/// Motion is scaled by the pad's resolution to millimetres, then by libinput's normalisation of
+/// touchpad motion to a 1000 DPI device (1 mm = 1000/25.4 points). A pad without a resolution
+/// is taken as 69×50 mm, libinput's own fallback for such pads. The virtual contact stays put
+/// until the centroid has travelled 1.3 mm (libinput's tap move threshold), so that the
+/// jitter of a two-finger tap is no pan.
+public struct MultitouchDecoder: Sendable {
+    public let device: DeviceDescription
+    public let screen: ScreenSize
+    public let source: TouchSource
+
+    /// Frames (SYN_REPORT) seen, and SYN_DROPPED seen.
+    public private(set) var framesSeen = 0
+    public private(set) var droppedEvents = 0
+    public private(set) var palmsCancelled = 0
+
+    struct Slot: Sendable {
+        var trackingID: Int32 = -1
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var isPalm = false
+        /// Reported down to the engine and not yet up.
+        var announced = false
+        /// Holds a contact of before a SYN_DROPPED: it comes back only when it moves.
+        var unsynced = false
+        var began = false
+        var ended = false
+        var moved = false
+        var becamePalm = false
+    }
+
+    private var slots: [Slot]
+    private var currentSlot = 0
+    private let multitouch: Bool
+    private var dropping = false
+    private var cancelAllAtReport = false
+    private var touchDown = false
+    private var toolFingerCount = 0
+
+    // Axis mapping.
+    private let xMinimum: Double, yMinimum: Double
+    private let xPixelsPerUnit: Double, yPixelsPerUnit: Double
+    // Touchpad virtual contact.
+    private let xPointsPerUnit: Double, yPointsPerUnit: Double
+    private var padPanning = false
+    private var padSlotMask: UInt64 = 0
+    private var padCount = 0
+    private var padCentroidX = 0.0, padCentroidY = 0.0
+    private var padPosition = Point.zero
+    private var padAnchor = Point.zero
+    /// Centroid travel since the fingers came down (pixels), and whether it passed the threshold.
+    private var padTravel = Point.zero
+    private var padMoving = false
+
+    /// libinput's assumed size of a touchpad that does not report a resolution, in mm.
+    public static let fallbackTouchpadSizeInMillimetres = (width: 69.0, height: 50.0)
+    /// The pad's fingers move this far before the virtual contact moves: libinput's tap move
+    /// threshold (1.3 mm, `evdev-mt-touchpad-tap.c`), so a two-finger tap stays a tap.
+    public static let touchpadMoveThresholdInMillimetres = 1.3
+    /// libinput normalises touchpad motion to a 1000 DPI device: points per millimetre.
+    public static let touchpadPointsPerMillimetre = 1000.0 / 25.4
+
+    public init(device: DeviceDescription, screen: ScreenSize) {
+        self.device = device
+        self.screen = screen
+        self.source = device.kind == .touchpad ? .touchpad : .touchscreen
+        multitouch = device.hasMultitouch
+        slots = Array(repeating: Slot(), count: max(1, min(device.slotCount, 64)))
+        let axes = device.positionAxes ?? (AbsInfo(minimum: 0, maximum: 0), AbsInfo(minimum: 0, maximum: 0))
+        xMinimum = Double(axes.x.minimum)
+        yMinimum = Double(axes.y.minimum)
+        let xRange = Double(Int64(axes.x.maximum) - Int64(axes.x.minimum) + 1)
+        let yRange = Double(Int64(axes.y.maximum) - Int64(axes.y.minimum) + 1)
+        xPixelsPerUnit = xRange > 0 ? Double(screen.widthInPixels) / xRange : 0
+        yPixelsPerUnit = yRange > 0 ? Double(screen.heightInPixels) / yRange : 0
+        let xResolution = axes.x.resolution > 0 ? Double(axes.x.resolution) : xRange / Self.fallbackTouchpadSizeInMillimetres.width
+        let yResolution = axes.y.resolution > 0 ? Double(axes.y.resolution) : yRange / Self.fallbackTouchpadSizeInMillimetres.height
+        xPointsPerUnit = xResolution > 0 ? Self.touchpadPointsPerMillimetre / xResolution : 0
+        yPointsPerUnit = yResolution > 0 ? Self.touchpadPointsPerMillimetre / yResolution : 0
+    }
+
+    /// Feeds one event. Returns true when a frame ended: `frame` then holds its contacts (maybe
+    /// none) stamped with the frame's time. The caller empties `frame` before the next frame.
+    public mutating func feed(_ event: KernelEvent, into frame: inout TouchFrame) -> Bool {
+        switch event.type {
+        case EventCode.EV_SYN:
+            switch event.code {
+            case EventCode.SYN_REPORT:
+                return report(at: event.time, into: &frame)
+            case EventCode.SYN_DROPPED:
+                droppedEvents += 1
+                dropping = true
+                return false
+            default:
+                return false
+            }
+        case _ where dropping:
+            return false
+        case EventCode.EV_ABS:
+            absolute(code: event.code, value: event.value)
+        case EventCode.EV_KEY:
+            key(code: event.code, value: event.value)
+        default:
+            break
+        }
+        return false
+    }
+
+    private mutating func absolute(code: UInt16, value: Int32) {
+        if multitouch {
+            switch code {
+            case EventCode.ABS_MT_SLOT:
+                currentSlot = value >= 0 && Int(value) < slots.count ? Int(value) : -1
+            case EventCode.ABS_MT_TRACKING_ID:
+                guard currentSlot >= 0 else { return }
+                var slot = slots[currentSlot]
+                if value < 0 {
+                    if slot.trackingID >= 0 { slot.ended = true }
+                    slot.unsynced = false
+                } else if value != slot.trackingID || slot.unsynced {
+                    if slot.trackingID >= 0 && !slot.unsynced { slot.ended = true }
+                    slot.began = true
+                    slot.isPalm = false
+                    slot.unsynced = false
+                }
+                slot.trackingID = value
+                slots[currentSlot] = slot
+            case EventCode.ABS_MT_POSITION_X:
+                guard currentSlot >= 0 else { return }
+                slots[currentSlot].x = value
+                slots[currentSlot].moved = true
+            case EventCode.ABS_MT_POSITION_Y:
+                guard currentSlot >= 0 else { return }
+                slots[currentSlot].y = value
+                slots[currentSlot].moved = true
+            case EventCode.ABS_MT_TOOL_TYPE:
+                guard currentSlot >= 0 else { return }
+                if value == EventCode.MT_TOOL_PALM, !slots[currentSlot].isPalm {
+                    slots[currentSlot].isPalm = true
+                    slots[currentSlot].becamePalm = true
+                }
+            default:
+                break
+            }
+        } else {
+            switch code {
+            case EventCode.ABS_X:
+                slots[0].x = value
+                slots[0].moved = true
+            case EventCode.ABS_Y:
+                slots[0].y = value
+                slots[0].moved = true
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func key(code: UInt16, value: Int32) {
+        switch code {
+        case EventCode.BTN_TOUCH:
+            let down = value != 0
+            if !multitouch, down != touchDown {
+                if down { slots[0].began = true; slots[0].trackingID = 0 } else { slots[0].ended = true; slots[0].trackingID = -1 }
+            }
+            if multitouch, !down {
+                for index in slots.indices where slots[index].unsynced {
+                    slots[index].unsynced = false
+                    slots[index].trackingID = -1
+                }
+            }
+            touchDown = down
+        case EventCode.BTN_TOOL_FINGER:
+            if value != 0 { toolFingerCount = 1 } else if toolFingerCount == 1 { toolFingerCount = 0 }
+        case EventCode.BTN_TOOL_DOUBLETAP:
+            if value != 0 { toolFingerCount = 2 } else if toolFingerCount == 2 { toolFingerCount = 0 }
+        case EventCode.BTN_TOOL_TRIPLETAP:
+            if value != 0 { toolFingerCount = 3 } else if toolFingerCount == 3 { toolFingerCount = 0 }
+        case EventCode.BTN_TOOL_QUADTAP:
+            if value != 0 { toolFingerCount = 4 } else if toolFingerCount == 4 { toolFingerCount = 0 }
+        case EventCode.BTN_TOOL_QUINTTAP:
+            if value != 0 { toolFingerCount = 5 } else if toolFingerCount == 5 { toolFingerCount = 0 }
+        default:
+            break
+        }
+    }
+
+    private func screenPoint(_ slot: Slot) -> Point {
+        Point(x: (Double(slot.x) - xMinimum) * xPixelsPerUnit, y: (Double(slot.y) - yMinimum) * yPixelsPerUnit)
+    }
+
+    private mutating func report(at time: Timestamp, into frame: inout TouchFrame) -> Bool {
+        framesSeen += 1
+        frame.time = time
+        frame.source = source
+        if dropping {
+            // The end of a SYN_DROPPED: forget this frame, cancel every contact, and take what
+            // the slots still hold as unsynced.
+            dropping = false
+            for index in slots.indices {
+                var slot = slots[index]
+                if slot.announced && source == .touchscreen {
+                    frame.contacts.append(Contact(slot: index, phase: .cancel, positionInPixels: screenPoint(slot)))
+                }
+                slot.announced = false
+                slot.unsynced = slot.trackingID >= 0
+                slot.began = false; slot.ended = false; slot.moved = false; slot.becamePalm = false
+                slots[index] = slot
+            }
+            if source == .touchpad { padCancel(into: &frame) }
+            return true
+        }
+        if source == .touchpad {
+            padReport(into: &frame)
+        } else {
+            screenReport(into: &frame)
+        }
+        return true
+    }
+
+    private mutating func screenReport(into frame: inout TouchFrame) {
+        for index in slots.indices {
+            var slot = slots[index]
+            if slot.ended && slot.announced {
+                frame.contacts.append(Contact(slot: index, phase: .up, positionInPixels: screenPoint(slot)))
+                slot.announced = false
+            }
+            if slot.unsynced && slot.moved && slot.trackingID >= 0 {
+                slot.unsynced = false
+                slot.began = true
+            }
+            if slot.began && slot.trackingID >= 0 && !slot.isPalm {
+                frame.contacts.append(Contact(slot: index, phase: .down, positionInPixels: screenPoint(slot)))
+                slot.announced = true
+            } else if slot.becamePalm && slot.announced {
+                frame.contacts.append(Contact(slot: index, phase: .cancel, positionInPixels: screenPoint(slot)))
+                slot.announced = false
+                palmsCancelled += 1
+            } else if slot.moved && slot.announced {
+                frame.contacts.append(Contact(slot: index, phase: .move, positionInPixels: screenPoint(slot)))
+            }
+            slot.began = false; slot.ended = false; slot.moved = false; slot.becamePalm = false
+            slots[index] = slot
+        }
+    }
+
+    // MARK: Touchpads
+
+    private mutating func padReport(into frame: inout TouchFrame) {
+        var mask: UInt64 = 0
+        var count = 0
+        var sumX = 0.0, sumY = 0.0
+        for index in slots.indices {
+            var slot = slots[index]
+            if slot.becamePalm { palmsCancelled += 1 }
+            slot.began = false; slot.ended = false; slot.moved = false; slot.becamePalm = false
+            slot.unsynced = false
+            slots[index] = slot
+            guard slot.trackingID >= 0, !slot.isPalm else { continue }
+            mask |= 1 << UInt64(index % 64)
+            count += 1
+            sumX += Double(slot.x)
+            sumY += Double(slot.y)
+        }
+        let fingers = max(count, toolFingerCount)
+        let panning = (2...3).contains(fingers) && count > 0
+        let centroidX = count > 0 ? sumX / Double(count) : 0
+        let centroidY = count > 0 ? sumY / Double(count) : 0
+        if panning && !padPanning {
+            padPanning = true
+            padMoving = false
+            padTravel = .zero
+            padAnchor = Point(x: Double(screen.widthInPixels) / 2, y: Double(screen.heightInPixels) / 2)
+            padPosition = padAnchor
+            frame.contacts.append(Contact(slot: 0, phase: .down, positionInPixels: padPosition))
+        } else if panning && padPanning {
+            if mask == padSlotMask && fingers == padCount {
+                let dx = (centroidX - padCentroidX) * xPointsPerUnit * screen.scale
+                let dy = (centroidY - padCentroidY) * yPointsPerUnit * screen.scale
+                padTravel = Point(x: padTravel.x + dx, y: padTravel.y + dy)
+                let travelInMillimetres = (padTravel - .zero).length / screen.scale / Self.touchpadPointsPerMillimetre
+                if padMoving || travelInMillimetres > Self.touchpadMoveThresholdInMillimetres {
+                    padMoving = true
+                    let moved = Point(x: padAnchor.x + padTravel.x, y: padAnchor.y + padTravel.y)
+                    if moved != padPosition {
+                        padPosition = moved
+                        frame.contacts.append(Contact(slot: 0, phase: .move, positionInPixels: padPosition))
+                    }
+                }
+            }
+            // A finger came or went: the centroid jumps, so only re-anchor.
+        } else if !panning && padPanning {
+            padPanning = false
+            // Lifting ends the pan; a fourth finger is another gesture, so it cancels.
+            frame.contacts.append(Contact(slot: 0, phase: fingers > 3 ? .cancel : .up, positionInPixels: padPosition))
+        }
+        padSlotMask = mask
+        padCount = fingers
+        padCentroidX = centroidX
+        padCentroidY = centroidY
+    }
+
+    private mutating func padCancel(into frame: inout TouchFrame) {
+        if padPanning {
+            padPanning = false
+            frame.contacts.append(Contact(slot: 0, phase: .cancel, positionInPixels: padPosition))
+        }
+    }
+}

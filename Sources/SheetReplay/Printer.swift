@@ -1,0 +1,320 @@
+import SheetCore
+import SheetRecordings
+
+/// Formats engine outputs as JSON lines or as a text log.
+struct Printer {
+    let output: OutputBuffer
+    let options: ReplayOptions
+    private(set) var lastSheet: SheetSnapshot?
+    private var scale: Double { options.engine.screen.scale }
+
+    init(output: OutputBuffer, options: ReplayOptions) {
+        self.output = output
+        self.options = options
+    }
+
+    // MARK: Devices
+
+    func device(_ device: DeviceDescription, used: Bool) throws {
+        let o = output
+        switch options.format {
+        case .json:
+            o.append("{\"kind\":\"device\",\"name\":")
+            o.appendJSONString(device.name)
+            o.append(",\"type\":\"")
+            o.append(device.kind.rawValue)
+            o.append("\",\"slots\":")
+            o.appendInteger(Int64(device.slotCount))
+            if device.isSemiMultitouch { o.append(",\"semiMultitouch\":true") }
+            o.append(",\"used\":")
+            o.append(used ? "true" : "false")
+            if used {
+                o.append(",\"screen\":{\"width\":")
+                o.appendInteger(Int64(options.engine.screen.widthInPixels))
+                o.append(",\"height\":")
+                o.appendInteger(Int64(options.engine.screen.heightInPixels))
+                o.append(",\"scale\":")
+                o.append(scale, decimals: 3)
+                o.append("},\"policy\":\"")
+                o.append(options.engine.sheet.ruleSet.rawValue)
+                o.append("\"")
+            }
+            o.append("}")
+        case .text:
+            o.append(used ? "device: " : "device (not replayed): ")
+            o.appendJSONString(device.name)
+            o.append(" ")
+            o.append(device.kind.rawValue)
+            o.append(", ")
+            o.appendInteger(Int64(device.slotCount))
+            o.append(device.slotCount == 1 ? " slot" : " slots")
+            if used {
+                o.append("; screen ")
+                o.append(options.engine.screen.description)
+                o.append(", rules ")
+                o.append(options.engine.sheet.ruleSet.rawValue)
+            }
+        }
+        try o.endLine()
+    }
+
+    // MARK: Engine outputs
+
+    mutating func print(_ outputs: [EngineOutput], summary: inout ReplaySummary) throws {
+        for item in outputs {
+            switch item {
+            case .touch(let touch):
+                if touch.phase == .down { summary.touches += 1 }
+                if options.touches && !options.summary { try self.touch(touch) }
+            case .gesture(let gesture):
+                if gesture.phase == .began || gesture.phase == .recognized {
+                    summary.gestures[gesture.kind, default: 0] += 1
+                }
+                if !options.summary { try self.gesture(gesture) }
+            case .sheet(let sheet):
+                lastSheet = sheet
+                if !options.summary && options.format == .json { try self.sheet(sheet) }
+            case .transition(let transition):
+                if !options.summary && options.format == .text { try self.transition(transition) }
+            }
+        }
+    }
+
+    private func time(_ time: Timestamp) {
+        output.appendSeconds(time.microseconds)
+    }
+
+    private func touch(_ touch: TouchReport) throws {
+        let o = output
+        switch options.format {
+        case .json:
+            o.append("{\"kind\":\"touch\",\"t\":")
+            time(touch.time)
+            o.append(",\"phase\":\"")
+            o.append(Self.name(touch.phase))
+            o.append("\",\"slot\":")
+            o.appendInteger(Int64(touch.slot))
+            o.append(",\"x\":")
+            o.append(touch.positionInPixels.x, decimals: 2)
+            o.append(",\"y\":")
+            o.append(touch.positionInPixels.y, decimals: 2)
+            if let velocity = touch.velocityInPixelsPerSecond {
+                o.append(",\"vx\":")
+                o.append(velocity.dx, decimals: 1)
+                o.append(",\"vy\":")
+                o.append(velocity.dy, decimals: 1)
+            }
+            o.append("}")
+        case .text:
+            time(touch.time)
+            o.append(" touch: ")
+            o.append(Self.name(touch.phase))
+            o.append(" slot ")
+            o.appendInteger(Int64(touch.slot))
+            o.append(" at (")
+            o.append(touch.positionInPixels.x, decimals: 1)
+            o.append(", ")
+            o.append(touch.positionInPixels.y, decimals: 1)
+            o.append(")")
+            if let velocity = touch.velocityInPixelsPerSecond {
+                o.append(" v=(")
+                o.append(velocity.dx, decimals: 0)
+                o.append(", ")
+                o.append(velocity.dy, decimals: 0)
+                o.append(") px/s")
+            }
+        }
+        try o.endLine()
+    }
+
+    private func gesture(_ gesture: GestureEvent) throws {
+        let o = output
+        switch options.format {
+        case .json:
+            o.append("{\"kind\":\"gesture\",\"t\":")
+            time(gesture.time)
+            o.append(",\"gesture\":\"")
+            o.append(gesture.kind.name)
+            o.append("\",\"phase\":\"")
+            o.append(gesture.phase.name)
+            o.append("\",\"x\":")
+            o.append(gesture.positionInPixels.x, decimals: 2)
+            o.append(",\"y\":")
+            o.append(gesture.positionInPixels.y, decimals: 2)
+            if gesture.kind == .pan || gesture.kind == .swipe {
+                o.append(",\"dx\":")
+                o.append(gesture.translationInPixels.dx, decimals: 2)
+                o.append(",\"dy\":")
+                o.append(gesture.translationInPixels.dy, decimals: 2)
+            }
+            if let velocity = gesture.velocityInPixelsPerSecond {
+                o.append(",\"vx\":")
+                o.append(velocity.dx, decimals: 1)
+                o.append(",\"vy\":")
+                o.append(velocity.dy, decimals: 1)
+            }
+            if let direction = gesture.direction {
+                o.append(",\"direction\":\"")
+                o.append(direction.name)
+                o.append("\"")
+            }
+            o.append("}")
+        case .text:
+            // The log keeps the milestones; every `changed` would drown them.
+            guard gesture.phase != .changed else { return }
+            time(gesture.time)
+            o.append(" gesture: ")
+            o.append(gesture.kind.name)
+            o.append(" ")
+            o.append(gesture.phase.name)
+            if let direction = gesture.direction {
+                o.append(" ")
+                o.append(direction.name)
+            }
+            o.append(" at (")
+            o.append(gesture.positionInPixels.x, decimals: 1)
+            o.append(", ")
+            o.append(gesture.positionInPixels.y, decimals: 1)
+            o.append(")")
+            if let velocity = gesture.velocityInPixelsPerSecond {
+                o.append(" v=(")
+                o.append(velocity.dx, decimals: 0)
+                o.append(", ")
+                o.append(velocity.dy, decimals: 0)
+                o.append(") px/s")
+            }
+        }
+        try o.endLine()
+    }
+
+    private func sheet(_ sheet: SheetSnapshot) throws {
+        let o = output
+        o.append("{\"kind\":\"sheet\",\"t\":")
+        time(sheet.time)
+        o.append(",\"state\":\"")
+        o.append(sheet.state.name)
+        o.append("\",\"detent\":")
+        if let detent = sheet.detent { o.appendJSONString(detent) } else { o.append("null") }
+        o.append(",\"top\":")
+        o.append(sheet.topInPixels, decimals: 2)
+        o.append(",\"dim\":")
+        o.append(sheet.dim, decimals: 4)
+        o.append(",\"progress\":")
+        o.append(sheet.progress, decimals: 4)
+        o.append(",\"velocity\":")
+        o.append(sheet.velocityInPixelsPerSecond, decimals: 1)
+        if let target = sheet.target {
+            o.append(",\"target\":")
+            o.appendJSONString(target)
+        }
+        o.append(",\"cause\":\"")
+        o.append(sheet.cause.name)
+        o.append("\"}")
+        try o.endLine()
+    }
+
+    private func transition(_ transition: SheetTransition) throws {
+        let o = output
+        time(transition.time)
+        o.append(" sheet: ")
+        o.append(transition.from.name)
+        if let from = transition.fromDetent {
+            o.append("(")
+            o.append(from)
+            o.append(")")
+        }
+        o.append(" → ")
+        o.append(transition.event)
+        if let velocity = transition.eventPointsPerSecond {
+            o.append("(v=")
+            o.append(velocity, decimals: 0)
+            o.append(" pt/s)")
+        }
+        o.append(" → ")
+        o.append(transition.to.name)
+        if let detent = transition.detent {
+            o.append("(")
+            o.append(detent)
+            o.append(")")
+        }
+        try o.endLine()
+    }
+
+    // MARK: The end
+
+    func finish(summary: ReplaySummary) throws {
+        let o = output
+        let sheet = summary.finalSheet
+        switch (options.format, options.summary) {
+        case (.json, true):
+            o.append("{\"kind\":\"summary\",\"frames\":")
+            o.appendInteger(Int64(summary.frames))
+            o.append(",\"touches\":")
+            o.appendInteger(Int64(summary.touches))
+            o.append(",\"gestures\":{")
+            for (index, kind) in GestureKind.allCases.enumerated() {
+                if index > 0 { o.append(",") }
+                o.append("\"")
+                o.append(kind.name)
+                o.append("\":")
+                o.appendInteger(Int64(summary.gestures[kind, default: 0]))
+            }
+            o.append("},\"duration\":")
+            o.appendSeconds(summary.durationMicroseconds)
+            o.append(",\"bytes\":")
+            o.appendInteger(Int64(summary.bytesRead))
+            if let sheet {
+                o.append(",\"sheet\":{\"state\":\"")
+                o.append(sheet.state.name)
+                o.append("\",\"detent\":")
+                if let detent = sheet.detent { o.appendJSONString(detent) } else { o.append("null") }
+                o.append(",\"top\":")
+                o.append(sheet.topInPixels, decimals: 2)
+                o.append(",\"dim\":")
+                o.append(sheet.dim, decimals: 4)
+                o.append("}")
+            }
+            o.append("}")
+            try o.endLine()
+        case (.text, _):
+            if options.summary {
+                o.append("frames ")
+                o.appendInteger(Int64(summary.frames))
+                o.append(", touches ")
+                o.appendInteger(Int64(summary.touches))
+                for kind in GestureKind.allCases {
+                    o.append(", ")
+                    o.append(kind.name)
+                    o.append(" ")
+                    o.appendInteger(Int64(summary.gestures[kind, default: 0]))
+                }
+                try o.endLine()
+            }
+            if let sheet {
+                o.append("end: ")
+                o.append(sheet.state.name)
+                if let detent = sheet.detent {
+                    o.append("(")
+                    o.append(detent)
+                    o.append(")")
+                }
+                o.append(", top ")
+                o.append(sheet.topInPixels, decimals: 2)
+                o.append(" px, dim ")
+                o.append(sheet.dim, decimals: 4)
+                try o.endLine()
+            }
+        case (.json, false):
+            break
+        }
+    }
+
+    static func name(_ phase: ContactPhase) -> StaticString {
+        switch phase {
+        case .down: return "down"
+        case .move: return "move"
+        case .up: return "up"
+        case .cancel: return "cancel"
+        }
+    }
+}

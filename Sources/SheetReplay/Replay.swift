@@ -1,0 +1,145 @@
+import SheetCore
+import SheetRecordings
+
+/// How a replay prints what happens.
+public enum ReplayFormat: String, Sendable, CaseIterable {
+    /// One JSON object per line (the replay contract).
+    case json
+    /// A transition log for people, libinput style.
+    case text
+}
+
+public struct ReplayOptions: Sendable {
+    public var engine = EngineConfiguration()
+    /// Print `touch` lines.
+    public var touches = false
+    public var format = ReplayFormat.json
+    /// Print only the device and a summary.
+    public var summary = false
+    /// An evemu description for an `.events` file that has none.
+    public var descriptionPath: String?
+
+    public init() {}
+}
+
+/// What a replay counted.
+public struct ReplaySummary: Sendable, Equatable {
+    public var frames = 0
+    public var touches = 0
+    public var gestures: [GestureKind: Int] = [:]
+    public var finalSheet: SheetSnapshot?
+    public var bytesRead = 0
+    /// From the first event to the last, in microseconds.
+    public var durationMicroseconds: Int64 = 0
+}
+
+public struct ReplayResult: Sendable {
+    public var summary: ReplaySummary
+    public var warnings: [RecordingWarning]
+}
+
+/// Runs a recording through the core and prints what happens, deterministically: the same file
+/// and options give the same bytes. Times are seconds since the recording's first event.
+/// After the last event the clock runs on, deadline by deadline, until the sheet rests.
+public enum Replay {
+    /// Most deadlines the clock runs through after the last event before giving up. A sheet
+    /// rests within about a second (a few dozen frames); this bounds any mistake.
+    static let maximumTrailingDeadlines = 100_000
+
+    public static func run(path: String, options: ReplayOptions, output: OutputBuffer) throws -> ReplayResult {
+        let source = try Recording.open(path, descriptionPath: options.descriptionPath)
+        return try run(source: source, options: options, output: output)
+    }
+
+    public static func run(source: KernelEventSource, options: ReplayOptions, output: OutputBuffer) throws -> ReplayResult {
+        var printer = Printer(output: output, options: options)
+        var summary = ReplaySummary()
+        var warnings: [RecordingWarning] = []
+
+        try printer.device(source.device, used: true)
+        var devicesReported = 0
+        for device in source.ignoredDevices {
+            try printer.device(device, used: false)
+            devicesReported += 1
+        }
+
+        var decoder = MultitouchDecoder(device: source.device, screen: options.engine.screen)
+        var engine = Engine(configuration: options.engine)
+        var outputs: [EngineOutput] = []
+        outputs.reserveCapacity(64)
+        var frame = TouchFrame(time: .zero, source: decoder.source)
+        frame.contacts.reserveCapacity(16)
+
+        engine.start(at: .zero, into: &outputs)
+        try printer.print(outputs, summary: &summary)
+        outputs.removeAll(keepingCapacity: true)
+
+        var origin: Timestamp?
+        var lastTime = Timestamp.zero
+        var eventsSinceReport = 0
+        var lastLine = 0
+        while let event = try source.next() {
+            let start = origin ?? event.time
+            origin = start
+            var rebased = event
+            rebased.time = Timestamp(microseconds: max(event.time.microseconds - start.microseconds, lastTime.microseconds))
+            lastTime = rebased.time
+            lastLine = source.lineNumber
+            if decoder.feed(rebased, into: &frame) {
+                eventsSinceReport = 0
+                if frame.isEmpty {
+                    engine.advance(to: frame.time, into: &outputs)
+                } else {
+                    engine.process(frame, into: &outputs)
+                    frame.removeAll()
+                }
+                if !outputs.isEmpty {
+                    try printer.print(outputs, summary: &summary)
+                    outputs.removeAll(keepingCapacity: true)
+                }
+            } else {
+                eventsSinceReport += 1
+            }
+        }
+        warnings.append(contentsOf: source.warnings)
+        if eventsSinceReport > 0 {
+            warnings.append(RecordingWarning(
+                file: source.path, line: lastLine,
+                message: "the recording ends in the middle of a frame (no SYN_REPORT after its last \(eventsSinceReport) event(s)); they were not replayed"))
+        }
+        if engine.activeTouchCount > 0 {
+            warnings.append(RecordingWarning(
+                file: source.path, line: nil,
+                message: "the recording ends with \(engine.activeTouchCount) finger(s) down: cancelled at its end"))
+            engine.cancelAllTouches(at: lastTime, into: &outputs)
+        }
+        var trailing = 0
+        while let deadline = engine.nextDeadline, trailing < maximumTrailingDeadlines {
+            engine.advance(to: deadline, into: &outputs)
+            trailing += 1
+            if outputs.count > 1024 {
+                try printer.print(outputs, summary: &summary)
+                outputs.removeAll(keepingCapacity: true)
+            }
+        }
+        try printer.print(outputs, summary: &summary)
+        outputs.removeAll(keepingCapacity: true)
+
+        for device in source.ignoredDevices.dropFirst(devicesReported) {
+            try printer.device(device, used: false)
+        }
+        for device in source.ignoredDevices {
+            warnings.append(RecordingWarning(file: source.path, line: nil,
+                                             message: "device \"\(device.name)\" (\(device.kind.rawValue)) is not replayed: only the first touch device is"))
+        }
+
+        summary.frames = decoder.framesSeen
+        summary.bytesRead = source.bytesRead
+        summary.durationMicroseconds = lastTime.microseconds
+        summary.finalSheet = engine.snapshot(at: engine.nextDeadline ?? lastTime)
+        if let last = printer.lastSheet { summary.finalSheet = last }
+        try printer.finish(summary: summary)
+        try output.flush()
+        return ReplayResult(summary: summary, warnings: warnings)
+    }
+}

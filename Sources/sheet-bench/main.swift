@@ -1,0 +1,2 @@
+import SheetReplay
+print("bench placeholder")
