@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import SheetCore
+@testable import SheetReplay
+
+/// The real recordings in Tests/Fixtures/traces, with what each must give.
+@Suite struct RealRecordingTests {
+    @Test func nineFastTapsGiveNineTaps() throws {
+        let run = try replay(path: trace("ts-atmel-maxtouch.1-finger-fast-taps.evemu"))
+        #expect(run.gestures("tap", "recognized").count == 9)
+        #expect(run.gestures("pan").isEmpty)
+        #expect(run.gestures("long-press").isEmpty)
+        #expect(run.kind("touch").filter { $0["phase"] as? String == "down" }.count == 9)
+    }
+
+    @Test func dragUpThenDownIsOnePanThatTurns() throws {
+        let run = try replay(path: trace("ts-atmel-maxtouch.1-finger-drag-up-down.evemu"))
+        #expect(run.gestures("pan", "began").count == 1)
+        #expect(run.gestures("pan", "ended").count == 1)
+        let ys = run.gestures("pan").compactMap { $0["y"] as? Double }
+        let lowest = try #require(ys.min())
+        let turn = try #require(ys.firstIndex(of: lowest))
+        // Up first (y falls), then down (y rises well past the turn).
+        #expect(turn > 0 && turn < ys.count - 1)
+        #expect(ys[0] - lowest > 500)
+        #expect(ys[ys.count - 1] - lowest > 500)
+        #expect(run.gestures("tap").isEmpty)
+    }
+
+    @Test func twoFingerScrollOnThePanelTouchesTwoSlots() throws {
+        let run = try replay(path: trace("ts-ep0430m09.2-finger-scroll-down.evemu"))
+        let downs = run.kind("touch").filter { $0["phase"] as? String == "down" }
+        #expect(Set(downs.compactMap { $0["slot"] as? Int }) == [0, 1])
+        // One pan: the second finger does not start another.
+        #expect(run.gestures("pan", "began").count == 1)
+    }
+
+    @Test func fourFingersDragOnePan() throws {
+        let run = try replay(path: trace("ts-atmel-maxtouch.4-finger-drag-down.evemu"))
+        #expect(run.kind("touch").filter { $0["phase"] as? String == "down" }.count == 4)
+        #expect(run.gestures("pan", "began").count == 1)
+        #expect(run.gestures("tap").isEmpty)
+    }
+
+    @Test func twoFingerTouchpadTapIsATapAndNoPan() throws {
+        let run = try replay(path: trace("tp-alps-glidepoint.2-finger-tap.evemu"))
+        let device = try #require(run.kind("device").first)
+        #expect(device["type"] as? String == "touchpad")
+        #expect(device["semiMultitouch"] as? Bool == true)
+        #expect(run.gestures("tap", "recognized").count == 1)
+        #expect(run.gestures("pan").isEmpty)
+    }
+
+    @Test func splitSynapticsRecordingFindsItsDescription() throws {
+        let run = try replay(path: trace("tp-synaptics-hp8470p.2-finger-scroll-horizontal.events"))
+        let device = try #require(run.kind("device").first)
+        #expect(device["name"] as? String == "SynPS/2 Synaptics TouchPad")
+        #expect(device["type"] as? String == "touchpad")
+        #expect(!run.gestures("pan", "began").isEmpty)
+        // A sideways scroll never drags the sheet (the pan is not the sheet's when it begins
+        // mostly sideways); the one finger left down at the end is pointer motion, not ours.
+        #expect(run.kind("sheet").count == 1)
+    }
+
+    @Test(arguments: [
+        "ts-atmel-maxtouch.1-finger-drag-up-down.evemu", "ts-atmel-maxtouch.1-finger-fast-taps.evemu",
+        "ts-atmel-maxtouch.4-finger-drag-down.evemu", "ts-ep0430m09.2-finger-scroll-down.evemu",
+        "tp-alps-glidepoint.2-finger-tap.evemu", "tp-synaptics-hp8470p.2-finger-scroll-horizontal.events",
+    ])
+    func everyRecordingReplaysTheSameBytesAndEndsAtRest(name: String) throws {
+        for policy in ReleaseRuleSet.allCases {
+            let first = try replay(path: trace(name), options(policy: policy))
+            let second = try replay(path: trace(name), options(policy: policy))
+            #expect(first.text == second.text)
+            #expect(first.lastSheet?["state"] as? String == "resting")
+            #expect(first.lines.count == first.text.split(separator: "\n").count, "every line is JSON")
+        }
+    }
+}
