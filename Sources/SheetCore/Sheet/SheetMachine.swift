@@ -397,6 +397,7 @@ public struct SheetMachine: Sendable {
     // MARK: Settling
 
     private mutating func settle(to detent: Int, velocity: Double, at time: Timestamp, cause: SheetCause) -> Effect {
+        if case .resting(let current) = state, current == detent { return .none }
         let from = top
         let target = detents[detent].topInPoints
         let animation: SheetAnimation

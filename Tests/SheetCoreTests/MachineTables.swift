@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import SheetCore
+
+/// Reads a state × event table from docs/machines/NAME.md: rows `| state | event | next | effect |`.
+struct MachineTable {
+    struct Row: Hashable { var next: String; var effect: String }
+    var rows: [String: Row] = [:]  // key: "state|event"
+
+    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/machines")
+
+    init(_ name: String) throws {
+        let text = try String(contentsOf: Self.docs.appendingPathComponent("\(name).md"), encoding: .utf8)
+        var inTable = false
+        for line in text.split(separator: "\n") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") }
+            guard cells.count == 4 else { inTable = false; continue }
+            if cells[0] == "state" { inTable = true; continue }
+            if cells[0].hasPrefix("---") || !inTable { continue }
+            rows["\(cells[0])|\(cells[1])"] = Row(next: cells[2], effect: cells[3])
+        }
+    }
+
+    /// Checks every pair; returns the rows for printing when `print` is set (to write the table).
+    static func walk<State, Event>(
+        _ name: String, states: [(String, State)], events: [(String, Event)],
+        run: (State, Event) -> (next: String, effect: String)
+    ) throws {
+        let table = try MachineTable(name)
+        var seen = Set<String>()
+        var generated = "| state | event | next | effect |\n|---|---|---|---|\n"
+        for (stateName, state) in states {
+            for (eventName, event) in events {
+                let key = "\(stateName)|\(eventName)"
+                seen.insert(key)
+                let (next, effect) = run(state, event)
+                generated += "| `\(stateName)` | \(eventName) | `\(next)` | \(effect) |\n"
+                let row = table.rows[key]
+                #expect(row != nil, "docs/machines/\(name).md has no row for \(stateName) × \(eventName)")
+                #expect(row?.next == next, "\(name): \(stateName) × \(eventName) goes to \(next), the table says \(row?.next ?? "-")")
+                #expect(row?.effect == effect, "\(name): \(stateName) × \(eventName) gives \(effect), the table says \(row?.effect ?? "-")")
+            }
+        }
+        #expect(Set(table.rows.keys) == seen, "docs/machines/\(name).md has rows for pairs the test does not know")
+        if ProcessInfo.processInfo.environment["SHEETD_PRINT_TABLES"] != nil { print(generated) }
+    }
+}
+
+let t0 = Timestamp(microseconds: 1_000_000)
+let slop = 16.0
+
+/// The events every recognizer is walked with.
+let pointerEvents: [(String, PointerEvent)] = [
+    ("down", .down(Point(x: 100, y: 100), t0)),
+    ("move within slop", .move(Point(x: 105, y: 100), t0.adding(seconds: 0.01))),
+    ("move past slop", .move(Point(x: 100, y: 200), t0.adding(seconds: 0.02))),
+    ("up", .up(Point(x: 100, y: 100), t0.adding(seconds: 0.1), VelocityEstimate(pixelsPerSecond: Vector(dx: 0, dy: 2000), confidence: 1, sampleCount: 5))),
+    ("cancel", .cancel(t0.adding(seconds: 0.1))),
+    ("extraFinger", .extraFinger(t0.adding(seconds: 0.05))),
+    ("timeout", .timeout(t0.adding(seconds: 0.5))),
+    ("rejected", .rejected(t0.adding(seconds: 0.05))),
+]
+
+@Suite struct MachineTableTests {
+    @Test func tapMatchesItsTable() throws {
+        let start = Point(x: 100, y: 100)
+        try MachineTable.walk("tap", states: [
+            ("idle", TapRecognizer.State.idle), ("possible", .possible(start: start, downAt: t0)), ("failed", .failed),
+        ], events: pointerEvents) { state, event in
+            var machine = TapRecognizer(slop: slop, state: state)
+            let effect = machine.handle(event)
+            return (machine.state.name, effect.name)
+        }
+    }
+
+    @Test func longPressMatchesItsTable() throws {
+        let start = Point(x: 100, y: 100)
+        try MachineTable.walk("long-press", states: [
+            ("idle", LongPressRecognizer.State.idle), ("possible", .possible(start: start, deadline: t0.adding(seconds: 0.5))),
+            ("active", .active(start: start, last: start)), ("failed", .failed),
+        ], events: pointerEvents) { state, event in
+            var machine = LongPressRecognizer(slop: slop, holdSeconds: 0.5, state: state)
+            let effect = machine.handle(event)
+            return (machine.state.name, effect.name)
+        }
+    }
+
+    @Test func panMatchesItsTable() throws {
+        let start = Point(x: 100, y: 100)
+        try MachineTable.walk("pan", states: [
+            ("idle", PanRecognizer.State.idle), ("possible", .possible(start: start)),
+            ("active", .active(start: start, last: Point(x: 100, y: 150))), ("failed", .failed),
+        ], events: pointerEvents) { state, event in
+            var machine = PanRecognizer(slop: slop, state: state)
+            let effect = machine.handle(event)
+            return (machine.state.name, effect.name)
+        }
+    }
+
+    @Test func swipeMatchesItsTable() throws {
+        let start = Point(x: 100, y: 100)
+        try MachineTable.walk("swipe", states: [
+            ("idle", SwipeRecognizer.State.idle),
+            ("tracking (flicked down 100 px)", .tracking(start: start, downAt: t0, last: Point(x: 100, y: 200), pathLength: 100)),
+            ("tracking (still)", .tracking(start: start, downAt: t0, last: start, pathLength: 0)),
+            ("failed", .failed),
+        ], events: pointerEvents) { state, event in
+            var machine = SwipeRecognizer(configuration: GestureConfiguration(), scale: 1, state: state)
+            let effect = machine.handle(event)
+            return (machine.state.name, effect.name)
+        }
+    }
+
+    @Test func sheetMatchesItsTable() throws {
+        let screen = ScreenSize(widthInPixels: 1080, heightInPixels: 1920)
+        let configuration = SheetConfiguration()
+        let base = SheetMachine(configuration: configuration, screen: screen)
+        let half = base.detents.index(named: "half")!, hidden = base.detents.hiddenIndex
+        func settle(_ target: Int, from top: Double) -> SheetMachine.State {
+            let spring = Spring(from: top, target: base.detents[target].topInPoints, initialVelocity: 0,
+                                stiffness: 400, dampingRatio: 0.8)
+            return .settling(.init(targetDetent: target, animation: .spring(spring, clampAtTarget: target == hidden),
+                                   startedAt: t0, top: top, velocity: 0, nextFrame: t0.adding(microseconds: 16_667),
+                                   cause: .animation))
+        }
+        let states: [(String, SheetMachine.State)] = [
+            ("resting(half)", .resting(detent: half)),
+            ("resting(hidden)", .resting(detent: hidden)),
+            ("dragging", .dragging(.init(originDetent: half, startTop: 960, top: 1100))),
+            ("settling(half)", settle(half, from: 1300)),
+            ("settling(hidden)", settle(hidden, from: 1300)),
+        ]
+        let t = t0.adding(seconds: 0.05)
+        let events: [(String, SheetMachine.Event)] = [
+            ("touch-down on the card", .touchDown(Point(x: 540, y: 1500), .touchscreen, t)),
+            ("touch-down on the dim", .touchDown(Point(x: 540, y: 200), .touchscreen, t)),
+            ("pan-began on the card", .panBegan(start: Point(x: 540, y: 1500), translation: Vector(dx: 0, dy: 40), .touchscreen, t)),
+            ("pan-began sideways", .panBegan(start: Point(x: 540, y: 1500), translation: Vector(dx: 40, dy: 5), .touchscreen, t)),
+            ("pan-began on the dim", .panBegan(start: Point(x: 540, y: 200), translation: Vector(dx: 0, dy: 40), .touchscreen, t)),
+            ("pan-changed", .panChanged(translationY: 100, t)),
+            ("release, still", .release(velocityY: 0, t)),
+            ("release, fling down", .release(velocityY: 2000, t)),
+            ("cancel", .cancel(t)),
+            ("tap on the dim", .tap(Point(x: 540, y: 200), .touchscreen, t)),
+            ("tap on the card", .tap(Point(x: 200, y: 1700), .touchscreen, t)),
+            ("swipe down from the dim", .swipe(.down, start: Point(x: 540, y: 200), .touchscreen, t)),
+            ("swipe down on the card", .swipe(.down, start: Point(x: 540, y: 1700), .touchscreen, t)),
+            ("present(expanded)", .present(detent: 0, t)),
+            ("dismiss", .dismiss(t)),
+            ("frame", .frame(t0.adding(microseconds: 16_667))),
+            ("frame after the end", .frame(t0.adding(seconds: 5))),
+        ]
+        try MachineTable.walk("sheet", states: states, events: events) { state, event in
+            var machine = SheetMachine(configuration: configuration, screen: screen, state: state)
+            let effect = machine.handle(event)
+            var next = "\(machine.state.kind.name)"
+            switch machine.state {
+            case .resting(let detent): next += "(\(machine.detents[detent].name))"
+            case .settling(let settle): next += "(\(machine.detents[settle.targetDetent].name))"
+            case .dragging: break
+            }
+            return (next, effect == .changed ? "changed" : "none")
+        }
+    }
+}
