@@ -161,7 +161,7 @@ public struct VelocityTracker: Sendable {
         guard abs(det) > 1e-18 else { return (0, 0) }
         let a = (sy * (s2 * s4 - s3 * s3) - s1 * (sty * s4 - s3 * st2y) + s2 * (sty * s3 - s2 * st2y)) / det
         let b = (s0 * (sty * s4 - st2y * s3) - sy * (s1 * s4 - s3 * s2) + s2 * (s1 * st2y - sty * s2)) / det
-        let c = (s0 * (s2 * st2y - s3 * sty) - s1 * (s1 * st2y - s3 * sy) + sy * (s1 * s3 - s2 * s2)) / det
+        let c = (s0 * (s2 * st2y - s3 * sty) - s1 * (s1 * st2y - sty * s2) + sy * (s1 * s3 - s2 * s2)) / det
         // R² from the residuals; a constant axis fits perfectly.
         var residual = 0.0
         for back in 0..<used {
