@@ -8,7 +8,7 @@ public enum ArenaOutput: Sendable, Equatable {
 }
 
 /// The one place where gestures compete for the fingers. Its rules, in order
-/// (docs/gestures.md says the same with examples):
+/// (docs/behaviour.md says the same with examples):
 ///
 /// 1. A touch sequence starts when a finger touches down while no finger is down. That first
 ///    finger is the **primary**; only the primary drives the recognizers.
