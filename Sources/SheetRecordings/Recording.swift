@@ -55,7 +55,6 @@ public enum Recording {
 
     /// Looks at the first meaningful line.
     static func sniff(_ reader: LineReader) throws -> Format {
-        var sawComment = false
         while let verdict: Format? = try reader.nextLine({ line -> Format? in
             if Bytes.containsNul(line) || !Bytes.isValidUTF8(line) {
                 throw RecordingError(file: reader.path, line: reader.lineNumber, reason: "binary data: not a recording")
@@ -64,7 +63,7 @@ public enum Recording {
             if i == line.count { return nil }
             if Bytes.hasPrefix(line, "# EVEMU", at: i) { return .evemu }
             if Bytes.hasPrefix(line, "# libinput record", at: i) { return .libinputRecord }
-            if line[i] == Bytes.hash { sawComment = true; return nil }
+            if line[i] == Bytes.hash { return nil }
             if line.count >= 2, line[1] == 0x3A, i == 0,
                [UInt8(ascii: "N"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "B"), UInt8(ascii: "A"),
                 UInt8(ascii: "L"), UInt8(ascii: "S"), UInt8(ascii: "E")].contains(line[0]) {
@@ -81,7 +80,6 @@ public enum Recording {
         }) {
             if let verdict { return verdict }
         }
-        _ = sawComment
         throw RecordingError(file: reader.path, line: max(1, reader.lineNumber), reason: "empty recording: no device and no events")
     }
 }

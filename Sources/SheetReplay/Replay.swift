@@ -136,8 +136,7 @@ public enum Replay {
         summary.frames = decoder.framesSeen
         summary.bytesRead = source.bytesRead
         summary.durationMicroseconds = lastTime.microseconds
-        summary.finalSheet = engine.snapshot(at: engine.nextDeadline ?? lastTime)
-        if let last = printer.lastSheet { summary.finalSheet = last }
+        summary.finalSheet = printer.lastSheet
         try printer.finish(summary: summary)
         try output.flush()
         return ReplayResult(summary: summary, warnings: warnings)

@@ -298,8 +298,9 @@ public struct SheetMachine: Sendable {
 
         // settling
         case (.settling(let settle), .touchDown(let point, let source, let time)):
+            // Hit-test and catch where the card is at the touch, not where the last frame drew it.
             let (top, _) = sample(settle, at: time)
-            guard isOnCard(point, source) || source == .touchpad else { return .none }
+            guard source == .touchpad || layout.isOnCard(point, top: top, screenWidth: width) else { return .none }
             // Caught where it is: the drag starts from the current top, no jump.
             state = .dragging(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
             cause = .user
