@@ -123,7 +123,8 @@ public final class EvemuReader: KernelEventSource {
     /// `E: 0.095573 0003 0039 -001`, then optionally whitespace and a comment.
     static func parseEvent(_ line: UnsafeBufferPointer<UInt8>) -> KernelEvent? {
         var i = Bytes.skipSpaces(line, from: 2)
-        guard let seconds = Bytes.parseDecimal(line, &i), seconds >= 0, i < line.count, line[i] == 0x2E else { return nil }
+        guard let seconds = Bytes.parseDecimal(line, &i), seconds >= 0, seconds <= Bytes.maximumSeconds,
+              i < line.count, line[i] == 0x2E else { return nil }
         i += 1
         let fractionStart = i
         guard var micro = Bytes.parseDecimal(line, &i), line[fractionStart] != 0x2D, line[fractionStart] != 0x2B else {

@@ -321,7 +321,7 @@ public final class LibinputRecordReader: KernelEventSource {
         i = Bytes.skipSpaces(line, from: i)
         guard i == line.count || line[i] == Bytes.hash else { return nil }
         let (seconds, micro, type, code, value) = values
-        guard seconds >= 0, micro >= 0, micro < 1_000_000, type >= 0, type <= 0xFFFF, code >= 0, code <= 0xFFFF,
+        guard seconds >= 0, seconds <= Bytes.maximumSeconds, micro >= 0, micro < 1_000_000, type >= 0, type <= 0xFFFF, code >= 0, code <= 0xFFFF,
               value >= Int64(Int32.min), value <= Int64(Int32.max) else { return nil }
         return KernelEvent(time: Timestamp(microseconds: seconds * 1_000_000 + micro),
                            type: UInt16(type), code: UInt16(code), value: Int32(value))

@@ -131,6 +131,9 @@ enum Bytes {
 
     static func isSpace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 
+    /// The largest event time in seconds that still fits in microseconds (about 285,000 years).
+    static let maximumSeconds: Int64 = 9_000_000_000_000
+
     static func containsNul(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = line.baseAddress, line.count > 0 else { return false }
         return memchr(base, 0, line.count) != nil

@@ -252,3 +252,40 @@ import SheetRecordings
         #expect(run.text.contains("end: resting(hidden), top 1920 px, dim 0"))
     }
 }
+
+/// Whatever the bytes, a replay ends with its output or a RecordingError: no crash, no hang.
+@Suite struct MutatedReplayTests {
+    @Test func mutatedRecordingsReplayOrFailCleanly() throws {
+        var recording = SyntheticRecording()
+        recording.stroke(from: (540, 1000), to: (540, 1600), seconds: 0.2)
+        recording.tap(x: 100, y: 100)
+        recording.stroke(from: (540, 1000), to: (540, 200), seconds: 0.5, holdSeconds: 0.1)
+        var state: UInt64 = 7
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 17
+        }
+        for (name, text) in [("m.evemu", recording.evemu()), ("m.yml", recording.libinputRecord())] {
+            let original = Array(text.utf8)
+            for round in 0..<120 {
+                var bytes = original
+                for _ in 0..<(1 + round % 6) {
+                    let index = Int(next() % UInt64(bytes.count))
+                    switch next() % 3 {
+                    case 0: bytes[index] = UInt8(truncatingIfNeeded: next() % 128)
+                    case 1: bytes.insert(UInt8(ascii: "9"), at: index)
+                    default: bytes.remove(at: index)
+                    }
+                    if bytes.isEmpty { bytes = [0x0a] }
+                }
+                let path = try temporaryFile(name, bytes)
+                do {
+                    let run = try replay(path: path)
+                    #expect(run.lastSheet?["state"] as? String == "resting")
+                } catch is RecordingError {
+                    continue
+                }
+            }
+        }
+    }
+}
