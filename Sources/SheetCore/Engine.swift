@@ -154,11 +154,8 @@ public struct Engine: Sendable {
                 continue
             case .cancel:
                 guard slotDown[slot] else { continue }
-                slotDown[slot] = false
-                trackers[slot].reset()
-                out.append(.touch(TouchReport(time: time, slot: slot, phase: .cancel,
-                                              positionInPixels: slotPosition[slot])))
-                arena.touchCancelled(slot: slot, time: time, into: &arenaScratch)
+                cancelSlot(slot, at: time, into: &out)
+                continue
             }
             forwardArena(into: &out)
         }
@@ -188,17 +185,21 @@ public struct Engine: Sendable {
         advance(to: time, into: &out)
         for slot in slotDown.indices where slotDown[slot] {
             arenaScratch.removeAll(keepingCapacity: true)
-            slotDown[slot] = false
-            trackers[slot].reset()
-            out.append(.touch(TouchReport(time: time, slot: slot, phase: .cancel, positionInPixels: slotPosition[slot])))
-            arena.touchCancelled(slot: slot, time: time, into: &arenaScratch)
-            forwardArena(into: &out)
+            cancelSlot(slot, at: time, into: &out)
         }
     }
 
     public var activeTouchCount: Int { slotDown.reduce(0) { $0 + ($1 ? 1 : 0) } }
 
     // MARK: Wiring
+
+    private mutating func cancelSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
+        slotDown[slot] = false
+        trackers[slot].reset()
+        out.append(.touch(TouchReport(time: time, slot: slot, phase: .cancel, positionInPixels: slotPosition[slot])))
+        arena.touchCancelled(slot: slot, time: time, into: &arenaScratch)
+        forwardArena(into: &out)
+    }
 
     private mutating func liftSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
         let velocity = trackers[slot].estimate(at: time)

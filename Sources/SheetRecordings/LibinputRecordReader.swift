@@ -93,7 +93,7 @@ public final class LibinputRecordReader: KernelEventSource {
             try checkText(line)
             if Bytes.hasPrefix(line, "devices:") {
                 sawDevices = true
-                let rest = Bytes.string(line, from: 8).withoutComment.trimmingCharacters
+                let rest = Bytes.string(line, from: 8).withoutComment.trimmingSpaces
                 if !rest.isEmpty && rest != "[]" {
                     throw RecordingError(file: path, line: reader.lineNumber,
                                          reason: "`devices` must be a list of devices in block style")
@@ -182,7 +182,7 @@ public final class LibinputRecordReader: KernelEventSource {
         switch phase {
         case .deviceHeader:
             if indent == keyIndent, Bytes.hasPrefix(line, "events:", at: indent) {
-                let rest = Bytes.string(line, from: indent + 7).withoutComment.trimmingCharacters
+                let rest = Bytes.string(line, from: indent + 7).withoutComment.trimmingSpaces
                 guard rest.isEmpty || rest == "[]" || rest == "null" || rest == "~" else {
                     throw RecordingError(file: path, line: reader.lineNumber,
                                          reason: "`events` must be a list of frames in block style")
@@ -198,7 +198,7 @@ public final class LibinputRecordReader: KernelEventSource {
                 frameIndent = indent
                 let key = indent + 2 <= line.count ? Bytes.skipSpaces(line, from: indent + 1) : line.count
                 if Bytes.hasPrefix(line, "evdev:", at: key) {
-                    let rest = Bytes.string(line, from: key + 6).withoutComment.trimmingCharacters
+                    let rest = Bytes.string(line, from: key + 6).withoutComment.trimmingSpaces
                     guard rest.isEmpty || rest == "[]" else {
                         throw RecordingError(file: path, line: reader.lineNumber,
                                              reason: "`evdev` must be a list of events in block style")
@@ -426,9 +426,6 @@ public final class LibinputRecordReader: KernelEventSource {
     }
 }
 
-extension String {
-    var trimmingCharacters: String { trimmingSpaces }
-}
 extension Substring {
-    var trimmingCharacters: String { String(self).trimmingSpaces }
+    var trimmingSpaces: String { String(self).trimmingSpaces }
 }

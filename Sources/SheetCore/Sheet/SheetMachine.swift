@@ -299,7 +299,7 @@ public struct SheetMachine: Sendable {
         // settling
         case (.settling(let settle), .touchDown(let point, let source, let time)):
             // Hit-test and catch where the card is at the touch, not where the last frame drew it.
-            let (top, _) = sample(settle, at: time)
+            let top = sample(settle, at: time).value
             guard source == .touchpad || layout.isOnCard(point, top: top, screenWidth: width) else { return .none }
             // Caught where it is: the drag starts from the current top, no jump.
             state = .dragging(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
@@ -432,21 +432,18 @@ public struct SheetMachine: Sendable {
                       at: time, cause: .command)
     }
 
-    private func sample(_ settle: Settle, at time: Timestamp) -> (top: Double, velocity: Double) {
-        let result = settle.animation.sample(
+    /// The settle's animation at `time`, with the rest thresholds in points.
+    private func sample(_ settle: Settle, at time: Timestamp) -> (value: Double, velocity: Double, finished: Bool) {
+        settle.animation.sample(
             after: time.seconds(since: settle.startedAt),
             restDistance: configuration.springRestDistanceInPixels / screen.scale,
             restSpeed: configuration.springRestPixelsPerSecond / screen.scale)
-        return (result.value, result.velocity)
     }
 
     /// Samples the animation at `time`; rests at the target when it is over.
     private mutating func advance(to time: Timestamp, scheduling: Bool = true) -> Effect {
         guard case .settling(var settle) = state else { return .none }
-        let result = settle.animation.sample(
-            after: time.seconds(since: settle.startedAt),
-            restDistance: configuration.springRestDistanceInPixels / screen.scale,
-            restSpeed: configuration.springRestPixelsPerSecond / screen.scale)
+        let result = sample(settle, at: time)
         if result.finished {
             state = .resting(detent: settle.targetDetent)
             return .changed
