@@ -10,12 +10,16 @@ let package = Package(
         .library(name: "SheetCore", targets: ["SheetCore"]),
         .library(name: "SheetRecordings", targets: ["SheetRecordings"]),
         .library(name: "SheetReplay", targets: ["SheetReplay"]),
+        .library(name: "SheetProtocol", targets: ["SheetProtocol"]),
+        .library(name: "SheetClient", targets: ["SheetClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // The pure core: touch frames in, gestures and sheet states out. No I/O, no clocks.
@@ -25,16 +29,36 @@ let package = Package(
             "SheetCore",
             .product(name: "Yams", package: "Yams"),
         ]),
+        // What travels on the socket: the published State, Gesture and Device, the varlink
+        // envelope, a small JSON reader and writer. Imports nothing of ours.
+        .target(name: "SheetProtocol"),
         // Runs a recording through the core and formats what happens (JSON lines or text).
-        .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings"]),
+        .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol"]),
+        // libinput and libudev from Debian (libinput-dev, libudev-dev), through pkg-config.
+        .systemLibrary(name: "CLibInput", pkgConfig: "libinput",
+                       providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        // Input backends: libinput's udev seat and path contexts, and a recording on the real
+        // clock. The only importer of libinput.
+        .target(name: "SheetInput", dependencies: ["SheetCore", "SheetRecordings", "CLibInput"]),
+        // The varlink server on a Unix socket (swift-nio). Knows the protocol, not the core.
+        .target(name: "SheetServer", dependencies: [
+            "SheetProtocol",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // A blocking varlink client for sheetctl, tests and renderers.
+        .target(name: "SheetClient", dependencies: ["SheetProtocol"]),
         .executableTarget(name: "sheetctl", dependencies: [
-            "SheetReplay",
+            "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sheetd", dependencies: [
-            "SheetCore",
+            "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRecordings",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Yams", package: "Yams"),
         ]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
         .target(name: "CAllocationCounter"),
@@ -44,6 +68,11 @@ let package = Package(
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore"]),
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings"]),
         .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "sheetctl"]),
+        .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol"]),
+        // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
+        .testTarget(name: "SheetServerTests", dependencies: [
+            "SheetClient", "SheetProtocol", "SheetRecordings", "sheetd", "sheetctl",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,179 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SheetProtocol
+
+/// Why a call to the daemon failed, naming the socket and the call.
+public enum ClientError: Error, CustomStringConvertible, Equatable {
+    case connect(path: String, reason: String)
+    case io(path: String, call: String, reason: String)
+    /// The daemon closed the connection.
+    case closed(path: String)
+    case badReply(path: String, reason: String)
+    /// The daemon answered with a varlink error (`io.sheetd.Sheet.NotAllowed`).
+    case remote(name: String, parameters: JSONValue)
+
+    public var description: String {
+        switch self {
+        case .connect(let path, let reason): return "cannot connect to \(path): \(reason)"
+        case .io(let path, let call, let reason): return "\(call) on \(path): \(reason)"
+        case .closed(let path): return "\(path): the daemon closed the connection"
+        case .badReply(let path, let reason): return "\(path): a reply that is not varlink: \(reason)"
+        case .remote(let name, let parameters):
+            if case .object(let members) = parameters, !members.isEmpty {
+                var writer = JSONWriter()
+                writer.append(parameters)
+                return "\(name) \(String(decoding: writer.bytes, as: UTF8.self))"
+            }
+            return name
+        }
+    }
+}
+
+/// A blocking varlink connection on a Unix stream socket: write a call, read its replies.
+public final class VarlinkClientConnection {
+    public let path: String
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// Replies longer than this are refused (the daemon's are under 2 KiB).
+    public static let maximumReplyBytes = 1 << 20
+
+    public init(path: String) throws(ClientError) {
+        self.path = path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .connect(path: path, reason: String(cString: strerror(errno))) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else {
+            close(fd)
+            throw .connect(path: path, reason: "the path is longer than \(capacity - 1) bytes")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .connect(path: path, reason: reason)
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// The socket, for callers that poll it.
+    public var fileDescriptor: Int32 { descriptor }
+
+    public func send(_ call: VarlinkCall) throws(ClientError) {
+        try sendRaw(call.encoded(), call: call.method)
+    }
+
+    /// Writes bytes as they are (tests use it to send garbage).
+    public func sendRaw(_ bytes: [UInt8], call: String = "write") throws(ClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, call: call, reason: String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+    }
+
+    /// The next reply, errors included as values.
+    public func readReply() throws(ClientError) -> VarlinkReply {
+        while true {
+            if let nul = buffer[start...].firstIndex(of: 0) {
+                let message = buffer[start..<nul]
+                start = nul + 1
+                if start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
+                do { return try VarlinkReply(message: message) } catch { throw .badReply(path: path, reason: error.reason) }
+            }
+            guard buffer.count - start <= Self.maximumReplyBytes else {
+                throw .badReply(path: path, reason: "a reply longer than \(Self.maximumReplyBytes) bytes")
+            }
+            if start > 0 { buffer.removeFirst(start); start = 0 }
+            var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, call: "read", reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { throw .closed(path: path) }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Sends `call` and returns its reply's parameters, or throws the error it got.
+    public func call(_ call: VarlinkCall) throws(ClientError) -> JSONValue {
+        try send(call)
+        let reply = try readReply()
+        if let error = reply.error { throw .remote(name: error, parameters: reply.parameters) }
+        return reply.parameters
+    }
+}
+
+/// `io.sheetd.Sheet` from the client's side.
+public final class SheetClient {
+    public static let defaultSocketPath = "/run/sheetd/io.sheetd.Sheet"
+    public let connection: VarlinkClientConnection
+
+    public init(path: String = SheetClient.defaultSocketPath) throws(ClientError) {
+        connection = try VarlinkClientConnection(path: path)
+    }
+
+    private func method(_ name: String, _ parameters: [String: JSONValue] = [:]) throws(ClientError) -> JSONValue {
+        try connection.call(VarlinkCall(method: "\(SheetInterface.name).\(name)", parameters: .object(parameters)))
+    }
+
+    private func decode<T>(_ body: () throws(ProtocolError) -> T) throws(ClientError) -> T {
+        do { return try body() } catch { throw .badReply(path: connection.path, reason: error.reason) }
+    }
+
+    public func state() throws(ClientError) -> SheetState {
+        let parameters = try method("GetState")
+        return try decode { () throws(ProtocolError) in try SheetState(json: parameters["state"] ?? .null) }
+    }
+
+    public func devices() throws(ClientError) -> [DeviceReport] {
+        let parameters = try method("ListDevices")
+        guard case .array(let list)? = parameters["devices"] else {
+            throw .badReply(path: connection.path, reason: "ListDevices without a devices array")
+        }
+        return try decode { () throws(ProtocolError) in try list.map { item throws(ProtocolError) in try DeviceReport(json: item) } }
+    }
+
+    public func present(detent: String? = nil) throws(ClientError) {
+        _ = try method("Present", detent.map { ["detent": .string($0)] } ?? [:])
+    }
+
+    public func dismiss() throws(ClientError) { _ = try method("Dismiss") }
+
+    public func setDetent(_ detent: String) throws(ClientError) { _ = try method("SetDetent", ["detent": .string(detent)]) }
+
+    public func setScreen(width: Int, height: Int, scale: Double? = nil) throws(ClientError) {
+        var parameters: [String: JSONValue] = ["width": .number(Double(width)), "height": .number(Double(height))]
+        if let scale { parameters["scale"] = .number(scale) }
+        _ = try method("SetScreen", parameters)
+    }
+
+    /// Subscribes and calls `body` with each update (the current state first) until it returns
+    /// false or the daemon closes the connection.
+    public func monitor(_ body: (MonitorUpdate, JSONValue) throws -> Bool) throws {
+        try connection.send(VarlinkCall(method: "\(SheetInterface.name).Monitor", more: true))
+        while true {
+            let reply = try connection.readReply()
+            if let error = reply.error { throw ClientError.remote(name: error, parameters: reply.parameters) }
+            let update = try decode { () throws(ProtocolError) in try MonitorUpdate(json: reply.parameters) }
+            guard try body(update, reply.parameters) else { return }
+            if !reply.continues { return }
+        }
+    }
+}

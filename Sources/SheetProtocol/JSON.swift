@@ -1,0 +1,348 @@
+/// A parsed JSON value. Objects keep their keys in a dictionary: varlink gives key order no
+/// meaning.
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var doubleValue: Double? { if case .number(let n) = self { return n }; return nil }
+    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
+    public var isNull: Bool { self == .null }
+
+    /// The number as an integer, when it is one exactly.
+    public var intValue: Int? {
+        guard case .number(let n) = self, n.rounded() == n, abs(n) < 9.0e15 else { return nil }
+        return Int(n)
+    }
+}
+
+/// Why bytes are not JSON, with the byte offset where reading stopped.
+public struct JSONError: Error, Equatable, CustomStringConvertible {
+    public var offset: Int
+    public var reason: String
+    public var description: String { "byte \(offset): \(reason)" }
+}
+
+/// A strict JSON reader (RFC 8259) over bytes, with a depth limit so that no input can exhaust
+/// the stack: `[[[[…` past `maximumDepth` is an error, not a crash.
+public struct JSONReader {
+    public static let maximumDepth = 64
+
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONError) -> JSONValue {
+        var reader = JSONReader(Array(bytes))
+        reader.skipWhitespace()
+        let value = try reader.value(depth: 0)
+        reader.skipWhitespace()
+        guard reader.offset == reader.bytes.count else { throw reader.error("unexpected bytes after the value") }
+        return value
+    }
+
+    public static func parse(_ text: String) throws(JSONError) -> JSONValue { try parse(Array(text.utf8)) }
+
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    private func error(_ reason: String) -> JSONError { JSONError(offset: offset, reason: reason) }
+
+    private var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { offset += 1 }
+    }
+
+    private mutating func expect(_ literal: StaticString, _ value: JSONValue) throws(JSONError) -> JSONValue {
+        let count = literal.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { throw error("truncated literal") }
+        for index in 0..<count where bytes[offset + index] != literal.utf8Start[index] {
+            throw error("unexpected character")
+        }
+        offset += count
+        return value
+    }
+
+    private mutating func value(depth: Int) throws(JSONError) -> JSONValue {
+        guard depth < Self.maximumDepth else { throw error("nested deeper than \(Self.maximumDepth) levels") }
+        guard let byte = current else { throw error("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): return try object(depth: depth)
+        case UInt8(ascii: "["): return try array(depth: depth)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): return try expect("true", .bool(true))
+        case UInt8(ascii: "f"): return try expect("false", .bool(false))
+        case UInt8(ascii: "n"): return try expect("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func object(depth: Int) throws(JSONError) -> JSONValue {
+        offset += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") { offset += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let key = try string()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            offset += 1
+            skipWhitespace()
+            members[key] = try value(depth: depth + 1)
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "}"): offset += 1; return .object(members)
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func array(depth: Int) throws(JSONError) -> JSONValue {
+        offset += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") { offset += 1; return .array(elements) }
+        while true {
+            skipWhitespace()
+            elements.append(try value(depth: depth + 1))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "]"): offset += 1; return .array(elements)
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func hexDigit() throws(JSONError) -> UInt32 {
+        guard let byte = current else { throw error("truncated \\u escape") }
+        offset += 1
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: throw error("bad hex digit in \\u escape")
+        }
+    }
+
+    private mutating func unicodeEscape() throws(JSONError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 { value = value << 4 | (try hexDigit()) }
+        return value
+    }
+
+    private mutating func string() throws(JSONError) -> String {
+        offset += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = offset
+        func flushRun(_ reader: JSONReader, upTo end: Int, into scalars: inout String.UnicodeScalarView) throws(JSONError) {
+            guard runStart < end else { return }
+            guard let text = String(validating: reader.bytes[runStart..<end], as: UTF8.self) else {
+                throw reader.error("a string is not valid UTF-8")
+            }
+            scalars.append(contentsOf: text.unicodeScalars)
+        }
+        while true {
+            guard let byte = current else { throw error("unterminated string") }
+            if byte == UInt8(ascii: "\"") {
+                try flushRun(self, upTo: offset, into: &scalars)
+                offset += 1
+                return String(scalars)
+            }
+            if byte < 0x20 { throw error("a control character inside a string") }
+            if byte != UInt8(ascii: "\\") { offset += 1; continue }
+            try flushRun(self, upTo: offset, into: &scalars)
+            offset += 1
+            guard let escape = current else { throw error("unterminated escape") }
+            offset += 1
+            switch escape {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                var code = try unicodeEscape()
+                if (0xD800..<0xDC00).contains(code) {
+                    guard current == UInt8(ascii: "\\") else { throw error("a lone surrogate") }
+                    offset += 1
+                    guard current == UInt8(ascii: "u") else { throw error("a lone surrogate") }
+                    offset += 1
+                    let low = try unicodeEscape()
+                    guard (0xDC00..<0xE000).contains(low) else { throw error("a lone surrogate") }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw error("a lone surrogate") }
+                scalars.append(scalar)
+            default: throw error("unknown escape")
+            }
+            runStart = offset
+        }
+    }
+
+    private mutating func number() throws(JSONError) -> JSONValue {
+        let start = offset
+        func digits(_ reader: inout JSONReader) -> Int {
+            var count = 0
+            while let byte = reader.current, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { reader.offset += 1; count += 1 }
+            return count
+        }
+        if current == UInt8(ascii: "-") { offset += 1 }
+        if current == UInt8(ascii: "0") {
+            offset += 1
+        } else if digits(&self) == 0 {
+            throw error("a number without digits")
+        }
+        if current == UInt8(ascii: ".") {
+            offset += 1
+            guard digits(&self) > 0 else { throw error("a number without digits after '.'") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            offset += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { offset += 1 }
+            guard digits(&self) > 0 else { throw error("a number without digits in its exponent") }
+        }
+        let text = String(decoding: bytes[start..<offset], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw error("a number out of range") }
+        return .number(value)
+    }
+}
+
+/// Writes JSON into a byte array, deterministically and without allocating per value: numbers
+/// are rounded to a fixed number of decimals and printed without trailing zeros, so the same
+/// value always gives the same bytes.
+public struct JSONWriter: Sendable {
+    public var bytes: [UInt8] = []
+
+    public init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
+
+    @inline(__always)
+    public mutating func append(_ byte: UInt8) { bytes.append(byte) }
+
+    public mutating func append(_ string: StaticString) {
+        string.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    public mutating func appendRaw(_ string: String) {
+        var copy = string
+        copy.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// `value` rounded to `decimals` places, without trailing zeros (`12.5`, `-3`, `0`);
+    /// `null` when it is not finite.
+    public mutating func append(_ value: Double, decimals: Int) {
+        guard value.isFinite else { append("null"); return }
+        var power: Double = 1
+        for _ in 0..<decimals { power *= 10 }
+        var scaled = (abs(value) * power).rounded()
+        if scaled >= 9.0e15 { scaled = 9.0e15 }
+        let units = Int64(scaled)
+        if units == 0 { append(UInt8(ascii: "0")); return }
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var divisor: Int64 = 1
+        for _ in 0..<decimals { divisor *= 10 }
+        appendInteger(units / divisor)
+        var fraction = units % divisor
+        guard fraction != 0 else { return }
+        var places = decimals
+        while fraction % 10 == 0 { fraction /= 10; places -= 1 }
+        append(UInt8(ascii: "."))
+        var digits: Int64 = 1
+        for _ in 1..<max(places, 1) { digits *= 10 }
+        while digits > 0 {
+            append(UInt8(ascii: "0") + UInt8(fraction / digits % 10))
+            digits /= 10
+        }
+    }
+
+    public mutating func appendInteger(_ value: Int64) {
+        if value < 0 {
+            append(UInt8(ascii: "-"))
+            if value == .min { append("9223372036854775808"); return }
+            appendInteger(-value)
+            return
+        }
+        if value >= 10 { appendInteger(value / 10) }
+        append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+
+    /// Seconds with six decimals, always (`0.095573`).
+    public mutating func appendSeconds(_ microseconds: Int64) {
+        if microseconds < 0 { append(UInt8(ascii: "-")); appendSeconds(-microseconds); return }
+        appendInteger(microseconds / 1_000_000)
+        append(UInt8(ascii: "."))
+        var fraction = microseconds % 1_000_000
+        var digits: Int64 = 100_000
+        while digits > 0 {
+            append(UInt8(ascii: "0") + UInt8(fraction / digits))
+            fraction %= digits
+            digits /= 10
+        }
+    }
+
+    /// A JSON string literal.
+    public mutating func appendString(_ string: String) {
+        append(UInt8(ascii: "\""))
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": append("\\\"")
+            case "\\": append("\\\\")
+            case "\n": append("\\n")
+            case "\r": append("\\r")
+            case "\t": append("\\t")
+            default:
+                if scalar.value < 0x20 {
+                    append("\\u00")
+                    let hex: StaticString = "0123456789abcdef"
+                    append(hex.utf8Start[Int(scalar.value >> 4)])
+                    append(hex.utf8Start[Int(scalar.value & 0xF)])
+                } else {
+                    for byte in String(scalar).utf8 { append(byte) }
+                }
+            }
+        }
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Any parsed value, objects with their keys sorted (deterministic).
+    public mutating func append(_ value: JSONValue) {
+        switch value {
+        case .null: append("null")
+        case .bool(let flag): append(flag ? "true" : "false")
+        case .number(let number):
+            if number.rounded() == number, abs(number) < 9.0e15 { appendInteger(Int64(number)) } else { append(number, decimals: 6) }
+        case .string(let text): appendString(text)
+        case .array(let elements):
+            append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { append(UInt8(ascii: ",")) }
+                append(element)
+            }
+            append(UInt8(ascii: "]"))
+        case .object(let members):
+            append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { append(UInt8(ascii: ",")) }
+                appendString(key)
+                append(UInt8(ascii: ":"))
+                append(members[key]!)
+            }
+            append(UInt8(ascii: "}"))
+        }
+    }
+}

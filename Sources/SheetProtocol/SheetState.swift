@@ -1,0 +1,315 @@
+/// What the sheet is doing, as published on `io.sheetd.Sheet`.
+public enum SheetPhase: String, Sendable, CaseIterable {
+    case resting, dragging, settling
+}
+
+/// What moved the sheet last.
+public enum SheetMover: String, Sendable, CaseIterable {
+    /// Nothing yet: the sheet is where the daemon started it.
+    case initial
+    /// A finger.
+    case user
+    /// A settle after a release, a tap or a swipe.
+    case animation
+    /// A control call (`Present`, `Dismiss`, `SetDetent`).
+    case command
+}
+
+/// The display the daemon maps touches onto, in pixels (`scale` pixels per point).
+public struct ScreenGeometry: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var scale: Double
+
+    public init(width: Int, height: Int, scale: Double) {
+        self.width = width
+        self.height = height
+        self.scale = scale
+    }
+}
+
+/// Where a detent puts the card's top edge, in pixels from the top of the screen.
+public struct DetentPosition: Sendable, Equatable {
+    public var name: String
+    public var topInPixels: Double
+
+    public init(name: String, topInPixels: Double) {
+        self.name = name
+        self.topInPixels = topInPixels
+    }
+}
+
+/// Everything a renderer needs to draw the sheet: `{"state":"settling","detent":null,
+/// "target":"expanded","top":812.5,"progress":0.62,"dim":0.31,...}`.
+public struct SheetState: Sendable, Equatable {
+    public var phase: SheetPhase
+    /// The detent the card is at, or nil between detents.
+    public var detent: String?
+    /// While settling: the detent it is going to.
+    public var target: String?
+    /// The card's top edge, in pixels from the top of the screen.
+    public var topInPixels: Double
+    /// 0 when hidden, 1 when fully expanded.
+    public var progress: Double
+    /// The dim's opacity, 0…1.
+    public var dim: Double
+    /// The card's vertical velocity, pixels per second, positive downwards.
+    public var velocityInPixelsPerSecond: Double
+    public var screen: ScreenGeometry
+    public var mover: SheetMover
+    public var detents: [DetentPosition]
+
+    public init(phase: SheetPhase, detent: String?, target: String?, topInPixels: Double,
+                progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
+                screen: ScreenGeometry, mover: SheetMover, detents: [DetentPosition]) {
+        self.phase = phase
+        self.detent = detent
+        self.target = target
+        self.topInPixels = topInPixels
+        self.progress = progress
+        self.dim = dim
+        self.velocityInPixelsPerSecond = velocityInPixelsPerSecond
+        self.screen = screen
+        self.mover = mover
+        self.detents = detents
+    }
+}
+
+/// A gesture as it happened, attached to the Monitor reply that it caused.
+public struct GestureReport: Sendable, Equatable {
+    /// `tap`, `long-press`, `pan` or `swipe`.
+    public var kind: String
+    /// `began`, `changed`, `ended`, `cancelled` or `recognized`.
+    public var phase: String
+    public var xInPixels: Double
+    public var yInPixels: Double
+    public var velocityInPixelsPerSecond: (x: Double, y: Double)?
+    /// For a swipe: `up`, `down`, `left` or `right`.
+    public var direction: String?
+
+    public init(kind: String, phase: String, xInPixels: Double, yInPixels: Double,
+                velocityInPixelsPerSecond: (x: Double, y: Double)? = nil, direction: String? = nil) {
+        self.kind = kind
+        self.phase = phase
+        self.xInPixels = xInPixels
+        self.yInPixels = yInPixels
+        self.velocityInPixelsPerSecond = velocityInPixelsPerSecond
+        self.direction = direction
+    }
+
+    public static func == (a: GestureReport, b: GestureReport) -> Bool {
+        a.kind == b.kind && a.phase == b.phase && a.xInPixels == b.xInPixels && a.yInPixels == b.yInPixels
+            && a.velocityInPixelsPerSecond?.x == b.velocityInPixelsPerSecond?.x
+            && a.velocityInPixelsPerSecond?.y == b.velocityInPixelsPerSecond?.y && a.direction == b.direction
+    }
+}
+
+/// An input device the daemon saw, and whether it uses it.
+public struct DeviceReport: Sendable, Equatable {
+    public var name: String
+    /// `/dev/input/event5`, or the recording's path.
+    public var node: String
+    /// `touchscreen`, `touchpad` or `other`.
+    public var type: String
+    public var used: Bool
+    /// Why it is used or not (`has touch capability`, `a keyboard: never opened`).
+    public var reason: String
+
+    public init(name: String, node: String, type: String, used: Bool, reason: String) {
+        self.name = name
+        self.node = node
+        self.type = type
+        self.used = used
+        self.reason = reason
+    }
+}
+
+/// One reply of `Monitor`: the state after a change, numbered, with the CLOCK_MONOTONIC instant
+/// (microseconds) that it describes.
+public struct MonitorUpdate: Sendable, Equatable {
+    public var sequence: Int64
+    public var timestampInMicroseconds: Int64
+    public var state: SheetState
+    public var gesture: GestureReport?
+
+    public init(sequence: Int64, timestampInMicroseconds: Int64, state: SheetState, gesture: GestureReport?) {
+        self.sequence = sequence
+        self.timestampInMicroseconds = timestampInMicroseconds
+        self.state = state
+        self.gesture = gesture
+    }
+}
+
+// MARK: - Encoding: fixed key order and rounding, so equal states give equal bytes
+
+extension SheetState {
+    public func write(to w: inout JSONWriter) {
+        w.append("{\"state\":\"")
+        w.appendRaw(phase.rawValue)
+        w.append("\",\"detent\":")
+        if let detent { w.appendString(detent) } else { w.append("null") }
+        w.append(",\"target\":")
+        if let target { w.appendString(target) } else { w.append("null") }
+        w.append(",\"top\":")
+        w.append(topInPixels, decimals: 2)
+        w.append(",\"progress\":")
+        w.append(progress, decimals: 4)
+        w.append(",\"dim\":")
+        w.append(dim, decimals: 4)
+        w.append(",\"velocity\":")
+        w.append(velocityInPixelsPerSecond, decimals: 1)
+        w.append(",\"screen\":{\"width\":")
+        w.appendInteger(Int64(screen.width))
+        w.append(",\"height\":")
+        w.appendInteger(Int64(screen.height))
+        w.append(",\"scale\":")
+        w.append(screen.scale, decimals: 4)
+        w.append("},\"cause\":\"")
+        w.appendRaw(mover.rawValue)
+        w.append("\",\"detents\":[")
+        for (index, detent) in detents.enumerated() {
+            if index > 0 { w.append(UInt8(ascii: ",")) }
+            w.append("{\"name\":")
+            w.appendString(detent.name)
+            w.append(",\"top\":")
+            w.append(detent.topInPixels, decimals: 2)
+            w.append(UInt8(ascii: "}"))
+        }
+        w.append("]}")
+    }
+}
+
+extension GestureReport {
+    public func write(to w: inout JSONWriter) {
+        w.append("{\"kind\":")
+        w.appendString(kind)
+        w.append(",\"phase\":")
+        w.appendString(phase)
+        w.append(",\"x\":")
+        w.append(xInPixels, decimals: 2)
+        w.append(",\"y\":")
+        w.append(yInPixels, decimals: 2)
+        if let velocity = velocityInPixelsPerSecond {
+            w.append(",\"vx\":")
+            w.append(velocity.x, decimals: 1)
+            w.append(",\"vy\":")
+            w.append(velocity.y, decimals: 1)
+        }
+        if let direction {
+            w.append(",\"direction\":")
+            w.appendString(direction)
+        }
+        w.append(UInt8(ascii: "}"))
+    }
+}
+
+extension DeviceReport {
+    public func write(to w: inout JSONWriter) {
+        w.append("{\"name\":")
+        w.appendString(name)
+        w.append(",\"node\":")
+        w.appendString(node)
+        w.append(",\"type\":")
+        w.appendString(type)
+        w.append(",\"used\":")
+        w.append(used ? "true" : "false")
+        w.append(",\"reason\":")
+        w.appendString(reason)
+        w.append(UInt8(ascii: "}"))
+    }
+}
+
+extension MonitorUpdate {
+    /// The reply's `parameters` object.
+    public func writeParameters(to w: inout JSONWriter) {
+        w.append("{\"seq\":")
+        w.appendInteger(sequence)
+        w.append(",\"timestampUSec\":")
+        w.appendInteger(timestampInMicroseconds)
+        w.append(",\"state\":")
+        state.write(to: &w)
+        if let gesture {
+            w.append(",\"gesture\":")
+            gesture.write(to: &w)
+        }
+        w.append(UInt8(ascii: "}"))
+    }
+}
+
+// MARK: - Decoding, for clients
+
+/// A reply that does not have the shape `io.sheetd.Sheet` promises.
+public struct ProtocolError: Error, Equatable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+private func field(_ object: JSONValue, _ key: String) throws(ProtocolError) -> JSONValue {
+    guard let value = object[key] else { throw ProtocolError("missing field \"\(key)\"") }
+    return value
+}
+
+private func number(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Double {
+    guard let value = try field(object, key).doubleValue else { throw ProtocolError("field \"\(key)\" is not a number") }
+    return value
+}
+
+private func text(_ object: JSONValue, _ key: String) throws(ProtocolError) -> String {
+    guard let value = try field(object, key).stringValue else { throw ProtocolError("field \"\(key)\" is not a string") }
+    return value
+}
+
+private func optionalText(_ object: JSONValue, _ key: String) throws(ProtocolError) -> String? {
+    guard let value = object[key], !value.isNull else { return nil }
+    guard let string = value.stringValue else { throw ProtocolError("field \"\(key)\" is not a string") }
+    return string
+}
+
+extension SheetState {
+    public init(json: JSONValue) throws(ProtocolError) {
+        guard let phase = SheetPhase(rawValue: try text(json, "state")) else { throw ProtocolError("unknown state") }
+        guard let mover = SheetMover(rawValue: try text(json, "cause")) else { throw ProtocolError("unknown cause") }
+        let screen = try field(json, "screen")
+        var detents: [DetentPosition] = []
+        if case .array(let list)? = json["detents"] {
+            for item in list {
+                detents.append(DetentPosition(name: try text(item, "name"), topInPixels: try number(item, "top")))
+            }
+        }
+        self.init(phase: phase, detent: try optionalText(json, "detent"), target: try optionalText(json, "target"),
+                  topInPixels: try number(json, "top"), progress: try number(json, "progress"),
+                  dim: try number(json, "dim"), velocityInPixelsPerSecond: try number(json, "velocity"),
+                  screen: ScreenGeometry(width: Int(try number(screen, "width")), height: Int(try number(screen, "height")),
+                                         scale: try number(screen, "scale")),
+                  mover: mover, detents: detents)
+    }
+}
+
+extension GestureReport {
+    public init(json: JSONValue) throws(ProtocolError) {
+        var velocity: (x: Double, y: Double)?
+        if let vx = json["vx"]?.doubleValue, let vy = json["vy"]?.doubleValue { velocity = (vx, vy) }
+        self.init(kind: try text(json, "kind"), phase: try text(json, "phase"),
+                  xInPixels: try number(json, "x"), yInPixels: try number(json, "y"),
+                  velocityInPixelsPerSecond: velocity, direction: try optionalText(json, "direction"))
+    }
+}
+
+extension DeviceReport {
+    public init(json: JSONValue) throws(ProtocolError) {
+        guard let used = try field(json, "used").boolValue else { throw ProtocolError("field \"used\" is not a boolean") }
+        self.init(name: try text(json, "name"), node: try text(json, "node"), type: try text(json, "type"),
+                  used: used, reason: try text(json, "reason"))
+    }
+}
+
+extension MonitorUpdate {
+    public init(json parameters: JSONValue) throws(ProtocolError) {
+        var gesture: GestureReport?
+        if let value = parameters["gesture"], !value.isNull { gesture = try GestureReport(json: value) }
+        self.init(sequence: Int64(try number(parameters, "seq")),
+                  timestampInMicroseconds: Int64(try number(parameters, "timestampUSec")),
+                  state: try SheetState(json: try field(parameters, "state")), gesture: gesture)
+    }
+}

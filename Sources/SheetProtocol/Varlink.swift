@@ -1,0 +1,128 @@
+/// A varlink method call: `{"method":"io.sheetd.Sheet.Monitor","parameters":{},"more":true}`.
+///
+/// Framing is the transport's: each message is one JSON object followed by a NUL byte.
+public struct VarlinkCall: Sendable, Equatable {
+    /// Fully qualified: the interface, a dot, the method (`io.sheetd.Sheet.GetState`).
+    public var method: String
+    public var parameters: JSONValue
+    /// The caller wants several replies (`continues: true` on all but the last).
+    public var more: Bool
+    /// The caller wants no reply at all.
+    public var oneway: Bool
+
+    public init(method: String, parameters: JSONValue = .object([:]), more: Bool = false, oneway: Bool = false) {
+        self.method = method
+        self.parameters = parameters
+        self.more = more
+        self.oneway = oneway
+    }
+
+    /// The interface part of `method` (`io.sheetd.Sheet`).
+    public var interface: String {
+        guard let dot = method.lastIndex(of: ".") else { return "" }
+        return String(method[..<dot])
+    }
+
+    /// The method's own name (`GetState`).
+    public var name: String {
+        guard let dot = method.lastIndex(of: ".") else { return method }
+        return String(method[method.index(after: dot)...])
+    }
+
+    /// Reads a call from one message's bytes (without its NUL).
+    public init<Bytes: Collection<UInt8>>(message: Bytes) throws(ProtocolError) {
+        let value: JSONValue
+        do { value = try JSONReader.parse(message) } catch { throw ProtocolError("not JSON (\(error))") }
+        guard case .object = value else { throw ProtocolError("a call must be a JSON object") }
+        guard let method = value["method"]?.stringValue, !method.isEmpty else {
+            throw ProtocolError("a call needs a \"method\" string")
+        }
+        let parameters = value["parameters"] ?? .object([:])
+        switch parameters {
+        case .object: break
+        case .null: break
+        default: throw ProtocolError("\"parameters\" must be an object")
+        }
+        for flag in ["more", "oneway", "upgrade"] {
+            if let raw = value[flag], raw.boolValue == nil, !raw.isNull {
+                throw ProtocolError("\"\(flag)\" must be a boolean")
+            }
+        }
+        self.init(method: method, parameters: parameters.isNull ? .object([:]) : parameters,
+                  more: value["more"]?.boolValue ?? false, oneway: value["oneway"]?.boolValue ?? false)
+    }
+
+    /// The call as bytes, NUL included.
+    public func encoded() -> [UInt8] {
+        var w = JSONWriter(capacity: 128)
+        w.append("{\"method\":")
+        w.appendString(method)
+        w.append(",\"parameters\":")
+        w.append(parameters)
+        if more { w.append(",\"more\":true") }
+        if oneway { w.append(",\"oneway\":true") }
+        w.append("}")
+        w.append(0)
+        return w.bytes
+    }
+}
+
+/// A varlink reply: parameters, or an error name with its parameters.
+public struct VarlinkReply: Sendable, Equatable {
+    public var parameters: JSONValue
+    /// More replies follow this one.
+    public var continues: Bool
+    /// A fully qualified error name (`io.sheetd.Sheet.NotAllowed`), or nil on success.
+    public var error: String?
+
+    public init(parameters: JSONValue = .object([:]), continues: Bool = false, error: String? = nil) {
+        self.parameters = parameters
+        self.continues = continues
+        self.error = error
+    }
+
+    public init<Bytes: Collection<UInt8>>(message: Bytes) throws(ProtocolError) {
+        let value: JSONValue
+        do { value = try JSONReader.parse(message) } catch { throw ProtocolError("a reply is not JSON (\(error))") }
+        guard case .object = value else { throw ProtocolError("a reply must be a JSON object") }
+        self.init(parameters: value["parameters"] ?? .object([:]), continues: value["continues"]?.boolValue ?? false,
+                  error: value["error"]?.stringValue)
+    }
+
+    /// Writes a reply whose parameters are already JSON bytes, NUL included.
+    public static func write(parametersJSON: some Collection<UInt8>, continues: Bool, to w: inout JSONWriter) {
+        w.append(continues ? "{\"continues\":true,\"parameters\":" : "{\"parameters\":")
+        w.bytes.append(contentsOf: parametersJSON)
+        w.append("}")
+        w.append(0)
+    }
+
+    /// An error reply, NUL included.
+    public static func error(_ name: String, _ parameters: JSONValue = .object([:])) -> [UInt8] {
+        var w = JSONWriter(capacity: 128)
+        w.append("{\"error\":")
+        w.appendString(name)
+        w.append(",\"parameters\":")
+        w.append(parameters)
+        w.append("}")
+        w.append(0)
+        return w.bytes
+    }
+}
+
+/// Error names of `org.varlink.service` and `io.sheetd.Sheet`.
+public enum VarlinkErrorName {
+    public static let interfaceNotFound = "org.varlink.service.InterfaceNotFound"
+    public static let methodNotFound = "org.varlink.service.MethodNotFound"
+    public static let methodNotImplemented = "org.varlink.service.MethodNotImplemented"
+    public static let invalidParameter = "org.varlink.service.InvalidParameter"
+    public static let permissionDenied = "org.varlink.service.PermissionDenied"
+    public static let expectedMore = "org.varlink.service.ExpectedMore"
+
+    public static let notAllowed = "io.sheetd.Sheet.NotAllowed"
+    public static let unknownDetent = "io.sheetd.Sheet.UnknownDetent"
+    public static let invalidScreen = "io.sheetd.Sheet.InvalidScreen"
+    public static let invalidMessage = "io.sheetd.Sheet.InvalidMessage"
+    public static let tooManyConnections = "io.sheetd.Sheet.TooManyConnections"
+    public static let shuttingDown = "io.sheetd.Sheet.ShuttingDown"
+}

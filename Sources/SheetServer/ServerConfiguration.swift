@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import SheetProtocol
+
+/// How the varlink server listens and what it tolerates from clients.
+public struct ServerConfiguration: Sendable {
+    /// The socket to create (removed again on stop), when none is inherited.
+    public var socketPath: String
+    /// A listening socket handed over by systemd (`LISTEN_FDS`); the server does not remove it.
+    public var inheritedDescriptor: CInt?
+    /// Mode of a socket the server creates itself (0660: the owner and the socket's group).
+    public var socketMode: mode_t = 0o660
+    /// Group given to a socket the server creates itself; nil keeps the process's group.
+    public var socketGroup: gid_t?
+    /// Members of this group may call the control methods (besides root and the daemon's own
+    /// user). Nil: the group of the socket file.
+    public var controlGroup: gid_t?
+    /// Connections beyond this get `TooManyConnections` and are closed. sd-varlink allows 4096
+    /// in all; a panel has a few renderers and tools.
+    public var maximumConnections = 256
+    /// Largest call accepted, in bytes, NUL excluded. Calls here are under 200 bytes; systemd's
+    /// limit is 16 MiB.
+    public var maximumMessageBytes = 64 * 1024
+    /// A subscriber whose socket has not taken a byte for this long is dropped (i3 drops after
+    /// 10 s).
+    public var stallTimeout = TimeAmount.seconds(10)
+    /// Bytes queued for a client before it counts as slow and gets only the newest state.
+    public var writeBufferHighWaterMark = 64 * 1024
+
+    public var vendor = "sheetd"
+    public var product = "sheetd"
+    public var version = "0.1.0"
+    public var url = "https://github.com/sheetd/sheetd"
+
+    public init(socketPath: String) {
+        self.socketPath = socketPath
+    }
+}
+
+/// Who is on the other end of a connection (SO_PEERCRED).
+public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
+    public var pid: pid_t
+    public var uid: uid_t
+    public var gid: gid_t
+
+    public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
+}
+
+/// A control call, for the daemon to perform.
+public enum ControlRequest: Sendable, Equatable {
+    case present(detent: String?)
+    case dismiss
+    case setDetent(String)
+    case setScreen(width: Int, height: Int, scale: Double?)
+
+    public var methodName: String {
+        switch self {
+        case .present: "Present"
+        case .dismiss: "Dismiss"
+        case .setDetent: "SetDetent"
+        case .setScreen: "SetScreen"
+        }
+    }
+}
+
+/// How the daemon answered a control call.
+public enum ControlResult: Sendable, Equatable {
+    case done
+    case unknownDetent(String, known: [String])
+    case invalidScreen(String)
+}
+
+/// What the server asks of the daemon. Called on the server's event loop; `completion` may be
+/// called from any thread.
+public protocol SheetServiceDelegate: AnyObject, Sendable {
+    func devices() -> [DeviceReport]
+    func control(_ request: ControlRequest, from peer: PeerCredentials,
+                 completion: @escaping @Sendable (ControlResult) -> Void)
+}
+

@@ -1,0 +1,322 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOCore
+import SheetProtocol
+
+/// `struct ucred` as SO_PEERCRED fills it (Glibc hides the type behind _GNU_SOURCE).
+struct KernelPeerCredentials: Sendable {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+}
+
+/// One client: splits its bytes into NUL-terminated calls, answers them in order, and, once it
+/// called `Monitor`, streams updates to it.
+///
+/// Varlink pipelines but does not multiplex: replies leave in the order the calls came. A
+/// control call waits for the daemon, so calls behind it wait in `queued`.
+final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    unowned let server: VarlinkServer
+    let channel: Channel
+    private var inbound = ByteBuffer()
+    private var queued: [[UInt8]] = []
+    private var waitingForDaemon = false
+    private var peer: PeerCredentials?
+    private var isSubscriber = false
+    private var closing = false
+    /// The newest update a full socket could not take yet.
+    private var pendingUpdate: ByteBuffer?
+    private var stallTimer: Scheduled<Void>?
+    private var conflated = 0
+
+    init(server: VarlinkServer, channel: Channel) {
+        self.server = server
+        self.channel = channel
+    }
+
+    private var logger: Logger { server.logger }
+    private var who: String { peer.map { "client \($0)" } ?? "client (credentials unknown)" }
+
+    // MARK: Channel events
+
+    func channelActive(context: ChannelHandlerContext) {
+        if let provider = channel as? SocketOptionProvider {
+            let future: EventLoopFuture<KernelPeerCredentials> = provider.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+            future.whenSuccess { credentials in
+                self.peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+            }
+        }
+        guard server.connectionOpened(self) else {
+            logger.warning("\(who): refused, \(server.configuration.maximumConnections) connections already open")
+            finish(with: VarlinkReply.error(VarlinkErrorName.tooManyConnections,
+                                            .object(["limit": .number(Double(server.configuration.maximumConnections))])),
+                   context: context)
+            return
+        }
+        logger.debug("\(who): connected")
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stallTimer?.cancel()
+        server.connectionClosed(self)
+        logger.debug("\(who): disconnected")
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        logger.debug("\(who): \(error); closing")
+        context.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        guard !closing else { return }
+        if isSubscriber { return }  // a Monitor call is the last on its connection; the rest is ignored
+        inbound.writeBuffer(&bytes)
+        while let nul = inbound.readableBytesView.firstIndex(of: 0) {
+            let length = nul - inbound.readerIndex
+            guard length <= server.configuration.maximumMessageBytes else { break }
+            let message = inbound.readBytes(length: length)!
+            inbound.moveReaderIndex(forwardBy: 1)
+            queued.append(message)
+        }
+        if inbound.readableBytes > server.configuration.maximumMessageBytes {
+            logger.warning("\(who): a message longer than \(server.configuration.maximumMessageBytes) bytes; closing")
+            finish(with: VarlinkReply.error(VarlinkErrorName.invalidMessage,
+                                            .object(["reason": .string("a message longer than \(server.configuration.maximumMessageBytes) bytes")])),
+                   context: context)
+            return
+        }
+        inbound.discardReadBytes()
+        drain(context: context)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if channel.isWritable {
+            stallTimer?.cancel()
+            stallTimer = nil
+            if let pending = pendingUpdate {
+                pendingUpdate = nil
+                context.writeAndFlush(wrapOutboundOut(pending), promise: nil)
+            }
+            if !isSubscriber { channel.setOption(.autoRead, value: true).whenFailure { _ in } }
+        } else {
+            // Backpressure: read no more calls from a client that does not read its replies.
+            channel.setOption(.autoRead, value: false).whenFailure { _ in }
+            startStallTimer()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Subscribers
+
+    /// Sends `update` now if the socket takes it, or keeps it as the newest pending one.
+    func offer(_ update: ByteBuffer) {
+        guard !closing else { return }
+        if channel.isWritable, pendingUpdate == nil {
+            channel.writeAndFlush(update, promise: nil)
+        } else {
+            if pendingUpdate != nil { conflated += 1 }
+            pendingUpdate = update
+            startStallTimer()
+        }
+    }
+
+    private func startStallTimer() {
+        guard stallTimer == nil else { return }
+        let timeout = server.configuration.stallTimeout
+        stallTimer = channel.eventLoop.scheduleTask(in: timeout) { [self] in
+            stallTimer = nil
+            guard !channel.isWritable else { return }
+            logger.warning("\(who): took no bytes for \(timeout.nanoseconds / 1_000_000) ms (\(conflated) updates conflated); dropped")
+            server.subscriberDropped()
+            closing = true
+            channel.close(promise: nil)
+        }
+    }
+
+    // MARK: Calls
+
+    private func drain(context: ChannelHandlerContext) {
+        while !waitingForDaemon, !closing, !isSubscriber, !queued.isEmpty {
+            let message = queued.removeFirst()
+            handle(message, context: context)
+        }
+    }
+
+    private func reply(_ parameters: JSONValue, to call: VarlinkCall, context: ChannelHandlerContext) {
+        guard !call.oneway else { return }
+        var writer = JSONWriter(capacity: 256)
+        var body = JSONWriter(capacity: 256)
+        body.append(parameters)
+        VarlinkReply.write(parametersJSON: body.bytes, continues: false, to: &writer)
+        write(writer.bytes, context: context)
+    }
+
+    private func replyError(_ name: String, _ parameters: JSONValue = .object([:]), to call: VarlinkCall,
+                            context: ChannelHandlerContext) {
+        guard !call.oneway else { return }
+        write(VarlinkReply.error(name, parameters), context: context)
+    }
+
+    private func write(_ bytes: [UInt8], context: ChannelHandlerContext) {
+        var buffer = context.channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    /// Answers with an error and closes: the stream can no longer be trusted.
+    private func finish(with bytes: [UInt8], context: ChannelHandlerContext) {
+        closing = true
+        var buffer = context.channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    private func handle(_ message: [UInt8], context: ChannelHandlerContext) {
+        let call: VarlinkCall
+        do {
+            call = try VarlinkCall(message: message)
+        } catch {
+            logger.warning("\(who): not a varlink call (\(error.reason)); closing")
+            finish(with: VarlinkReply.error(VarlinkErrorName.invalidMessage, .object(["reason": .string(error.reason)])),
+                   context: context)
+            return
+        }
+        switch call.interface {
+        case SheetInterface.serviceName: serviceCall(call, context: context)
+        case SheetInterface.name: sheetCall(call, context: context)
+        default: replyError(VarlinkErrorName.interfaceNotFound, .object(["interface": .string(call.interface)]),
+                            to: call, context: context)
+        }
+    }
+
+    private func methodNotFound(_ call: VarlinkCall, context: ChannelHandlerContext) {
+        replyError(VarlinkErrorName.methodNotFound, .object(["method": .string(call.method)]), to: call, context: context)
+    }
+
+    private func invalidParameter(_ name: String, _ call: VarlinkCall, context: ChannelHandlerContext) {
+        replyError(VarlinkErrorName.invalidParameter, .object(["parameter": .string(name)]), to: call, context: context)
+    }
+
+    private func serviceCall(_ call: VarlinkCall, context: ChannelHandlerContext) {
+        let configuration = server.configuration
+        switch call.name {
+        case "GetInfo":
+            reply(.object([
+                "vendor": .string(configuration.vendor), "product": .string(configuration.product),
+                "version": .string(configuration.version), "url": .string(configuration.url),
+                "interfaces": .array([.string(SheetInterface.serviceName), .string(SheetInterface.name)]),
+            ]), to: call, context: context)
+        case "GetInterfaceDescription":
+            guard let interface = call.parameters["interface"]?.stringValue else {
+                invalidParameter("interface", call, context: context)
+                return
+            }
+            switch interface {
+            case SheetInterface.name:
+                reply(.object(["description": .string(SheetInterface.description)]), to: call, context: context)
+            case SheetInterface.serviceName:
+                reply(.object(["description": .string(SheetInterface.serviceDescription)]), to: call, context: context)
+            default:
+                replyError(VarlinkErrorName.interfaceNotFound, .object(["interface": .string(interface)]),
+                           to: call, context: context)
+            }
+        default:
+            methodNotFound(call, context: context)
+        }
+    }
+
+    private func sheetCall(_ call: VarlinkCall, context: ChannelHandlerContext) {
+        let parameters = call.parameters
+        switch call.name {
+        case "GetState":
+            var body = JSONWriter(capacity: 600)
+            body.append("{\"state\":")
+            if let update = server.currentUpdate { update.state.write(to: &body) } else { body.append("null") }
+            body.append("}")
+            guard !call.oneway else { return }
+            var writer = JSONWriter(capacity: 640)
+            VarlinkReply.write(parametersJSON: body.bytes, continues: false, to: &writer)
+            write(writer.bytes, context: context)
+        case "Monitor":
+            guard call.more else {
+                replyError(VarlinkErrorName.expectedMore, to: call, context: context)
+                return
+            }
+            isSubscriber = true
+            logger.debug("\(who): subscribed")
+            server.subscribe(self)
+        case "ListDevices":
+            var body = JSONWriter(capacity: 512)
+            body.append("{\"devices\":[")
+            for (index, device) in server.delegate.devices().enumerated() {
+                if index > 0 { body.append(UInt8(ascii: ",")) }
+                device.write(to: &body)
+            }
+            body.append("]}")
+            guard !call.oneway else { return }
+            var writer = JSONWriter(capacity: body.bytes.count + 32)
+            VarlinkReply.write(parametersJSON: body.bytes, continues: false, to: &writer)
+            write(writer.bytes, context: context)
+        case "Present":
+            let detent = parameters["detent"]
+            if let detent, !detent.isNull, detent.stringValue == nil { return invalidParameter("detent", call, context: context) }
+            control(.present(detent: detent?.stringValue), call, context: context)
+        case "Dismiss":
+            control(.dismiss, call, context: context)
+        case "SetDetent":
+            guard let detent = parameters["detent"]?.stringValue else { return invalidParameter("detent", call, context: context) }
+            control(.setDetent(detent), call, context: context)
+        case "SetScreen":
+            guard let width = parameters["width"]?.intValue else { return invalidParameter("width", call, context: context) }
+            guard let height = parameters["height"]?.intValue else { return invalidParameter("height", call, context: context) }
+            var scale: Double?
+            if let raw = parameters["scale"], !raw.isNull {
+                guard let value = raw.doubleValue else { return invalidParameter("scale", call, context: context) }
+                scale = value
+            }
+            control(.setScreen(width: width, height: height, scale: scale), call, context: context)
+        default:
+            methodNotFound(call, context: context)
+        }
+    }
+
+    private func control(_ request: ControlRequest, _ call: VarlinkCall, context: ChannelHandlerContext) {
+        guard server.mayControl(peer) else {
+            logger.notice("\(who): \(request.methodName) refused (not root, the daemon's user or in group \(server.controlGroup))")
+            replyError(VarlinkErrorName.notAllowed, .object(["method": .string(call.method)]), to: call, context: context)
+            return
+        }
+        logger.info("\(who): \(request)")
+        waitingForDaemon = true
+        let loop = context.eventLoop
+        let contextBox = NIOLoopBound(context, eventLoop: loop)
+        server.delegate.control(request, from: peer!) { result in
+            loop.execute { [self] in
+                let context = contextBox.value
+                waitingForDaemon = false
+                guard channel.isActive else { return }
+                switch result {
+                case .done:
+                    reply(.object([:]), to: call, context: context)
+                case .unknownDetent(let detent, let known):
+                    replyError(VarlinkErrorName.unknownDetent,
+                               .object(["detent": .string(detent), "known": .array(known.map { .string($0) })]),
+                               to: call, context: context)
+                case .invalidScreen(let reason):
+                    replyError(VarlinkErrorName.invalidScreen, .object(["reason": .string(reason)]), to: call, context: context)
+                }
+                drain(context: context)
+            }
+        }
+    }
+}
