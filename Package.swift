@@ -39,7 +39,10 @@ let package = Package(
                        providers: [.apt(["libinput-dev", "libudev-dev"])]),
         // Input backends: libinput's udev seat and path contexts, and a recording on the real
         // clock. The only importer of libinput.
-        .target(name: "SheetInput", dependencies: ["SheetCore", "SheetRecordings", "CLibInput"]),
+        .target(name: "SheetInput", dependencies: [
+            "SheetCore", "SheetRecordings", "CLibInput",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The varlink server on a Unix socket (swift-nio). Knows the protocol, not the core.
         .target(name: "SheetServer", dependencies: [
             "SheetProtocol",

@@ -1,0 +1,332 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibInput
+import Logging
+import SheetCore
+
+/// Why an input backend could not start, naming the call and what it was given.
+public enum InputError: Error, CustomStringConvertible, Equatable {
+    case udev(call: String)
+    case libinput(call: String, argument: String)
+    case noDevices(String)
+
+    public var description: String {
+        switch self {
+        case .udev(let call): "\(call) failed (is /sys mounted?)"
+        case .libinput(let call, let argument): "\(call)(\(argument)) failed"
+        case .noDevices(let detail): detail
+        }
+    }
+}
+
+/// Live input through libinput's C API: the udev backend (a seat, with hotplug) or the path
+/// backend (named nodes).
+///
+/// Only touchscreens and touchpads are opened: `open_restricted` classifies a node from sysfs
+/// before it opens anything and refuses the rest, so a keyboard's node is never opened. A node
+/// that cannot be opened read-write is opened read-only (enough to read events).
+///
+/// Touchscreens give touch frames: DOWN/MOTION/UP/CANCEL are gathered until TOUCH_FRAME, with
+/// the kernel's timestamps and positions from the `_transformed` calls (so a udev
+/// `LIBINPUT_CALIBRATION_MATRIX` is honoured). Touchpads give one virtual contact that starts
+/// at the screen's centre and moves with two-finger scrolling or a three-finger swipe, so the
+/// sheet's release rules apply unchanged. A device that goes away cancels its touches.
+public final class LibinputInput {
+    public enum Mode: Sendable, Equatable {
+        case udev(seat: String)
+        case paths([String])
+    }
+
+    public let mode: Mode
+    let logger: Logger
+    let classifier: DeviceClassifier
+    private var context: OpaquePointer!
+    private var udev: OpaquePointer?
+    private let interface: UnsafeMutablePointer<libinput_interface>
+
+    /// Every device seen, used or not, in the order seen.
+    public private(set) var devices: [InputDevice] = []
+    /// Active seat slots per device (by index in `devices`), and their last positions.
+    private var slotsByDevice: [Int: Set<Int32>] = [:]
+    private var lastPosition: [Int32: Point] = [:]
+    private var frame = TouchFrame(time: .zero)
+    /// The touchpad's virtual contact: its device and where it is.
+    private var padContact: (device: Int, position: Point)?
+    /// The slot the touchpad's virtual contact uses: the last the engine keeps, far from the
+    /// low seat slots that touchscreens get.
+    public static let touchpadSlot = 31
+
+    public init(mode: Mode, classifier: DeviceClassifier = DeviceClassifier(), logger: Logger) throws(InputError) {
+        self.mode = mode
+        self.classifier = classifier
+        self.logger = logger
+        interface = .allocate(capacity: 1)
+        interface.initialize(to: libinput_interface(
+            open_restricted: { path, flags, userData in
+                guard let path, let userData else { return -EINVAL }
+                let input = Unmanaged<LibinputInput>.fromOpaque(userData).takeUnretainedValue()
+                return input.openRestricted(String(cString: path), flags: flags)
+            },
+            close_restricted: { descriptor, _ in close(descriptor) }))
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        switch mode {
+        case .udev(let seat):
+            guard let udev = udev_new() else { throw .udev(call: "udev_new") }
+            self.udev = udev
+            guard let context = libinput_udev_create_context(interface, me, udev) else {
+                throw .libinput(call: "libinput_udev_create_context", argument: "")
+            }
+            self.context = context
+            installLogHandler()
+            guard libinput_udev_assign_seat(context, seat) == 0 else {
+                throw .libinput(call: "libinput_udev_assign_seat", argument: seat)
+            }
+        case .paths(let paths):
+            guard let context = libinput_path_create_context(interface, me) else {
+                throw .libinput(call: "libinput_path_create_context", argument: "")
+            }
+            self.context = context
+            installLogHandler()
+            var added = 0
+            for path in paths {
+                if libinput_path_add_device(context, path) != nil {
+                    added += 1
+                } else if !devices.contains(where: { $0.node == path }) {
+                    devices.append(InputDevice(node: path, name: "?", kind: .other, used: false,
+                                               reason: "libinput could not add it (see the log above)"))
+                }
+            }
+            if added == 0 { throw .noDevices("none of \(paths.joined(separator: ", ")) is a touchscreen or touchpad libinput can open") }
+        }
+    }
+
+    deinit {
+        if let context { libinput_unref(context) }
+        if let udev { udev_unref(udev) }
+        interface.deinitialize(count: 1)
+        interface.deallocate()
+    }
+
+    /// Readable when libinput has events: poll it, then call `dispatch`.
+    public var fileDescriptor: Int32 { libinput_get_fd(context) }
+
+    private func installLogHandler() {
+        libinput_log_set_priority(context, LIBINPUT_LOG_PRIORITY_INFO)
+        libinput_log_set_handler(context) { context, priority, format, arguments in
+            guard let context, let format, let arguments else { return }
+            let input = Unmanaged<LibinputInput>.fromOpaque(libinput_get_user_data(context)).takeUnretainedValue()
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            let text = buffer.withUnsafeMutableBufferPointer { raw in
+                raw.withMemoryRebound(to: CChar.self) { _ = vsnprintf($0.baseAddress, $0.count, format, arguments) }
+                return String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self).trimmingNewline
+            }
+            switch priority {
+            case LIBINPUT_LOG_PRIORITY_ERROR: input.logger.error("libinput: \(text)")
+            case LIBINPUT_LOG_PRIORITY_INFO: input.logger.info("libinput: \(text)")
+            default: input.logger.debug("libinput: \(text)")
+            }
+        }
+    }
+
+    /// libinput's open callback: classify first, open only touch devices.
+    func openRestricted(_ path: String, flags: Int32) -> Int32 {
+        if let (name, kind) = classifier.classify(node: path), !kind.isTouch {
+            note(InputDevice(node: path, name: name, kind: kind, used: false,
+                             reason: "a \(kind.rawValue): never opened"))
+            logger.info("skipped \(path) \"\(name)\": a \(kind.rawValue), not a touchscreen or touchpad; not opened")
+            return -ENODEV
+        }
+        var descriptor = open(path, flags)
+        if descriptor < 0, errno == EACCES || errno == EPERM || errno == EROFS, flags & O_ACCMODE == O_RDWR {
+            descriptor = open(path, (flags & ~O_ACCMODE) | O_RDONLY)
+            if descriptor >= 0 { logger.info("\(path): opened read-only (no write permission)") }
+        }
+        if descriptor < 0 {
+            let code = errno
+            note(InputDevice(node: path, name: classifier.classify(node: path)?.name ?? "?", kind: .other, used: false,
+                             reason: "cannot open: \(String(cString: strerror(code)))"))
+            logger.warning("cannot open \(path): \(String(cString: strerror(code)))")
+            return -code
+        }
+        return descriptor
+    }
+
+    private func note(_ device: InputDevice) {
+        if let index = devices.firstIndex(where: { $0.node == device.node }) {
+            devices[index] = device
+        } else {
+            devices.append(device)
+        }
+    }
+
+    // MARK: Events
+
+    /// Reads what libinput has and appends the touch frames it makes, in pixels of `screen`.
+    public func dispatch(screen: ScreenSize, into frames: inout [TouchFrame]) {
+        libinput_dispatch(context)
+        while let event = libinput_get_event(context) {
+            handle(event, screen: screen, into: &frames)
+            libinput_event_destroy(event)
+        }
+    }
+
+    private func deviceIndex(_ device: OpaquePointer) -> Int? {
+        guard let raw = libinput_device_get_user_data(device) else { return nil }
+        return Int(bitPattern: raw) - 1
+    }
+
+    private func handle(_ event: OpaquePointer, screen: ScreenSize, into frames: inout [TouchFrame]) {
+        let type = libinput_event_get_type(event)
+        let device = libinput_event_get_device(event)!
+        switch type {
+        case LIBINPUT_EVENT_DEVICE_ADDED:
+            added(device)
+        case LIBINPUT_EVENT_DEVICE_REMOVED:
+            removed(device, into: &frames)
+        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
+            guard let index = deviceIndex(device) else { return }
+            let touch = libinput_event_get_touch_event(event)!
+            let slot = libinput_event_touch_get_seat_slot(touch)
+            guard slot >= 0 else { return }
+            frame.source = .touchscreen
+            frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
+            switch type {
+            case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
+                let position = Point(x: libinput_event_touch_get_x_transformed(touch, UInt32(screen.widthInPixels)),
+                                     y: libinput_event_touch_get_y_transformed(touch, UInt32(screen.heightInPixels)))
+                lastPosition[slot] = position
+                let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move
+                if phase == .down { slotsByDevice[index, default: []].insert(slot) }
+                frame.contacts.append(Contact(slot: Int(slot), phase: phase, positionInPixels: position))
+            default:
+                let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_UP ? .up : .cancel
+                frame.contacts.append(Contact(slot: Int(slot), phase: phase, positionInPixels: lastPosition[slot] ?? .zero))
+                slotsByDevice[index]?.remove(slot)
+                lastPosition[slot] = nil
+            }
+        case LIBINPUT_EVENT_TOUCH_FRAME:
+            let touch = libinput_event_get_touch_event(event)!
+            frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
+            if !frame.contacts.isEmpty {
+                frames.append(frame)
+                frame.contacts.removeAll(keepingCapacity: true)
+            }
+        case LIBINPUT_EVENT_POINTER_SCROLL_FINGER:
+            guard let index = deviceIndex(device) else { return }
+            let pointer = libinput_event_get_pointer_event(event)!
+            let time = Timestamp(microseconds: Int64(libinput_event_pointer_get_time_usec(pointer)))
+            var delta = Vector(dx: 0, dy: 0)
+            var present = 0
+            if libinput_event_pointer_has_axis(pointer, LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL) != 0 {
+                delta.dx = libinput_event_pointer_get_scroll_value(pointer, LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL)
+                present += 1
+            }
+            if libinput_event_pointer_has_axis(pointer, LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL) != 0 {
+                delta.dy = libinput_event_pointer_get_scroll_value(pointer, LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL)
+                present += 1
+            }
+            // A zero on every axis it reports is libinput's "scroll stop": the fingers lifted.
+            if present > 0, delta.dx == 0, delta.dy == 0 {
+                padEnd(device: index, cancelled: false, time: time, into: &frames)
+            } else {
+                padMove(device: index, byPoints: delta, time: time, screen: screen, into: &frames)
+            }
+        case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN, LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE, LIBINPUT_EVENT_GESTURE_SWIPE_END:
+            guard let index = deviceIndex(device) else { return }
+            let gesture = libinput_event_get_gesture_event(event)!
+            guard libinput_event_gesture_get_finger_count(gesture) == 3 else { return }
+            let time = Timestamp(microseconds: Int64(libinput_event_gesture_get_time_usec(gesture)))
+            switch type {
+            case LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE:
+                let delta = Vector(dx: libinput_event_gesture_get_dx_unaccelerated(gesture),
+                                   dy: libinput_event_gesture_get_dy_unaccelerated(gesture))
+                padMove(device: index, byPoints: delta, time: time, screen: screen, into: &frames)
+            case LIBINPUT_EVENT_GESTURE_SWIPE_END:
+                padEnd(device: index, cancelled: libinput_event_gesture_get_cancelled(gesture) != 0, time: time, into: &frames)
+            default:
+                break
+            }
+        default:
+            break
+        }
+    }
+
+    private func added(_ device: OpaquePointer) {
+        let name = String(cString: libinput_device_get_name(device))
+        let node = "/dev/input/" + String(cString: libinput_device_get_sysname(device))
+        let kind: InputDeviceKind
+        let reason: String
+        if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
+            kind = .touchscreen
+            reason = "has libinput's touch capability"
+        } else if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_GESTURE) != 0,
+                  libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0 {
+            kind = .touchpad
+            reason = "a touchpad: two-finger scroll and three-finger swipe pan the sheet"
+            // The virtual contact must move the way the fingers do.
+            _ = libinput_device_config_scroll_set_natural_scroll_enabled(device, 0)
+            _ = libinput_device_config_scroll_set_method(device, LIBINPUT_CONFIG_SCROLL_2FG)
+        } else {
+            note(InputDevice(node: node, name: name, kind: .other, used: false, reason: "neither touch nor gesture capability"))
+            logger.info("ignoring \(node) \"\(name)\": neither touch nor gesture capability")
+            if case .paths = mode { libinput_path_remove_device(device) }
+            return
+        }
+        note(InputDevice(node: node, name: name, kind: kind, used: true, reason: reason))
+        let index = devices.firstIndex(where: { $0.node == node })!
+        libinput_device_set_user_data(device, UnsafeMutableRawPointer(bitPattern: index + 1))
+        logger.notice("using \(kind.rawValue) \(node) \"\(name)\": \(reason)")
+    }
+
+    private func removed(_ device: OpaquePointer, into frames: inout [TouchFrame]) {
+        guard let index = deviceIndex(device) else { return }
+        libinput_device_set_user_data(device, nil)
+        devices[index].used = false
+        devices[index].reason = "removed"
+        logger.notice("\(devices[index].node) \"\(devices[index].name)\" removed")
+        let now = Self.monotonicNow()
+        var cancel = TouchFrame(time: now)
+        for slot in (slotsByDevice.removeValue(forKey: index) ?? []).sorted() {
+            cancel.contacts.append(Contact(slot: Int(slot), phase: .cancel, positionInPixels: lastPosition[slot] ?? .zero))
+            lastPosition[slot] = nil
+        }
+        // Touches of this device gathered for a frame that will never come are dropped.
+        frame.contacts.removeAll { contact in cancel.contacts.contains { $0.slot == contact.slot } }
+        if !cancel.contacts.isEmpty {
+            logger.notice("cancelled \(cancel.contacts.count) touch(es) of the removed device")
+            frames.append(cancel)
+        }
+        padEnd(device: index, cancelled: true, time: now, into: &frames)
+    }
+
+    private func padMove(device: Int, byPoints delta: Vector, time: Timestamp, screen: ScreenSize, into frames: inout [TouchFrame]) {
+        if padContact == nil {
+            let centre = Point(x: Double(screen.widthInPixels) / 2, y: Double(screen.heightInPixels) / 2)
+            padContact = (device, centre)
+            frames.append(TouchFrame(time: time, source: .touchpad,
+                                     contacts: [Contact(slot: Self.touchpadSlot, phase: .down, positionInPixels: centre)]))
+        }
+        guard var contact = padContact, contact.device == device else { return }
+        contact.position.x += delta.dx * screen.scale
+        contact.position.y += delta.dy * screen.scale
+        padContact = contact
+        frames.append(TouchFrame(time: time, source: .touchpad,
+                                 contacts: [Contact(slot: Self.touchpadSlot, phase: .move, positionInPixels: contact.position)]))
+    }
+
+    private func padEnd(device: Int, cancelled: Bool, time: Timestamp, into frames: inout [TouchFrame]) {
+        guard let contact = padContact, contact.device == device else { return }
+        padContact = nil
+        frames.append(TouchFrame(time: time, source: .touchpad,
+                                 contacts: [Contact(slot: Self.touchpadSlot, phase: cancelled ? .cancel : .up,
+                                                    positionInPixels: contact.position)]))
+    }
+
+    /// CLOCK_MONOTONIC, the clock of libinput's event times.
+    public static func monotonicNow() -> Timestamp {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Timestamp(microseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)
+    }
+}
