@@ -15,7 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
@@ -34,6 +34,8 @@ let package = Package(
         .target(name: "SheetProtocol"),
         // Runs a recording through the core and formats what happens (JSON lines or text).
         .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol"]),
+        // Settings: the configuration file (YAML, FILE:LINE errors) and the flags over it.
+        .target(name: "SheetConfig", dependencies: ["SheetCore", .product(name: "Yams", package: "Yams")]),
         // libinput and libudev from Debian (libinput-dev, libudev-dev), through pkg-config.
         .systemLibrary(name: "CLibInput", pkgConfig: "libinput",
                        providers: [.apt(["libinput-dev", "libudev-dev"])]),
@@ -53,11 +55,11 @@ let package = Package(
         // A blocking varlink client for sheetctl, tests and renderers.
         .target(name: "SheetClient", dependencies: ["SheetProtocol"]),
         .executableTarget(name: "sheetctl", dependencies: [
-            "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput",
+            "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sheetd", dependencies: [
-            "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRecordings",
+            "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRecordings", "SheetConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -72,6 +74,7 @@ let package = Package(
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings"]),
         .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "sheetctl"]),
         .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol"]),
+        .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
             "SheetClient", "SheetProtocol", "SheetRecordings", "sheetd", "sheetctl",

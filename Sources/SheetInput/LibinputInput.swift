@@ -330,3 +330,9 @@ public final class LibinputInput {
         return Timestamp(microseconds: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)
     }
 }
+
+/// Asks the kernel to wake the calling thread within `nanoseconds` of its timers (the default
+/// slack is 50 µs), for the thread that waits on input and animation deadlines.
+public func reduceTimerSlack(toNanoseconds nanoseconds: UInt = 1000) {
+    _ = sheetd_set_timer_slack(nanoseconds)
+}

@@ -42,8 +42,9 @@ public final class RecordedInput {
         }
     }
 
-    /// The next frame with contacts, positions in pixels of `screen` (scaled when the screen
-    /// changed after the recording was opened), or nil at the end.
+    /// The next frame, positions in pixels of `screen` (scaled when the screen changed after
+    /// the recording was opened), or nil at the end. A frame without contacts is time passing
+    /// (the engine advances to it), as in `sheetctl replay`.
     public func next(screen: ScreenSize) throws -> TouchFrame? {
         while !finished {
             guard let event = try source.next() else {
@@ -59,7 +60,6 @@ public final class RecordedInput {
             eventsSinceFrame += 1
             guard decoder.feed(rebased, into: &frame) else { continue }
             eventsSinceFrame = 0
-            guard !frame.isEmpty else { continue }
             var out = frame
             frame.removeAll()
             if screen != decoder.screen, out.source == .touchscreen {

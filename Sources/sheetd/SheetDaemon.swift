@@ -1,20 +1,232 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Logging
+import ServiceLifecycle
+import SheetConfig
 import SheetCore
+import SheetInput
+import SheetProtocol
+import SheetServer
 
-/// The daemon. For now it has no input backend and no socket: it says so and exits, so that
-/// nobody mistakes it for a working service. Recordings run through the same core with
-/// `sheetctl replay`.
+/// The daemon: touch input through libinput (or a recording), the gesture and sheet engine,
+/// and the `io.sheetd.Sheet` varlink socket.
 @main
 struct SheetDaemon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sheetd",
-        abstract: "The sheetd touch-gesture daemon (input backends and the varlink socket are not built yet).",
+        abstract: "Recognise touch gestures and drive a bottom sheet; publish it on a varlink socket.",
+        discussion: """
+            Settings come from the configuration file (\(Settings.defaultPath) unless --config names \
+            another; a missing default file is fine) and flags override them. See docs/configuration.md.
+
+            Exit status: 0 after SIGTERM or SIGINT, 64 for bad flags, 78 for a bad configuration file, \
+            69 when the input or the socket cannot be opened.
+            """,
         version: "0.1.0")
 
-    func run() async throws {
-        let logger = Logger(label: "sheetd")
-        logger.error("sheetd has no input backend yet; run recordings through the core with `sheetctl replay FILE`")
-        throw ExitCode(69)  // EX_UNAVAILABLE
+    @Option(help: "The input: udev[:SEAT] (default udev:seat0), path:DEV[,DEV...] or replay:FILE[@SPEED|@max].")
+    var input: String?
+
+    @Option(help: "The socket to listen on, unless systemd passes one (default /run/sheetd/io.sheetd.Sheet).")
+    var socket: String?
+
+    @Option(help: "The screen size in pixels, WIDTHxHEIGHT (default 1080x1920).")
+    var screen: String?
+
+    @Option(help: "Pixels per point.")
+    var scale: String?
+
+    @Option(help: "The release rules: tutorial, half-drag or projection.")
+    var policy: String?
+
+    @Option(help: "The detent the sheet starts at.")
+    var initial: String?
+
+    @Option(name: .customLong("detent"), help: "A custom detent, NAME=N% or NAME=Npt (repeatable).")
+    var detents: [String] = []
+
+    @Option(name: .customLong("long-press"), help: "Seconds a still finger takes to become a long press.")
+    var longPress: String?
+
+    @Option(name: .customLong("socket-mode"), help: "Octal mode of a socket the daemon creates (default 0660).")
+    var socketMode: String?
+
+    @Option(name: .customLong("socket-group"), help: "Group of a socket the daemon creates; its members may control the sheet.")
+    var socketGroup: String?
+
+    @Option(name: .customLong("client-stall-timeout"), help: "Seconds a subscriber may take no bytes before it is dropped (default 10).")
+    var clientStallTimeout: String?
+
+    @Option(name: .customLong("max-connections"), help: "Most clients at once (default 256).")
+    var maxConnections: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    @Option(help: "The configuration file.")
+    var config: String?
+
+    @Flag(name: .customLong("check-config"), help: "Check the configuration file and flags, print the result, and exit.")
+    var checkConfig = false
+
+    /// The file, then the flags over it.
+    func settings() throws -> Settings {
+        var settings = Settings()
+        let path = config ?? Settings.defaultPath
+        if config != nil || access(path, F_OK) == 0 {
+            do {
+                try settings.load(path: path)
+            } catch {
+                printError("\(error)")
+                throw ExitCode(78)  // EX_CONFIG
+            }
+        }
+        let flags: [(String, String?)] = [
+            ("input", input), ("socket", socket), ("screen", screen), ("scale", scale), ("policy", policy),
+            ("initial", initial), ("long-press", longPress), ("socket-mode", socketMode), ("socket-group", socketGroup),
+            ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections), ("log-level", logLevel),
+        ] + detents.map { ("detents", $0) }
+        for (key, value) in flags {
+            guard let value else { continue }
+            do { try settings.set(key, value) } catch {
+                throw ValidationError("--\(key == "detents" ? "detent" : key): \(error.reason)")
+            }
+        }
+        do { try settings.validate() } catch { throw ValidationError(error.reason) }
+        return settings
     }
+
+    func run() async throws {
+        let settings = try settings()
+        if checkConfig {
+            print("configuration ok: input \(settings.input), socket \(settings.socketPath), screen \(settings.engine.screen), policy \(settings.engine.sheet.ruleSet.rawValue), initial \(settings.engine.initialDetent), detents \(settings.engine.sheet.detents.map(\.name).joined(separator: ","))")
+            return
+        }
+        let systemd = Systemd()
+        let journal = Systemd.environment()["JOURNAL_STREAM"] != nil
+        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, journal: journal) }
+        let logger = Logger(label: "sheetd")
+
+        let loop: EngineLoop
+        do {
+            loop = try EngineLoop(settings: settings, systemd: systemd, logger: logger)
+        } catch {
+            logger.critical("cannot open the input: \(error)")
+            throw ExitCode(69)  // EX_UNAVAILABLE
+        }
+        var serverConfiguration = ServerConfiguration(socketPath: settings.socketPath)
+        serverConfiguration.inheritedDescriptor = Systemd.takeListeningSocket()
+        serverConfiguration.socketMode = mode_t(settings.socketMode)
+        serverConfiguration.maximumConnections = settings.maximumConnections
+        serverConfiguration.stallTimeout = .microseconds(Int64(settings.clientStallSeconds * 1_000_000))
+        if let name = settings.socketGroup {
+            guard let group = getgrnam(name) else {
+                logger.critical("\(DaemonError.unknownGroup(name))")
+                throw ExitCode(78)
+            }
+            serverConfiguration.socketGroup = group.pointee.gr_gid
+        }
+        let delegate = ControlBridge(loop: loop)
+        let server = VarlinkServer(configuration: serverConfiguration, delegate: delegate, logger: logger)
+        loop.server = server
+        do {
+            try await server.start()
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(69)
+        }
+        logger.notice("listening on \(serverConfiguration.inheritedDescriptor.map { "the socket systemd passed (fd \($0))" } ?? settings.socketPath); input \(settings.input)")
+
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: ServerService(server: server), successTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(service: InputService(loop: loop), successTerminationBehavior: .gracefullyShutdownGroup),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        systemd.notify("READY=1")
+        try await group.run()
+        systemd.notify("STOPPING=1")
+        logger.notice("stopped")
+    }
+}
+
+/// Hands the server's control calls to the engine loop.
+final class ControlBridge: SheetServiceDelegate {
+    let loop: EngineLoop
+    init(loop: EngineLoop) { self.loop = loop }
+
+    func devices() -> [DeviceReport] {
+        loop.devices.map { DeviceReport(name: $0.name, node: $0.node, type: $0.kind.rawValue, used: $0.used, reason: $0.reason) }
+    }
+
+    func control(_ request: ControlRequest, from peer: PeerCredentials,
+                 completion: @escaping @Sendable (ControlResult) -> Void) {
+        loop.submit(request, completion: completion)
+    }
+}
+
+/// The input loop as a service: its own thread, stopped on graceful shutdown.
+struct InputService: Service {
+    let loop: EngineLoop
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let thread = LoopThread(loop: loop, done: continuation)
+                thread.start()
+            }
+        } onGracefulShutdown: {
+            loop.stop()
+        }
+    }
+}
+
+/// The varlink server as a service: serves until graceful shutdown, then closes every
+/// connection and removes the socket it made.
+struct ServerService: Service {
+    let server: VarlinkServer
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await server.shutdown()
+    }
+}
+
+/// A plain thread for the input loop (it blocks in poll, so it must not sit on the
+/// concurrency pool).
+final class LoopThread: @unchecked Sendable {
+    let loop: EngineLoop
+    let done: CheckedContinuation<Void, Never>
+
+    init(loop: EngineLoop, done: CheckedContinuation<Void, Never>) {
+        self.loop = loop
+        self.done = done
+    }
+
+    func start() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { raw in
+            let me = Unmanaged<LoopThread>.fromOpaque(raw!).takeRetainedValue()
+            me.loop.run()
+            me.done.resume()
+            return nil
+        }, box)
+        if result != 0 {
+            Unmanaged<LoopThread>.fromOpaque(box).release()
+            done.resume()
+        } else {
+            pthread_detach(thread)
+        }
+    }
+}
+
+func printError(_ message: String) {
+    var line = message + "\n"
+    line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
 }

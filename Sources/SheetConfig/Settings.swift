@@ -1,0 +1,269 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SheetCore
+import Yams
+
+/// Everything a person can configure, in one place: the file `/etc/sheetd/sheetd.yaml` sets
+/// it, command-line flags override it. Each key is documented in `docs/configuration.md`.
+public struct Settings: Sendable {
+    public var engine = EngineConfiguration()
+    /// `udev:SEAT`, `path:DEV[,DEV…]` or `replay:FILE[@SPEED]`.
+    public var input = "udev:seat0"
+    public var socketPath = "/run/sheetd/io.sheetd.Sheet"
+    public var socketMode: UInt32 = 0o660
+    public var socketGroup: String?
+    public var maximumConnections = 256
+    public var clientStallSeconds = 10.0
+    public var logLevel = "info"
+
+    public init() {}
+
+    /// The configuration file the daemon and `sheetctl replay` read when none is named.
+    public static let defaultPath = "/etc/sheetd/sheetd.yaml"
+
+    /// The keys, in the order the documentation lists them.
+    public static let keys = [
+        "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
+        "input", "seat", "socket", "socket-mode", "socket-group", "max-connections", "client-stall-timeout", "log-level",
+    ]
+
+    /// Sets one key from its text form; the error is the reason only (the caller adds where).
+    public mutating func set(_ key: String, _ value: String) throws(SettingError) {
+        func number(_ range: ClosedRange<Double>, _ unit: String) throws(SettingError) -> Double {
+            guard let number = Double(value), number.isFinite, range.contains(number) else {
+                throw SettingError("`\(key)` wants \(unit) from \(range.lowerBound.formatted) to \(range.upperBound.formatted); got `\(value)`")
+            }
+            return number
+        }
+        switch key {
+        case "screen":
+            let parts = value.lowercased().split(separator: "x")
+            guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+                  (1...32768).contains(width), (1...32768).contains(height) else {
+                throw SettingError("`screen` wants WIDTHxHEIGHT in pixels, like 1080x1920; got `\(value)`")
+            }
+            engine.screen.widthInPixels = width
+            engine.screen.heightInPixels = height
+        case "scale":
+            engine.screen.scale = try number(0.25...16, "pixels per point")
+        case "policy":
+            guard let rules = ReleaseRuleSet(rawValue: value) else {
+                throw SettingError("`policy` wants tutorial, half-drag or projection; got `\(value)`")
+            }
+            engine.sheet.ruleSet = rules
+        case "initial":
+            engine.initialDetent = value
+        case "detent", "detents":
+            guard let spec = DetentSpec(parsing: value) else {
+                throw SettingError("`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%; got `\(value)`")
+            }
+            engine.sheet.detents.removeAll { $0.name == spec.name }
+            engine.sheet.detents.append(spec)
+        case "long-press":
+            engine.gestures.longPressSeconds = try number(0.05...10, "seconds")
+        case "slop":
+            engine.gestures.slopInPoints = try number(1...200, "points")
+        case "swipe-velocity":
+            engine.gestures.swipeMinimumPointsPerSecond = try number(50...20000, "points per second")
+        case "input":
+            guard value.hasPrefix("udev:") || value == "udev" || value.hasPrefix("path:") || value.hasPrefix("replay:") else {
+                throw SettingError("`input` wants udev[:SEAT], path:DEV[,DEV...] or replay:FILE[@SPEED]; got `\(value)`")
+            }
+            _ = try InputSpec(parsing: value)
+            input = value
+        case "seat":
+            guard value.hasPrefix("seat"), !value.contains(":") else {
+                throw SettingError("`seat` wants a seat name starting with `seat`, like seat0; got `\(value)`")
+            }
+            input = "udev:\(value)"
+        case "socket":
+            guard value.hasPrefix("/"), value.utf8.count < 108 else {
+                throw SettingError("`socket` wants an absolute path shorter than 108 bytes; got `\(value)`")
+            }
+            socketPath = value
+        case "socket-mode":
+            guard let mode = UInt32(value, radix: 8), mode <= 0o777 else {
+                throw SettingError("`socket-mode` wants an octal mode like 0660; got `\(value)`")
+            }
+            socketMode = mode
+        case "socket-group":
+            guard !value.isEmpty else { throw SettingError("`socket-group` wants a group name") }
+            socketGroup = value
+        case "max-connections":
+            maximumConnections = Int(try number(1...65536, "a count"))
+        case "client-stall-timeout":
+            clientStallSeconds = try number(0.05...3600, "seconds")
+        case "log-level":
+            let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+            guard levels.contains(value) else {
+                throw SettingError("`log-level` wants one of \(levels.joined(separator: ", ")); got `\(value)`")
+            }
+            logLevel = value
+        default:
+            throw SettingError("unknown key `\(key)`; the keys are \(Self.keys.joined(separator: ", "))")
+        }
+    }
+
+    /// Checks what only makes sense with everything set (the initial detent must exist).
+    public func validate() throws(SettingError) {
+        let names = Set(engine.sheet.detents.map(\.name)).union(["hidden"])
+        guard names.contains(engine.initialDetent) else {
+            throw SettingError("`initial` wants one of \(names.sorted().joined(separator: ", ")); got `\(engine.initialDetent)`")
+        }
+    }
+
+    /// Reads a YAML configuration file over these settings. Errors say `FILE:LINE: reason`.
+    public mutating func load(path: String) throws(ConfigurationError) {
+        let text: String
+        do { text = try Self.readFile(path) } catch { throw ConfigurationError(file: path, line: nil, reason: error.reason) }
+        try load(text: text, path: path)
+    }
+
+    public mutating func load(text: String, path: String) throws(ConfigurationError) {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            switch error {
+            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+                throw ConfigurationError(file: path, line: mark.line, reason: "not valid YAML: \(problem)")
+            default:
+                throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
+            }
+        } catch {
+            throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
+        }
+        guard let root else { return }  // an empty file changes nothing
+        guard case .mapping(let mapping) = root else {
+            throw ConfigurationError(file: path, line: root.mark?.line, reason: "the file must be a map of `key: value` lines")
+        }
+        var seen: Set<String> = []
+        for (keyNode, valueNode) in mapping {
+            let line = keyNode.mark?.line
+            guard case .scalar(let keyScalar) = keyNode else {
+                throw ConfigurationError(file: path, line: line, reason: "a key must be a plain word")
+            }
+            let key = keyScalar.string
+            guard seen.insert(key).inserted else {
+                throw ConfigurationError(file: path, line: line, reason: "`\(key)` is set twice")
+            }
+            do {
+                switch valueNode {
+                case .scalar(let scalar) where key == "detents":
+                    try set(key, scalar.string)
+                case .scalar(let scalar):
+                    try set(key, scalar.string)
+                case .sequence(let items) where key == "detents":
+                    for item in items {
+                        guard case .scalar(let scalar) = item else {
+                            throw ConfigurationError(file: path, line: item.mark?.line, reason: "a detent must be NAME=N% or NAME=Npt")
+                        }
+                        do { try set(key, scalar.string) } catch {
+                            throw ConfigurationError(file: path, line: item.mark?.line ?? line, reason: error.reason)
+                        }
+                    }
+                default:
+                    throw SettingError("`\(key)` wants a single value")
+                }
+            } catch let error as SettingError {
+                throw ConfigurationError(file: path, line: valueNode.mark?.line ?? line, reason: error.reason)
+            } catch let error as ConfigurationError {
+                throw error
+            } catch {
+                throw ConfigurationError(file: path, line: line, reason: "\(error)")
+            }
+        }
+        do { try validate() } catch { throw ConfigurationError(file: path, line: nil, reason: error.reason) }
+    }
+
+    static func readFile(_ path: String) throws(SettingError) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SettingError(String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SettingError(String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+            guard bytes.count <= 1 << 20 else { throw SettingError("larger than 1 MiB; is it the right file?") }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw SettingError("not UTF-8 text") }
+        return text
+    }
+}
+
+/// Why a value is refused, without where (the caller knows: a flag or a file line).
+public struct SettingError: Error, Equatable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+/// A configuration file that cannot be used: `FILE:LINE: reason`.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var reason: String
+
+    public var description: String {
+        if let line { return "\(file):\(line): \(reason)" }
+        return "\(file): \(reason)"
+    }
+}
+
+/// `--input`, parsed.
+public enum InputSpec: Sendable, Equatable {
+    case udev(seat: String)
+    case paths([String])
+    /// `speed` nil: as fast as possible (`@max`).
+    case replay(path: String, speed: Double?)
+
+    public init(parsing text: String) throws(SettingError) {
+        if text == "udev" { self = .udev(seat: "seat0"); return }
+        if text.hasPrefix("udev:") {
+            let seat = String(text.dropFirst(5))
+            guard seat.hasPrefix("seat") else { throw SettingError("a seat name starts with `seat` (udev:seat0); got `\(seat)`") }
+            self = .udev(seat: seat)
+            return
+        }
+        if text.hasPrefix("path:") {
+            let nodes = text.dropFirst(5).split(separator: ",").map(String.init)
+            guard !nodes.isEmpty, nodes.allSatisfy({ $0.hasPrefix("/") }) else {
+                throw SettingError("path: wants absolute device nodes, like path:/dev/input/event5; got `\(text)`")
+            }
+            self = .paths(nodes)
+            return
+        }
+        if text.hasPrefix("replay:") {
+            var file = String(text.dropFirst(7))
+            var speed: Double? = 1
+            if let at = file.lastIndex(of: "@") {
+                let suffix = String(file[file.index(after: at)...])
+                if suffix == "max" {
+                    speed = nil
+                } else if let value = Double(suffix), value > 0, value <= 1000 {
+                    speed = value
+                } else {
+                    throw SettingError("replay:FILE@SPEED wants a speed above 0 and at most 1000, or max; got `\(suffix)`")
+                }
+                file = String(file[..<at])
+            }
+            guard !file.isEmpty else { throw SettingError("replay: wants a file, like replay:tap.yml@max") }
+            self = .replay(path: file, speed: speed)
+            return
+        }
+        throw SettingError("`input` wants udev[:SEAT], path:DEV[,DEV...] or replay:FILE[@SPEED]; got `\(text)`")
+    }
+}
+
+extension Double {
+    var formatted: String {
+        self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self)
+    }
+}

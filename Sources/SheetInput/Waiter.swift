@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibInput
+import SheetCore
+
+/// What the input thread sleeps on: an input descriptor, a CLOCK_MONOTONIC timer (timerfd, to
+/// the microsecond) and a wake-up from other threads (eventfd). Nothing else wakes it.
+public final class Waiter: @unchecked Sendable {
+    private let wakeDescriptor: Int32
+    private let timerDescriptor: Int32
+    private var descriptors = [pollfd](repeating: pollfd(), count: 3)
+
+    public struct Readiness: Sendable {
+        public var woken = false
+        public var timer = false
+        public var input = false
+    }
+
+    public init() throws(InputError) {
+        wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        timerDescriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard wakeDescriptor >= 0, timerDescriptor >= 0 else {
+            throw .libinput(call: "eventfd/timerfd_create", argument: String(cString: strerror(errno)))
+        }
+    }
+
+    deinit {
+        close(wakeDescriptor)
+        close(timerDescriptor)
+    }
+
+    /// Wakes the thread in `wait` (any thread may call it).
+    public func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, 8)
+    }
+
+    /// The timer fires at `time` on CLOCK_MONOTONIC; nil disarms it.
+    public func arm(at time: Timestamp?) {
+        var spec = itimerspec()
+        if let time {
+            let microseconds = max(time.microseconds, 1)
+            spec.it_value.tv_sec = Int(microseconds / 1_000_000)
+            spec.it_value.tv_nsec = Int(microseconds % 1_000_000) * 1000
+        }
+        _ = timerfd_settime(timerDescriptor, time == nil ? 0 : Int32(TFD_TIMER_ABSTIME), &spec, nil)
+    }
+
+    /// Sleeps until something is ready (or returns at once with `block` false).
+    public func wait(input: Int32?, block: Bool) -> Readiness {
+        descriptors[0] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        descriptors[1] = pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0)
+        descriptors[2] = pollfd(fd: input ?? -1, events: Int16(POLLIN), revents: 0)
+        let result = poll(&descriptors, 3, block ? -1 : 0)
+        var readiness = Readiness()
+        guard result > 0 else { return readiness }
+        var drain: UInt64 = 0
+        if descriptors[0].revents != 0 { _ = read(wakeDescriptor, &drain, 8); readiness.woken = true }
+        if descriptors[1].revents != 0 { _ = read(timerDescriptor, &drain, 8); readiness.timer = true }
+        readiness.input = descriptors[2].revents != 0
+        return readiness
+    }
+}

@@ -1,0 +1,418 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import SheetConfig
+import SheetCore
+import SheetInput
+import SheetProtocol
+import SheetRecordings
+import SheetServer
+import Synchronization
+
+/// The loop that owns the engine: it waits (poll) on the input, a timer for the engine's next
+/// deadline and an eventfd for commands, and does nothing else. With no finger down and the
+/// sheet at rest there is no deadline, so it sleeps until input arrives, a command comes or the
+/// watchdog is due.
+///
+/// Time: with libinput the engine runs on CLOCK_MONOTONIC, the clock of the kernel's event
+/// stamps. A recording runs on its own time from zero, mapped onto the monotonic clock at its
+/// speed (`@max`: not at all, frame after frame); when it has ended and the sheet rests, the
+/// engine clock goes on at the real pace.
+final class EngineLoop: @unchecked Sendable {
+    enum Source {
+        case live(LibinputInput)
+        case recording(RecordedInput, speed: Double?)
+        case none
+    }
+
+    private(set) var settings: Settings
+    private let logger: Logger
+    private let systemd: Systemd
+    private var source: Source
+    private var engine: Engine
+    private var outputs: [EngineOutput] = []
+    private var frames: [TouchFrame] = []
+
+    // The clock: engine time = anchorEngine + (monotonic - anchorMonotonic) * rate.
+    private var anchorEngine = Timestamp.zero
+    private var anchorMonotonic = Timestamp.zero
+    private var rate = 1.0
+    /// A recording is being played (the engine's clock is the recording's).
+    private var replaying = false
+    /// The next recorded frame, read ahead to know when it is due.
+    private var nextRecordedFrame: TouchFrame?
+    /// Engine time of the newest event processed; the engine never goes back.
+    private var engineTime = Timestamp.zero
+
+    private var sequence: Int64 = 0
+    private var pendingGesture: GestureReport?
+    private var nextWatchdog: Timestamp?
+    weak var server: VarlinkServer?
+
+    // Shared with other threads.
+    private let inbox = Mutex<(commands: [(ControlRequest, @Sendable (ControlResult) -> Void)], stopping: Bool)>(([], false))
+    private let deviceList = Mutex<[InputDevice]>([])
+    private let waiter: Waiter
+
+    init(settings: Settings, systemd: Systemd, logger: Logger) throws {
+        self.settings = settings
+        self.systemd = systemd
+        self.logger = logger
+        engine = Engine(configuration: settings.engine)
+        waiter = try Waiter()
+        source = .none
+        switch try InputSpec(parsing: settings.input) {
+        case .udev(let seat):
+            source = .live(try LibinputInput(mode: .udev(seat: seat), logger: logger))
+        case .paths(let nodes):
+            source = .live(try LibinputInput(mode: .paths(nodes), logger: logger))
+        case .replay(let path, let speed):
+            source = .recording(try RecordedInput(path: path, screen: settings.engine.screen), speed: speed)
+        }
+        refreshDevices()
+    }
+
+    var devices: [InputDevice] { deviceList.withLock { $0 } }
+
+    private func refreshDevices() {
+        let list: [InputDevice] = switch source {
+        case .live(let input): input.devices
+        case .recording(let input, _): input.devices
+        case .none: []
+        }
+        let changed = deviceList.withLock { old -> Bool in
+            defer { old = list }
+            return old != list
+        }
+        if changed { updateStatus() }
+    }
+
+    // MARK: Other threads
+
+    /// Queues a control call; `completion` runs on this loop's thread.
+    func submit(_ request: ControlRequest, completion: @escaping @Sendable (ControlResult) -> Void) {
+        inbox.withLock { $0.commands.append((request, completion)) }
+        wake()
+    }
+
+    func stop() {
+        inbox.withLock { $0.stopping = true }
+        wake()
+    }
+
+    private func wake() { waiter.wake() }
+
+    // MARK: The clock
+
+    private func engineTime(atMonotonic monotonic: Timestamp) -> Timestamp {
+        let elapsed = Double(monotonic.microseconds - anchorMonotonic.microseconds) * rate
+        return Timestamp(microseconds: anchorEngine.microseconds + Int64(elapsed.rounded()))
+    }
+
+    private func monotonic(atEngine time: Timestamp) -> Timestamp {
+        let elapsed = Double(time.microseconds - anchorEngine.microseconds) / rate
+        return Timestamp(microseconds: anchorMonotonic.microseconds + Int64(elapsed.rounded()))
+    }
+
+    /// The engine's "now", never before the last event it saw.
+    private func engineNow() -> Timestamp {
+        if replaying, case .recording(_, nil) = source { return engineTime }
+        return max(engineTime(atMonotonic: LibinputInput.monotonicNow()), engineTime)
+    }
+
+    // MARK: The loop
+
+    /// Runs until `stop()`. Call on a thread of its own.
+    func run() {
+        reduceTimerSlack()
+        let now = LibinputInput.monotonicNow()
+        switch source {
+        case .recording(let input, let speed):
+            replaying = true
+            anchorEngine = .zero
+            anchorMonotonic = now
+            rate = speed ?? 1
+            logger.notice("replaying \(input.path) \(speed.map { "at \($0)x" } ?? "as fast as possible")")
+            readAhead()
+        default:
+            anchorEngine = now
+            anchorMonotonic = now
+        }
+        engineTime = engineNow()
+        engine.start(at: engineTime, into: &outputs)
+        publishOutputs()
+        if let interval = systemd.watchdogIntervalMicroseconds {
+            nextWatchdog = now.adding(microseconds: interval)
+        }
+        updateStatus()
+
+        while true {
+            let (commands, stopping) = inbox.withLock { box in
+                defer { box.commands.removeAll() }
+                return (box.commands, box.stopping)
+            }
+            if stopping { break }
+            for (request, completion) in commands { completion(perform(request)) }
+
+            let fastReplay = replaying && { if case .recording(_, nil) = source { return true }; return false }()
+            if fastReplay {
+                replayBatch()
+            } else {
+                armTimer()
+            }
+            var inputDescriptor: Int32?
+            if case .live(let input) = source { inputDescriptor = input.fileDescriptor }
+            let ready = waiter.wait(input: inputDescriptor, block: !fastReplay)
+            if ready.input, case .live(let input) = source {
+                input.dispatch(screen: engine.configuration.screen, into: &frames)
+                for frame in frames {
+                    engineTime = max(engineTime, frame.time)
+                    var stamped = frame
+                    stamped.time = engineTime
+                    engine.process(stamped, into: &outputs)
+                }
+                frames.removeAll(keepingCapacity: true)
+                refreshDevices()
+            }
+            if !fastReplay { catchUp() }
+            publishOutputs()
+            watchdog()
+        }
+        waiter.arm(at: nil)
+        logger.info("input loop stopped")
+    }
+
+    /// Processes recorded frames that are due and fires the engine's deadlines up to now.
+    private func catchUp() {
+        let now = engineNow()
+        if replaying {
+            while let frame = nextRecordedFrame, frame.time <= now {
+                apply(frame)
+                readAhead()
+            }
+        }
+        if let deadline = engine.nextDeadline, deadline <= now {
+            engine.advance(to: now, into: &outputs)
+            engineTime = max(engineTime, now)
+        }
+        endReplayIfDone()
+    }
+
+    /// As fast as possible: a batch of frames, then a look at the commands and the socket.
+    private func replayBatch() {
+        for _ in 0..<512 {
+            if let frame = nextRecordedFrame {
+                apply(frame)
+                readAhead()
+            } else if let deadline = engine.nextDeadline {
+                engine.advance(to: deadline, into: &outputs)
+                engineTime = max(engineTime, deadline)
+            } else {
+                break
+            }
+            if outputs.count > 256 { publishOutputs() }
+        }
+        endReplayIfDone()
+    }
+
+    private func apply(_ frame: TouchFrame) {
+        engineTime = max(engineTime, frame.time)
+        if frame.isEmpty {
+            engine.advance(to: frame.time, into: &outputs)
+        } else {
+            engine.process(frame, into: &outputs)
+        }
+    }
+
+    private func readAhead() {
+        guard case .recording(let input, _) = source else { return }
+        do {
+            nextRecordedFrame = try input.next(screen: engine.configuration.screen)
+        } catch {
+            logger.error("\(error); the replay stops here")
+            nextRecordedFrame = nil
+        }
+        if nextRecordedFrame == nil { finishRecording(input) }
+    }
+
+    private var recordingClosed = false
+
+    /// At the recording's end: its warnings, and fingers still down are cancelled (as
+    /// `sheetctl replay` does).
+    private func finishRecording(_ input: RecordedInput) {
+        guard !recordingClosed else { return }
+        recordingClosed = true
+        for warning in input.warnings { logger.warning("\(warning)") }
+        if engine.activeTouchCount > 0 {
+            logger.warning("\(input.path): the recording ends with \(engine.activeTouchCount) finger(s) down: cancelled at its end")
+            engineTime = max(engineTime, input.lastEventTime)
+            engine.cancelAllTouches(at: engineTime, into: &outputs)
+        }
+    }
+
+    /// When the recording is over and the sheet rests, the engine clock goes on at the real
+    /// pace from where it is.
+    private func endReplayIfDone() {
+        guard replaying, nextRecordedFrame == nil, recordingClosed, engine.nextDeadline == nil else { return }
+        publishOutputs()
+        replaying = false
+        anchorEngine = engineTime
+        anchorMonotonic = LibinputInput.monotonicNow()
+        rate = 1
+        if case .recording(let input, _) = source {
+            logger.notice("replay of \(input.path) done; the sheet rests \(engine.sheet.detentIndex.map { "at \(engine.sheet.detents[$0].name)" } ?? "between detents")")
+        }
+        updateStatus()
+    }
+
+    // MARK: Timer
+
+    private func armTimer() {
+        var wake: Timestamp?
+        if let deadline = engine.nextDeadline { wake = monotonic(atEngine: deadline) }
+        if replaying, let frame = nextRecordedFrame {
+            let due = monotonic(atEngine: frame.time)
+            wake = wake.map { min($0, due) } ?? due
+        }
+        if let watchdog = nextWatchdog { wake = wake.map { min($0, watchdog) } ?? watchdog }
+        waiter.arm(at: wake)
+    }
+
+    private func watchdog() {
+        guard let due = nextWatchdog, let interval = systemd.watchdogIntervalMicroseconds else { return }
+        let now = LibinputInput.monotonicNow()
+        guard now >= due else { return }
+        systemd.notify("WATCHDOG=1")
+        nextWatchdog = now.adding(microseconds: interval)
+        updateStatus()
+    }
+
+    private func updateStatus() {
+        guard systemd.notifySocket != nil else { return }
+        let used = devices.filter(\.used).count
+        let subscribers = server?.statistics.subscribers ?? 0
+        let detent = engine.sheet.detentIndex.map { engine.sheet.detents[$0].name } ?? "moving"
+        systemd.notify("STATUS=\(used) touch device(s), \(subscribers) subscriber(s), sheet \(detent)")
+    }
+
+    // MARK: Commands
+
+    private func perform(_ request: ControlRequest) -> ControlResult {
+        let now = engineNow()
+        engineTime = now
+        let names = engine.sheet.detents.detents.map(\.name)
+        switch request {
+        case .present(let detent):
+            if let detent, !names.contains(detent) { return .unknownDetent(detent, known: names) }
+            engine.perform(.present(detent), at: now, into: &outputs)
+        case .dismiss:
+            engine.perform(.dismiss, at: now, into: &outputs)
+        case .setDetent(let detent):
+            guard names.contains(detent) else { return .unknownDetent(detent, known: names) }
+            engine.perform(.setDetent(detent), at: now, into: &outputs)
+        case .setScreen(let width, let height, let scale):
+            guard (1...32768).contains(width), (1...32768).contains(height) else {
+                return .invalidScreen("width and height must be 1 to 32768 pixels")
+            }
+            let newScale = scale ?? engine.configuration.screen.scale
+            guard newScale.isFinite, newScale >= 0.25, newScale <= 16 else { return .invalidScreen("scale must be 0.25 to 16") }
+            let screen = ScreenSize(widthInPixels: width, heightInPixels: height, scale: newScale)
+            guard screen != engine.configuration.screen else { return .done }
+            logger.notice("screen is now \(width)x\(height) at scale \(newScale)")
+            engine.cancelAllTouches(at: now, into: &outputs)
+            var configuration = engine.configuration
+            configuration.screen = screen
+            // Keep the sheet where it was going, on the new screen.
+            let sheet = engine.sheet
+            if let index = sheet.targetDetentIndex ?? sheet.detentIndex { configuration.initialDetent = sheet.detents[index].name }
+            engine = Engine(configuration: configuration)
+            settings.engine.screen = screen
+            engine.start(at: now, into: &outputs)
+        }
+        publishOutputs()
+        return .done
+    }
+
+    // MARK: Publishing
+
+    private func publishOutputs() {
+        guard !outputs.isEmpty else { return }
+        var lastSheet: SheetSnapshot?
+        for output in outputs {
+            switch output {
+            case .sheet(let snapshot):
+                if let pending = lastSheet { publish(pending) }
+                lastSheet = snapshot
+            case .gesture(let gesture):
+                if let pending = lastSheet { publish(pending); lastSheet = nil }
+                pendingGesture = Self.report(gesture)
+            case .transition(let transition):
+                logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
+            case .touch:
+                break
+            }
+        }
+        if let lastSheet {
+            publish(lastSheet)
+        } else if pendingGesture != nil {
+            publish(engine.snapshot(at: engineTime))
+        }
+        outputs.removeAll(keepingCapacity: true)
+    }
+
+    private func publish(_ snapshot: SheetSnapshot) {
+        sequence += 1
+        let timestamp: Timestamp
+        if replaying, case .recording(_, nil) = source {
+            timestamp = LibinputInput.monotonicNow()
+        } else {
+            timestamp = monotonic(atEngine: snapshot.time)
+        }
+        let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
+                                   state: state(of: snapshot), gesture: pendingGesture)
+        pendingGesture = nil
+        server?.publish(update)
+    }
+
+    private func state(of snapshot: SheetSnapshot) -> SheetState {
+        let configuration = engine.configuration
+        let scale = configuration.screen.scale
+        let phase: SheetPhase = switch snapshot.state {
+        case .resting: .resting
+        case .dragging: .dragging
+        case .settling: .settling
+        }
+        let mover: SheetMover = switch snapshot.cause {
+        case .initial: .initial
+        case .user: .user
+        case .animation: .animation
+        case .command: .command
+        }
+        return SheetState(
+            phase: phase, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
+            progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
+            screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
+            mover: mover,
+            detents: engine.sheet.detents.detents.map { DetentPosition(name: $0.name, topInPixels: $0.topInPoints * scale) })
+    }
+
+    static func report(_ gesture: GestureEvent) -> GestureReport {
+        GestureReport(kind: gesture.kind.name.description, phase: gesture.phase.name.description,
+                      xInPixels: gesture.positionInPixels.x, yInPixels: gesture.positionInPixels.y,
+                      velocityInPixelsPerSecond: gesture.velocityInPixelsPerSecond.map { ($0.dx, $0.dy) },
+                      direction: gesture.direction.map { $0.name.description })
+    }
+}
+
+enum DaemonError: Error, CustomStringConvertible {
+    case system(call: String, errno: Int32)
+    case unknownGroup(String)
+
+    var description: String {
+        switch self {
+        case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
+        case .unknownGroup(let name): "no group named `\(name)` (sysusers.d/sheetd.conf creates `sheetd`)"
+        }
+    }
+}
