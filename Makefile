@@ -2,24 +2,32 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
+BINDIR ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+DATADIR ?= $(PREFIX)/share
+PYTHON ?= python3
 
-.PHONY: all build release test bench deps clean
+.PHONY: all build release test bench deps install uninstall clean
 
 all: build
 
-# The Debian packages the project needs (none for the core and replay yet).
+# The Debian packages (libinput, libudev, systemd-analyze) and the Python packages (a varlink
+# client by someone else, for the tests) the project needs.
 DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/debian-packages 2>/dev/null)
 
 deps:
-	@if [ -n "$(strip $(DEBIAN_PACKAGES))" ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES); \
-	else echo "no Debian packages needed"; fi
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES)
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r packaging/python-requirements.txt
 
 build:
 	$(SWIFT) build
 
+# Release binaries carry the Swift runtime, so a device needs no toolchain.
 release:
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 test:
 	$(SWIFT) test
@@ -27,8 +35,29 @@ test:
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s
 # and peak memory measured end to end through `sheetctl replay --summary`.
 bench: release
-	$(SWIFT) build -c release --product sheet-bench
+	$(SWIFT) build -c release --static-swift-stdlib --product sheet-bench
 	.build/release/sheet-bench --sheetctl .build/release/sheetctl
+
+# Binaries, the systemd units, sysusers.d and the udev rule. Afterwards:
+#   systemd-sysusers; udevadm control --reload; udevadm trigger --subsystem-match=input
+#   systemctl daemon-reload; systemctl enable --now sheetd.socket sheetd.service
+install: release
+	install -Dm755 .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
+	install -Dm755 .build/release/sheetctl $(DESTDIR)$(BINDIR)/sheetctl
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sheetd.service.in > $(DESTDIR)$(UNITDIR)/sheetd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/sheetd.service
+	install -Dm644 systemd/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd.socket
+	install -Dm644 systemd/sheetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf
+	install -Dm644 udev/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
+	install -Dm644 packaging/sheetd.yaml $(DESTDIR)$(DATADIR)/sheetd/sheetd.yaml.example
+	install -d $(DESTDIR)$(SYSCONFDIR)/sheetd
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sheetd $(DESTDIR)$(BINDIR)/sheetctl
+	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
+	rm -rf $(DESTDIR)$(DATADIR)/sheetd
 
 clean:
 	rm -rf .build

@@ -267,3 +267,36 @@ extension Double {
         self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self)
     }
 }
+
+extension Settings {
+    /// Why settings could not be put together: the file, or a flag.
+    public enum ResolveError: Error, CustomStringConvertible {
+        case file(ConfigurationError)
+        case flag(String)
+
+        public var description: String {
+            switch self {
+            case .file(let error): "\(error)"
+            case .flag(let reason): reason
+            }
+        }
+    }
+
+    /// The configuration file (`configPath`, or the default one when it exists), then the flags
+    /// over it, as `(key, value)` pairs; nil values are flags left out.
+    public static func resolve(configPath: String?, flags: [(String, String?)]) throws(ResolveError) -> Settings {
+        var settings = Settings()
+        let path = configPath ?? defaultPath
+        if configPath != nil || access(path, F_OK) == 0 {
+            do { try settings.load(path: path) } catch { throw .file(error) }
+        }
+        for (key, value) in flags {
+            guard let value else { continue }
+            do { try settings.set(key, value) } catch {
+                throw .flag("--\(key == "detents" ? "detent" : key): \(error.reason)")
+            }
+        }
+        do { try settings.validate() } catch { throw .flag(error.reason) }
+        return settings
+    }
+}

@@ -231,9 +231,10 @@ public struct JSONWriter: Sendable {
 
     public init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
 
-    @inline(__always)
+    @inlinable
     public mutating func append(_ byte: UInt8) { bytes.append(byte) }
 
+    @inlinable
     public mutating func append(_ string: StaticString) {
         string.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }

@@ -193,7 +193,20 @@ public final class VarlinkServer: @unchecked Sendable {
     func mayControl(_ peer: PeerCredentials?) -> Bool {
         guard let peer else { return false }
         if peer.uid == 0 || peer.uid == geteuid() || peer.gid == controlGroup { return true }
-        return Self.supplementaryGroups(of: peer.pid).contains(controlGroup)
+        if Self.supplementaryGroups(of: peer.pid).contains(controlGroup) { return true }
+        // /proc of another user is hidden under ProtectProc=invisible: fall back to the group
+        // database's member list.
+        return Self.isListedMember(uid: peer.uid, of: controlGroup)
+    }
+
+    static func isListedMember(uid: uid_t, of gid: gid_t) -> Bool {
+        guard let user = getpwuid(uid), let group = getgrgid(gid), var member = group.pointee.gr_mem else { return false }
+        let name = String(cString: user.pointee.pw_name)
+        while let entry = member.pointee {
+            if String(cString: entry) == name { return true }
+            member += 1
+        }
+        return false
     }
 
     /// The `Groups:` line of /proc/PID/status: the peer's supplementary groups.

@@ -73,29 +73,19 @@ struct SheetDaemon: AsyncParsableCommand {
 
     /// The file, then the flags over it.
     func settings() throws -> Settings {
-        var settings = Settings()
-        let path = config ?? Settings.defaultPath
-        if config != nil || access(path, F_OK) == 0 {
-            do {
-                try settings.load(path: path)
-            } catch {
-                printError("\(error)")
-                throw ExitCode(78)  // EX_CONFIG
-            }
-        }
         let flags: [(String, String?)] = [
             ("input", input), ("socket", socket), ("screen", screen), ("scale", scale), ("policy", policy),
             ("initial", initial), ("long-press", longPress), ("socket-mode", socketMode), ("socket-group", socketGroup),
             ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections), ("log-level", logLevel),
         ] + detents.map { ("detents", $0) }
-        for (key, value) in flags {
-            guard let value else { continue }
-            do { try settings.set(key, value) } catch {
-                throw ValidationError("--\(key == "detents" ? "detent" : key): \(error.reason)")
-            }
+        do {
+            return try Settings.resolve(configPath: config, flags: flags)
+        } catch .file(let error) {
+            printError("\(error)")
+            throw ExitCode(78)  // EX_CONFIG
+        } catch .flag(let reason) {
+            throw ValidationError(reason)
         }
-        do { try settings.validate() } catch { throw ValidationError(error.reason) }
-        return settings
     }
 
     func run() async throws {

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `sheetctl doctor` found about one input device: what it is, whether sheetd would use
+/// it, and what stands in the way.
+public struct DeviceFinding: Sendable, Equatable {
+    public var node: String
+    public var name: String
+    public var kind: InputDeviceKind
+    /// Problems that keep sheetd from using it (empty: it would be used).
+    public var problems: [String] = []
+    /// Things worth knowing (seat, calibration).
+    public var notes: [String] = []
+
+    public var usable: Bool { kind.isTouch && problems.isEmpty }
+}
+
+/// Looks at every input device the way the service would meet it: the kind from sysfs, the
+/// node's owner and mode (the service reads nodes through the `input` group), and udev's record
+/// (`ID_INPUT_*`, which libinput requires, and the `sheetd` tag from 70-sheetd.rules).
+public struct Doctor: Sendable {
+    public var classifier = DeviceClassifier()
+    public var deviceRoot = "/dev"
+    public var udevDataRoot = "/run/udev/data"
+    /// The group the service runs with for device access.
+    public var inputGroup = "input"
+
+    public init() {}
+
+    public func survey() -> [DeviceFinding] {
+        classifier.eventNodes().map(examine)
+    }
+
+    public func examine(node: String) -> DeviceFinding {
+        let sysname = node.split(separator: "/").last.map(String.init) ?? node
+        let path = "\(deviceRoot)/input/\(sysname)"
+        let (name, kind) = classifier.classify(node: node) ?? ("?", .other)
+        var finding = DeviceFinding(node: node, name: name, kind: kind)
+        guard kind.isTouch else {
+            finding.notes.append("a \(kind.rawValue): sheetd never opens it")
+            return finding
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            finding.problems.append("no device node \(path) (\(String(cString: strerror(errno))))")
+            return finding
+        }
+        let groupName = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? "\(info.st_gid)"
+        let mode = info.st_mode & 0o777
+        if groupName != inputGroup || mode & 0o040 == 0 {
+            finding.problems.append("\(path) is group \(groupName), mode \(String(mode, radix: 8)): the service reads it as a member of `\(inputGroup)`, which needs group \(inputGroup) with read permission")
+        }
+        if access(path, R_OK) != 0 {
+            finding.notes.append("this user cannot read \(path) (\(String(cString: strerror(errno)))); the service can if the line above is clean")
+        }
+        let major = (info.st_rdev >> 8) & 0xfff
+        let minor = (info.st_rdev & 0xff) | ((info.st_rdev >> 12) & 0xfff00)
+        let record = "\(udevDataRoot)/c\(major):\(minor)"
+        guard let text = DeviceClassifier.readText(record) else {
+            finding.problems.append("udev has no record of it (\(record)): is systemd-udevd running? libinput needs its ID_INPUT properties")
+            return finding
+        }
+        let lines = text.split(separator: "\n").map(String.init)
+        let property = kind == .touchscreen ? "E:ID_INPUT_TOUCHSCREEN=1" : "E:ID_INPUT_TOUCHPAD=1"
+        if !lines.contains("E:ID_INPUT=1") || !lines.contains(property) {
+            finding.problems.append("udev did not mark it \(property.dropFirst(2)) and ID_INPUT=1, so libinput will not treat it as a \(kind.rawValue)")
+        }
+        if !lines.contains("G:sheetd") && !lines.contains("Q:sheetd") {
+            finding.problems.append("not tagged `sheetd`: install 70-sheetd.rules and run `udevadm trigger --subsystem-match=input`")
+        }
+        if let matrix = lines.first(where: { $0.hasPrefix("E:LIBINPUT_CALIBRATION_MATRIX=") }) {
+            finding.notes.append("calibration \(matrix.dropFirst(2))")
+        }
+        if let seat = lines.first(where: { $0.hasPrefix("E:ID_SEAT=") }) {
+            finding.notes.append("seat \(seat.dropFirst("E:ID_SEAT=".count)) (sheetd --input udev:SEAT must match)")
+        }
+        return finding
+    }
+}

@@ -1,0 +1,193 @@
+import ArgumentParser
+import SheetClient
+import SheetProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the daemon listens.
+struct SocketOption: ParsableArguments {
+    @Option(help: "The daemon's socket.")
+    var socket: String = SheetClient.defaultSocketPath
+
+    /// Connects, or exits 69 saying why.
+    func connect() throws -> SheetClient {
+        do {
+            return try SheetClient(path: socket)
+        } catch {
+            printError("sheetctl: \(error)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+}
+
+/// Runs `body`, turning the daemon's errors into messages and exit codes.
+func talking<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as ClientError {
+        printError("sheetctl: \(error)")
+        if case .remote(let name, _) = error, name == VarlinkErrorName.notAllowed { throw ExitCode(ExitStatus.noPermission) }
+        if case .remote = error { throw ExitCode(ExitStatus.dataError) }
+        throw ExitCode(ExitStatus.unavailable)
+    }
+}
+
+func writeLine(_ bytes: [UInt8]) throws {
+    var line = bytes
+    line.append(0x0A)
+    var offset = 0
+    while offset < line.count {
+        let written = line.withUnsafeBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            throw ExitCode(ExitStatus.ioError)
+        }
+        offset += written
+    }
+}
+
+/// A state for people: `resting at half  top 960px  dim 0.70  (animation)`.
+func describe(_ state: SheetState) -> String {
+    var text: String
+    switch state.phase {
+    case .resting: text = "resting at \(state.detent ?? "?")"
+    case .dragging: text = "dragging"
+    case .settling: text = "settling to \(state.target ?? "?")"
+    }
+    text += "  top \(format(state.topInPixels, 1))px  dim \(format(state.dim, 2))  velocity \(format(state.velocityInPixelsPerSecond, 0))px/s  (\(state.mover.rawValue))"
+    return text
+}
+
+func format(_ value: Double, _ decimals: Int) -> String {
+    var writer = JSONWriter(capacity: 16)
+    writer.append(value, decimals: decimals)
+    return String(decoding: writer.bytes, as: UTF8.self)
+}
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Follow the sheet: the current state, then one line per change (Monitor).",
+        discussion: "JSON: one object per line, {\"seq\",\"timestampUSec\",\"state\",\"gesture\"?}. A gap in seq means the daemon gave this slow reader the newest state instead of a backlog.")
+
+    @OptionGroup var connection: SocketOption
+
+    @Option(help: "json (one object per line) or text.")
+    var format: String = "json"
+
+    @Option(help: "Stop after this many updates.")
+    var count: Int?
+
+    @Flag(name: .customLong("until-rest"), help: "Stop at the first update (after the first) that rests.")
+    var untilRest = false
+
+    func validate() throws {
+        guard format == "json" || format == "text" else { throw ValidationError("--format wants json or text; got `\(format)`") }
+        if let count, count < 1 { throw ValidationError("--count wants 1 or more") }
+    }
+
+    func run() throws {
+        let client = try connection.connect()
+        var seen = 0
+        try talking {
+            try client.monitor { update, _ in
+                if format == "json" {
+                    var writer = JSONWriter(capacity: 640)
+                    update.writeParameters(to: &writer)
+                    try writeLine(writer.bytes)
+                } else {
+                    var line = "#\(update.sequence)  \(describe(update.state))"
+                    if let gesture = update.gesture { line += "  [\(gesture.kind) \(gesture.phase)]" }
+                    try writeLine(Array(line.utf8))
+                }
+                seen += 1
+                if let count, seen >= count { return false }
+                if untilRest, seen > 1, update.state.phase == .resting { return false }
+                return true
+            }
+        }
+    }
+}
+
+struct StateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "state", abstract: "Print the sheet's state once (GetState).")
+
+    @OptionGroup var connection: SocketOption
+
+    @Option(help: "json or text.")
+    var format: String = "json"
+
+    func run() throws {
+        let client = try connection.connect()
+        let state = try talking { try client.state() }
+        if format == "text" {
+            try writeLine(Array(describe(state).utf8))
+        } else {
+            var writer = JSONWriter(capacity: 640)
+            state.write(to: &writer)
+            try writeLine(writer.bytes)
+        }
+    }
+}
+
+struct PresentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "present", abstract: "Show the sheet, at DETENT or the configured initial one (needs root or the socket's group).")
+
+    @OptionGroup var connection: SocketOption
+    @Argument(help: "The detent (half, expanded or a custom one).")
+    var detent: String?
+
+    func run() throws {
+        let client = try connection.connect()
+        try talking { try client.present(detent: detent) }
+    }
+}
+
+struct DismissCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "dismiss", abstract: "Hide the sheet (needs root or the socket's group).")
+
+    @OptionGroup var connection: SocketOption
+
+    func run() throws {
+        let client = try connection.connect()
+        try talking { try client.dismiss() }
+    }
+}
+
+struct DetentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "detent", abstract: "Move the sheet to a detent (needs root or the socket's group).")
+
+    @OptionGroup var connection: SocketOption
+    @Argument(help: "The detent's name.")
+    var name: String
+
+    func run() throws {
+        let client = try connection.connect()
+        try talking { try client.setDetent(name) }
+    }
+}
+
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the input devices the daemon has seen (ListDevices).")
+
+    @OptionGroup var connection: SocketOption
+
+    @Option(help: "json or text.")
+    var format: String = "text"
+
+    func run() throws {
+        let client = try connection.connect()
+        let devices = try talking { try client.devices() }
+        for device in devices {
+            if format == "json" {
+                var writer = JSONWriter(capacity: 256)
+                device.write(to: &writer)
+                try writeLine(writer.bytes)
+            } else {
+                try writeLine(Array("\(device.used ? "used   " : "unused ") \(device.type)  \(device.node)  \"\(device.name)\"  \(device.reason)".utf8))
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import SheetClient
+import SheetInput
+
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check this machine for sheetd: input devices, permissions, udev tags, the daemon's socket.",
+        discussion: "Exit status 0 when at least one touch device is usable and the daemon answers, 1 otherwise.")
+
+    @OptionGroup var connection: SocketOption
+
+    @Option(help: ArgumentHelp("Where sysfs is (for tests).", visibility: .hidden))
+    var sysfs: String = "/sys"
+
+    @Option(help: ArgumentHelp("Where device nodes are (for tests).", visibility: .hidden))
+    var dev: String = "/dev"
+
+    @Option(help: ArgumentHelp("Where udev keeps its records (for tests).", visibility: .hidden))
+    var udevData: String = "/run/udev/data"
+
+    func run() throws {
+        var doctor = Doctor()
+        doctor.classifier = DeviceClassifier(sysfsRoot: sysfs)
+        doctor.deviceRoot = dev
+        doctor.udevDataRoot = udevData
+        let findings = doctor.survey()
+        var healthy = true
+        if findings.isEmpty {
+            try writeLine(Array("no input devices under \(sysfs)/class/input".utf8))
+        }
+        for finding in findings {
+            let verdict = finding.usable ? "would use" : (finding.kind.isTouch ? "CANNOT use" : "ignores")
+            try writeLine(Array("\(finding.node)  \(finding.kind.rawValue)  \"\(finding.name)\": sheetd \(verdict)".utf8))
+            for problem in finding.problems { try writeLine(Array("    problem: \(problem)".utf8)) }
+            for note in finding.notes { try writeLine(Array("    note: \(note)".utf8)) }
+        }
+        if !findings.contains(where: \.usable) {
+            healthy = false
+            try writeLine(Array("no usable touchscreen or touchpad".utf8))
+        }
+        do {
+            let client = try SheetClient(path: connection.socket)
+            let state = try client.state()
+            try writeLine(Array("daemon: answers on \(connection.socket); sheet \(describe(state))".utf8))
+        } catch {
+            healthy = false
+            try writeLine(Array("daemon: \(error)".utf8))
+        }
+        if !healthy { throw ExitCode(1) }
+    }
+}
