@@ -70,15 +70,17 @@ let package = Package(
         .executableTarget(name: "sheet-bench", dependencies: [
             "SheetReplay", "CAllocationCounter",
         ]),
+        // Fixtures and temporary files for the test targets.
+        .target(name: "SheetTestSupport", path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore"]),
-        .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings"]),
-        .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "sheetctl"]),
+        .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
+        .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "sheetctl", "SheetTestSupport"]),
         .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol"]),
-        .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig"]),
+        .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetProtocol", "SheetRecordings", "sheetd", "sheetctl",
-        ]),
+            "SheetClient", "SheetProtocol", "SheetRecordings", "SheetTestSupport", "sheetd", "sheetctl",
+        ], exclude: ["python_varlink_client.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

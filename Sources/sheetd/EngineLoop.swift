@@ -261,9 +261,10 @@ final class EngineLoop: @unchecked Sendable {
         anchorMonotonic = LibinputInput.monotonicNow()
         rate = 1
         if case .recording(let input, _) = source {
-            logger.notice("replay of \(input.path) done; the sheet rests \(engine.sheet.detentIndex.map { "at \(engine.sheet.detents[$0].name)" } ?? "between detents")")
+            let rest = engine.sheet.detentIndex.map { "at \(engine.sheet.detents[$0].name)" } ?? "between detents"
+            logger.notice("replay of \(input.path) done; the sheet rests \(rest)")
+            systemd.notify("STATUS=replay done; the sheet rests \(rest)")
         }
-        updateStatus()
     }
 
     // MARK: Timer

@@ -1,20 +1,7 @@
 import Foundation
+@_exported import SheetTestSupport
 @testable import SheetRecordings
 
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
-
-func trace(_ name: String) -> String { fixtures.appendingPathComponent("traces/\(name)").path }
-
-func temporaryFile(_ name: String, _ contents: [UInt8]) throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sheetd-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let url = folder.appendingPathComponent(name)
-    try Data(contents).write(to: url)
-    return url.path
-}
-
-func temporaryFile(_ name: String, _ text: String) throws -> String { try temporaryFile(name, Array(text.utf8)) }
 
 /// Reads every event; returns them with the source's warnings.
 func readAll(_ path: String) throws -> (events: [KernelEvent], source: KernelEventSource) {

@@ -1,13 +1,9 @@
 import Foundation
+@_exported import SheetTestSupport
 import SheetCore
 import SheetRecordings
 @testable import SheetReplay
 
-/// The project's fixtures folder (tests run from a clone with no sibling folders).
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures")
-
-func trace(_ name: String) -> String { fixtures.appendingPathComponent("traces/\(name)").path }
 
 /// One replayed line, decoded.
 typealias Line = [String: Any]
@@ -56,15 +52,3 @@ private func decode(_ output: OutputBuffer, _ warnings: [RecordingWarning]) -> R
     return ReplayRun(text: text, lines: lines, warnings: warnings)
 }
 
-/// Writes `text` to a new file in a temporary folder and returns its path.
-func temporaryFile(_ name: String, _ contents: [UInt8]) throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sheetd-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let url = folder.appendingPathComponent(name)
-    try Data(contents).write(to: url)
-    return url.path
-}
-
-func temporaryFile(_ name: String, _ text: String) throws -> String {
-    try temporaryFile(name, Array(text.utf8))
-}

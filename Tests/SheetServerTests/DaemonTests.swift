@@ -1,1 +1,263 @@
+import Foundation
+import Glibc
+import SheetClient
+import SheetProtocol
+import SheetRecordings
+import SheetTestSupport
 import Testing
+
+/// Recordings the daemon tests generate: a 1080x1920 panel where one unit is one pixel.
+enum Generated {
+    /// A tap on the card, which moves nothing: an input that leaves the sheet where it is.
+    static func idle() throws -> String {
+        var r = SyntheticRecording()
+        r.tap(x: 540, y: 1500)
+        return try temporaryFile("idle.evemu", r.evemu())
+    }
+
+    /// A fast flick down from the half detent: the sheet is dismissed.
+    static func flickDown() throws -> String {
+        var r = SyntheticRecording()
+        r.stroke(from: (540, 1000), to: (540, 1400), seconds: 0.08)
+        return try temporaryFile("flick-down.evemu", r.evemu())
+    }
+
+    /// Many slow drags up and down, `seconds` long: a long stream of dragging states.
+    static func longDrags(seconds: Int) throws -> String {
+        var r = SyntheticRecording()
+        for _ in 0..<(seconds / 2) {
+            r.stroke(from: (540, 1000), to: (540, 400), seconds: 0.9, holdSeconds: 0.05)
+            r.wait(0.1)
+            r.stroke(from: (540, 400), to: (540, 1000), seconds: 0.9, holdSeconds: 0.05)
+            r.wait(0.1)
+        }
+        return try temporaryFile("long-drags.evemu", r.evemu())
+    }
+}
+
+func matches(_ state: SheetState, _ line: [String: Any]) -> Bool {
+    state.phase.rawValue == line["state"] as? String && state.detent == line["detent"] as? String
+        && state.topInPixels == (line["top"] as? NSNumber)?.doubleValue && state.dim == (line["dim"] as? NSNumber)?.doubleValue
+        && state.mover.rawValue == line["cause"] as? String
+}
+
+/// Subscribes and reads until an update satisfies `done`; returns every update read.
+@discardableResult
+func monitor(_ client: SheetClient, until done: (MonitorUpdate) -> Bool) throws -> [MonitorUpdate] {
+    var updates: [MonitorUpdate] = []
+    try client.monitor { update, _ in
+        updates.append(update)
+        return !done(update)
+    }
+    return updates
+}
+
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
+struct DaemonTests {
+    @Test(arguments: ["ts-atmel-maxtouch.1-finger-drag-up-down.evemu", "ts-atmel-maxtouch.4-finger-drag-down.evemu",
+                      "ts-ep0430m09.2-finger-scroll-down.evemu", "flick-down"])
+    func monitorStreamEndsWhereReplayEnds(_ name: String) throws {
+        let file = name == "flick-down" ? try Generated.flickDown() : trace(name)
+        let expected = try replayEnd(file)
+        // At four times the recording's pace: a subscriber sees the sheet move, then rest.
+        let daemon = try RunningDaemon(["--input", "replay:\(file)@4"])
+        // (A recording that never moves the sheet ends where it began, cause "initial".)
+        let updates = try monitor(try daemon.client()) { matches($0.state, expected) }
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let final = try daemon.client().state()
+        #expect(final == updates.last?.state, "the stream's last state is where the daemon rests")
+        #expect(matches(final, expected), "sheetctl replay ends at \(expected); the daemon at \(final)")
+        #expect(zip(updates, updates.dropFirst()).allSatisfy { $0.sequence < $1.sequence })
+        #expect(daemon.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath), "the socket it made is removed on stop")
+        #expect(!daemon.log.contains("error"), "\(daemon.log)")
+    }
+
+    @Test func controlCallsWorkForTheOwnerAndAreRefusedForOthers() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max", "--socket-mode", "0666"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let owner = try daemon.client()
+        try owner.present(detent: "expanded")
+        try monitor(try daemon.client()) { $0.state.phase == .resting && $0.state.detent == "expanded" }
+        #expect(throws: ClientError.remote(name: VarlinkErrorName.unknownDetent,
+                                           parameters: .object(["detent": .string("nowhere"),
+                                                                "known": .array([.string("expanded"), .string("half"), .string("hidden")])]))) {
+            try owner.setDetent("nowhere")
+        }
+        try owner.dismiss()
+        let end = try monitor(try daemon.client()) { $0.state.phase == .resting }
+        #expect(end.last?.state.detent == "hidden")
+        #expect(end.last?.state.mover == .animation || end.last?.state.mover == .command)
+
+        // Someone else: may read, may not control.
+        if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+            let copy = daemon.folder.appendingPathComponent("sheetctl")
+            try FileManager.default.copyItem(at: builtExecutable("sheetctl"), to: copy)
+            let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy.path]
+            let state = try runTool("", ["state", "--socket", daemon.socketPath], prefix: nobody)
+            #expect(state.status == 0, "\(state.stderr)")
+            #expect(state.stdout.contains("\"detent\":\"hidden\""))
+            let refused = try runTool("", ["present", "--socket", daemon.socketPath], prefix: nobody)
+            #expect(refused.status == 77)
+            #expect(refused.stderr.contains("io.sheetd.Sheet.NotAllowed"), "\(refused.stderr)")
+            #expect(try daemon.client().state().detent == "hidden", "a refused call changes nothing")
+        }
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func sixtyFourSubscribersAllFollowTheSheet() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        var subscribers: [SheetClient] = []
+        for _ in 0..<64 {
+            let client = try daemon.client()
+            try client.connection.send(VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true))
+            let first = try MonitorUpdate(json: try client.connection.readReply().parameters)
+            #expect(first.state.detent == "half")
+            subscribers.append(client)
+        }
+        try daemon.client().present(detent: "expanded")
+        for client in subscribers {
+            var last: MonitorUpdate?
+            repeat {
+                let reply = try client.connection.readReply()
+                #expect(reply.continues)
+                last = try MonitorUpdate(json: reply.parameters)
+            } while !(last!.state.phase == .resting && last!.state.detent == "expanded")
+        }
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func aClientThatStopsReadingIsDroppedAndSlowsNobody() throws {
+        let file = try Generated.longDrags(seconds: 60)
+        let expected = try replayEnd(file)
+        let daemon = try RunningDaemon(["--input", "replay:\(file)@20", "--client-stall-timeout", "0.3"])
+        // A subscriber that never reads, with the smallest receive buffer the kernel allows.
+        let stalled = try daemon.client()
+        var small: Int32 = 1024
+        setsockopt(stalled.connection.fileDescriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        try stalled.connection.send(VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true))
+
+        let reader = try daemon.client()
+        let start = LibinputClock.now()
+        let updates = try monitor(reader) { matches($0.state, expected) && $0.state.mover != .initial && $0.state.phase == .resting && $0.sequence > 10 }
+        let elapsed = LibinputClock.now() - start
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        #expect(matches(try daemon.client().state(), expected))
+        // Paced at 20x (2000 changes a second), a reader that keeps up gets nearly every change;
+        // a gap is the daemon conflating while its loop was busy, never a backlog.
+        let gaps = zip(updates, updates.dropFirst()).filter { $1.sequence != $0.sequence + 1 }.count
+        #expect(gaps * 100 <= updates.count, "the reader missed \(gaps) of \(updates.count) updates while another client stalled")
+        #expect(daemon.log.contains("dropped"), "the stalled client is dropped: \(daemon.log)")
+        // What the stalled client holds ends in a closed connection, not a hang.
+        var ended = false
+        while !ended {
+            do { _ = try stalled.connection.readReply() } catch { ended = true }
+        }
+        print("reader: \(updates.count) updates (\(gaps) gaps) in \(elapsed / 1000) ms beside a stalled client")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func badClientsGetTheirAnswerAndTheDaemonServesOn() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        func expectClosedAfterError(_ bytes: [UInt8], _ name: String) throws {
+            let connection = try daemon.client().connection
+            try connection.sendRaw(bytes)
+            let reply = try connection.readReply()
+            #expect(reply.error == name)
+            #expect(throws: ClientError.closed(path: daemon.socketPath)) { _ = try connection.readReply() }
+        }
+        try expectClosedAfterError(Array("hello\0".utf8), VarlinkErrorName.invalidMessage)
+        try expectClosedAfterError(Array("{\"method\":5}\0".utf8), VarlinkErrorName.invalidMessage)
+        try expectClosedAfterError(Array(repeating: UInt8(ascii: "["), count: 1000) + [0], VarlinkErrorName.invalidMessage)
+        try expectClosedAfterError(Array(repeating: UInt8(ascii: "a"), count: 70_000), VarlinkErrorName.invalidMessage)
+
+        let connection = try daemon.client().connection
+        func errorName(_ call: VarlinkCall) throws -> String? {
+            try connection.send(call)
+            return try connection.readReply().error
+        }
+        #expect(try errorName(VarlinkCall(method: "io.sheetd.Sheet.Fly")) == VarlinkErrorName.methodNotFound)
+        #expect(try errorName(VarlinkCall(method: "org.example.Nothing.Fly")) == VarlinkErrorName.interfaceNotFound)
+        #expect(try errorName(VarlinkCall(method: "io.sheetd.Sheet.Monitor")) == VarlinkErrorName.expectedMore)
+        #expect(try errorName(VarlinkCall(method: "io.sheetd.Sheet.SetDetent", parameters: .object(["detent": .number(5)])))
+            == VarlinkErrorName.invalidParameter)
+        #expect(try errorName(VarlinkCall(method: "org.varlink.service.GetInterfaceDescription",
+                                          parameters: .object(["interface": .string("org.example.Nothing")])))
+            == VarlinkErrorName.interfaceNotFound)
+        // The same connection still answers.
+        let info = try connection.call(VarlinkCall(method: "org.varlink.service.GetInfo"))
+        #expect(info["interfaces"] == .array([.string("org.varlink.service"), .string("io.sheetd.Sheet")]))
+        let description = try connection.call(VarlinkCall(method: "org.varlink.service.GetInterfaceDescription",
+                                                         parameters: .object(["interface": .string("io.sheetd.Sheet")])))
+        #expect(description["description"]?.stringValue == SheetInterface.description)
+
+        // Clients that vanish: mid-message, mid-control-call, mid-subscription.
+        try daemon.client().connection.sendRaw(Array("{\"method\":\"io.sheetd.Sheet.GetSt".utf8))
+        try daemon.client().connection.send(VarlinkCall(method: "io.sheetd.Sheet.Present", parameters: .object(["detent": .string("expanded")])))
+        try daemon.client().connection.send(VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true))
+        // Pipelined calls are answered in order.
+        let pipelined = try daemon.client().connection
+        try pipelined.sendRaw(VarlinkCall(method: "io.sheetd.Sheet.SetDetent", parameters: .object(["detent": .string("half")])).encoded()
+                              + VarlinkCall(method: "io.sheetd.Sheet.GetState").encoded())
+        #expect(try pipelined.readReply().error == nil)
+        #expect(try pipelined.readReply().parameters["state"] != nil)
+        // One-way calls get no reply; the next call's reply comes first.
+        try pipelined.send(VarlinkCall(method: "io.sheetd.Sheet.Dismiss", oneway: true))
+        #expect(try pipelined.call(VarlinkCall(method: "org.varlink.service.GetInfo"))["product"] == .string("sheetd"))
+
+        #expect(try daemon.client().state().screen == ScreenGeometry(width: 1080, height: 1920, scale: 1))
+        #expect(daemon.process.isRunning)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func setScreenMovesTheSheetOntoTheNewDisplay() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let client = try daemon.client()
+        try client.setScreen(width: 800, height: 480, scale: 1)
+        let state = try client.state()
+        #expect(state.screen == ScreenGeometry(width: 800, height: 480, scale: 1))
+        #expect(state.detent == "half")
+        #expect(state.topInPixels == 240)
+        #expect(throws: ClientError.remote(name: VarlinkErrorName.invalidScreen,
+                                           parameters: .object(["reason": .string("width and height must be 1 to 32768 pixels")]))) {
+            try client.setScreen(width: 0, height: 480)
+        }
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func aVarlinkClientWrittenBySomeoneElseWorks() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python_varlink_client.py")
+        let result = try runTool("", [script.path, daemon.socketPath], prefix: ["/usr/bin/env", "python3"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("GetInfo ok"))
+        #expect(result.stdout.contains("GetState ok: resting half"))
+        #expect(result.stdout.contains("Monitor ok: resting expanded"))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func badConfigurationIsRefusedWithFileAndLine() throws {
+        let file = try temporaryFile("sheetd.yaml", "screen: 800x480\npolicy: sideways\n")
+        let result = try runTool("sheetd", ["--check-config", "--config", file])
+        #expect(result.status == 78)
+        #expect(result.stderr == "\(file):2: `policy` wants tutorial, half-drag or projection; got `sideways`\n")
+        let good = try runTool("sheetd", ["--check-config", "--config",
+                                          fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("packaging/sheetd.yaml").path])
+        #expect(good.status == 0, "\(good.stderr)")
+        let missingInput = try runTool("sheetd", ["--config", "/dev/null", "--input", "replay:/nonexistent.yml", "--socket", "/tmp/unused"])
+        #expect(missingInput.status == 69)
+        #expect(missingInput.stderr.contains("/nonexistent.yml: cannot open"))
+    }
+}
+
+/// CLOCK_MONOTONIC in microseconds, for reporting how long a test's wait took.
+enum LibinputClock {
+    static func now() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+}

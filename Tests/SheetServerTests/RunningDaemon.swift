@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import SheetClient
+import SheetProtocol
+import SheetTestSupport
+
+/// The real `sheetd`, started on a socket in a temporary folder, with a notify socket of the
+/// test's own standing in for systemd: the test waits for `READY=1` and for `STATUS=` lines
+/// (events), never for a fixed time.
+final class RunningDaemon {
+    let folder: URL
+    let socketPath: String
+    let logPath: String
+    let process = Process()
+    private let notifyDescriptor: Int32
+    private(set) var statuses: [String] = []
+
+    /// Safety net for a broken daemon: a wait that takes longer than this fails the test.
+    static let patienceSeconds = 60
+
+    init(_ arguments: [String]) throws {
+        folder = try temporaryFolder()
+        socketPath = folder.appendingPathComponent("io.sheetd.Sheet").path
+        logPath = folder.appendingPathComponent("sheetd.log").path
+        let notifyPath = folder.appendingPathComponent("notify").path
+        notifyDescriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: notifyPath.utf8)
+            raw[notifyPath.utf8.count] = 0
+        }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notifyDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        var timeout = timeval(tv_sec: Self.patienceSeconds, tv_usec: 0)
+        setsockopt(notifyDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+
+        process.executableURL = builtExecutable("sheetd")
+        process.arguments = ["--socket", socketPath, "--config", "/dev/null"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notifyPath
+        environment["WATCHDOG_USEC"] = nil
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        try process.run()
+        try waitForStatus { $0 == "READY=1" }
+    }
+
+    deinit {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        close(notifyDescriptor)
+    }
+
+    /// Reads notifications until one line satisfies `match`.
+    @discardableResult
+    func waitForStatus(_ match: (String) -> Bool) throws -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(notifyDescriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw DaemonTestError("no notification from sheetd within \(Self.patienceSeconds) s; log:\n\(log)") }
+            for line in String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init) {
+                statuses.append(line)
+                if match(line) { return line }
+            }
+        }
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func client() throws -> SheetClient {
+        let client = try SheetClient(path: socketPath)
+        var timeout = timeval(tv_sec: Self.patienceSeconds, tv_usec: 0)
+        setsockopt(client.connection.fileDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return client
+    }
+
+    /// SIGTERM, as systemd stops it; returns the exit status.
+    func stop() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+struct DaemonTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a built executable of this package and collects what it prints.
+func runTool(_ name: String, _ arguments: [String], prefix: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    if prefix.isEmpty {
+        process.executableURL = builtExecutable(name)
+        process.arguments = arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: prefix[0])
+        process.arguments = Array(prefix.dropFirst()) + (name.isEmpty ? [] : [builtExecutable(name).path]) + arguments
+    }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
+
+/// The last `sheet` line of `sheetctl replay FILE`, decoded.
+func replayEnd(_ file: String, _ flags: [String] = []) throws -> [String: Any] {
+    let result = try runTool("sheetctl", ["replay", file, "--config", "/dev/null"] + flags)
+    guard result.status == 0 else { throw DaemonTestError("sheetctl replay failed: \(result.stderr)") }
+    let last = result.stdout.split(separator: "\n").last { $0.contains("\"kind\":\"sheet\"") }!
+    return try JSONSerialization.jsonObject(with: Data(last.utf8)) as! [String: Any]
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// The project's fixtures folder (tests run from a clone with no sibling folders).
+public let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures")
+
+/// A real recording from `Tests/Fixtures/traces`.
+public func trace(_ name: String) -> String { fixtures.appendingPathComponent("traces/\(name)").path }
+
+/// A new empty folder for one test.
+public func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sheetd-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+/// Writes `contents` to a new file in a temporary folder and returns its path.
+public func temporaryFile(_ name: String, _ contents: [UInt8]) throws -> String {
+    let url = try temporaryFolder().appendingPathComponent(name)
+    try Data(contents).write(to: url)
+    return url.path
+}
+
+public func temporaryFile(_ name: String, _ text: String) throws -> String {
+    try temporaryFile(name, Array(text.utf8))
+}
+
+/// A built executable of this package, next to the test bundle.
+public func builtExecutable(_ name: String) -> URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent(name)
+}
