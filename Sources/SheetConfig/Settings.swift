@@ -128,6 +128,12 @@ public struct Settings: Sendable {
             switch error {
             case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
                 throw ConfigurationError(file: path, line: mark.line, reason: "not valid YAML: \(problem)")
+            case .duplicatedKeysInMapping(let duplicates, _):
+                // Yams gives no position: the second line that starts with the key is the culprit.
+                let key = duplicates.first ?? ""
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                let second = lines.indices.filter { lines[$0].hasPrefix("\(key):") }.dropFirst().first
+                throw ConfigurationError(file: path, line: second.map { $0 + 1 }, reason: "`\(key)` is set twice")
             default:
                 throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
             }

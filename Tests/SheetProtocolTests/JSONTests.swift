@@ -1,1 +1,68 @@
+import SheetProtocol
 import Testing
+
+@Suite struct JSONTests {
+    @Test func readsWhatItWritesWithKeysSorted() throws {
+        let text = #"{"b":[1,2.5,-3e2,true,false,null],"a":"x\"y\\z\n\u00e9\ud83d\ude00"}"#
+        let value = try JSONReader.parse(text)
+        var writer = JSONWriter()
+        writer.append(value)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":"x\"y\\z\né😀","b":[1,2.5,-300,true,false,null]}"#)
+        #expect(try JSONReader.parse(writer.bytes) == value)
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\"}", "01", "1.", "-", "\"\\x\"", "\"\\ud800\"", "nul", "1 2", "{\"a\":1,}",
+                      "\"a\u{01}\"", String(repeating: "[", count: 100) + String(repeating: "]", count: 100)])
+    func refusesWhatIsNotJSON(_ text: String) {
+        #expect(throws: JSONError.self) { _ = try JSONReader.parse(text) }
+    }
+
+    @Test func refusesBytesThatAreNotUTF8() {
+        #expect(throws: JSONError.self) { _ = try JSONReader.parse([0x22, 0xff, 0x22]) }
+    }
+
+    @Test func numbersAreRoundedTheSameWayEveryTime() {
+        var writer = JSONWriter()
+        for value in [0.0, -0.0001, 12.5, 959.999, -3, 1e20, .nan] {
+            writer.append(value, decimals: 2)
+            writer.append(UInt8(ascii: " "))
+        }
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "0 0 12.5 960 -3 90000000000000 null ")
+    }
+}
+
+@Suite struct VarlinkMessageTests {
+    @Test func aCallReadsItsFlagsAndSplitsItsMethod() throws {
+        let call = try VarlinkCall(message: Array(#"{"method":"io.sheetd.Sheet.Monitor","more":true}"#.utf8))
+        #expect(call.interface == "io.sheetd.Sheet")
+        #expect(call.name == "Monitor")
+        #expect(call.more && !call.oneway)
+        #expect(call.parameters == .object([:]))
+        #expect(try VarlinkCall(message: call.encoded().dropLast()) == call)
+    }
+
+    @Test(arguments: [#"[]"#, #"{}"#, #"{"method":""}"#, #"{"method":"a.B","parameters":[]}"#, #"{"method":"a.B","more":1}"#])
+    func refusesMalformedCalls(_ text: String) {
+        #expect(throws: ProtocolError.self) { _ = try VarlinkCall(message: Array(text.utf8)) }
+    }
+
+    @Test func aMonitorUpdateSurvivesTheWire() throws {
+        let state = SheetState(phase: .settling, detent: nil, target: "expanded", topInPixels: 812.5, progress: 0.62,
+                               dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenGeometry(width: 1080, height: 1920, scale: 2),
+                               mover: .animation, detents: [DetentPosition(name: "half", topInPixels: 960)])
+        let update = MonitorUpdate(sequence: 7, timestampInMicroseconds: 123_456_789, state: state,
+                                   gesture: GestureReport(kind: "swipe", phase: "recognized", xInPixels: 10, yInPixels: 20,
+                                                          velocityInPixelsPerSecond: (0, 900), direction: "down"))
+        var writer = JSONWriter()
+        update.writeParameters(to: &writer)
+        #expect(try MonitorUpdate(json: try JSONReader.parse(writer.bytes)) == update)
+    }
+
+    @Test func theInterfaceDescriptionsNameTheirInterfaces() {
+        #expect(SheetInterface.description.contains("interface io.sheetd.Sheet\n"))
+        #expect(SheetInterface.serviceDescription.contains("interface org.varlink.service\n"))
+        for method in ["GetState", "Monitor", "Present", "Dismiss", "SetDetent", "SetScreen", "ListDevices"] {
+            #expect(SheetInterface.description.contains("method \(method)("))
+        }
+    }
+}

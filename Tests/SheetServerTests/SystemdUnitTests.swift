@@ -1,0 +1,46 @@
+import Foundation
+import SheetTestSupport
+import Testing
+
+/// The shipped units, as systemd itself reads them.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")
+                && FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
+struct SystemdUnitTests {
+    static let root = fixtures.deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The units with ExecStart pointing at the built daemon, in a folder of their own.
+    func installedUnits() throws -> URL {
+        let folder = try temporaryFolder()
+        let service = try String(contentsOf: Self.root.appendingPathComponent("systemd/sheetd.service.in"), encoding: .utf8)
+            .replacingOccurrences(of: "@BINDIR@", with: builtExecutable("sheetd").deletingLastPathComponent().path)
+        try service.write(to: folder.appendingPathComponent("sheetd.service"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: Self.root.appendingPathComponent("systemd/sheetd.socket"),
+                                         to: folder.appendingPathComponent("sheetd.socket"))
+        return folder
+    }
+
+    @Test func systemdAnalyzeVerifiesTheUnits() throws {
+        let folder = try installedUnits()
+        let result = try runTool("", ["verify", folder.appendingPathComponent("sheetd.service").path,
+                                      folder.appendingPathComponent("sheetd.socket").path],
+                                 prefix: ["/usr/bin/systemd-analyze"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    @Test func theServiceIsExposedAtMostOnePointFive() throws {
+        let folder = try installedUnits()
+        let result = try runTool("", ["security", "--offline=yes", "--no-pager",
+                                      folder.appendingPathComponent("sheetd.service").path],
+                                 prefix: ["/usr/bin/systemd-analyze"])
+        let line = result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") }
+        let score = line.flatMap { $0.split(separator: ":").last?.split(separator: " ").first }.flatMap { Double($0) }
+        #expect(score != nil, "\(result.stdout)\(result.stderr)")
+        #expect((score ?? 10) <= 1.5, "\(line ?? "")")
+        // What libinput needs stays open.
+        let service = try String(contentsOf: folder.appendingPathComponent("sheetd.service"), encoding: .utf8)
+        #expect(!service.contains("PrivateDevices=yes"))
+        #expect(service.contains("RestrictAddressFamilies=AF_UNIX AF_NETLINK"))
+        #expect(service.contains("DeviceAllow=char-input rw"))
+    }
+}
