@@ -36,14 +36,14 @@ test:
 # and peak memory measured end to end through `sheetctl replay --summary`.
 bench: release
 	$(SWIFT) build -c release --static-swift-stdlib --product sheet-bench
-	.build/release/sheet-bench --sheetctl .build/release/sheetctl
+	.build/release/sheet-bench --sheetctl .build/release/sheetctl --sheetd .build/release/sheetd
 
 # Binaries, the systemd units, sysusers.d and the udev rule. Afterwards:
 #   systemd-sysusers; udevadm control --reload; udevadm trigger --subsystem-match=input
 #   systemctl daemon-reload; systemctl enable --now sheetd.socket sheetd.service
 install: release
-	install -Dm755 .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
-	install -Dm755 .build/release/sheetctl $(DESTDIR)$(BINDIR)/sheetctl
+	install -Dm755 -s .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
+	install -Dm755 -s .build/release/sheetctl $(DESTDIR)$(BINDIR)/sheetctl
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sheetd.service.in > $(DESTDIR)$(UNITDIR)/sheetd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/sheetd.service

@@ -209,3 +209,8 @@ if let index = arguments.firstIndex(of: "--sheetctl"), index + 1 < arguments.cou
     print("reader: skipped (pass --sheetctl PATH to time `sheetctl replay --summary`)")
 }
 benchmarkCore()
+if let index = arguments.firstIndex(of: "--sheetd"), index + 1 < arguments.count {
+    benchmarkDaemon(sheetd: arguments[index + 1])
+} else {
+    print("daemon: skipped (pass --sheetd PATH to measure frame-to-subscriber latency)")
+}

@@ -1,0 +1,217 @@
+// The daemon end to end: from a touch frame entering sheetd to a subscriber receiving the
+// state, with 1, 16 and 64 subscribers, and with one subscriber that stalls; and how often an
+// idle daemon wakes up.
+import SheetRecordings
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// CLOCK_MONOTONIC in microseconds (the clock of `timestampUSec`).
+func monotonicMicroseconds() -> Int64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
+}
+
+/// A recording that keeps the sheet moving: a tap on the card at 0 (nothing happens), half a
+/// second of quiet for subscribers to connect, then slow drags up and down at 100 Hz.
+func writeDragRecording(path: String, seconds: Int) {
+    var r = SyntheticRecording()
+    r.tap(x: 540, y: 1500)
+    r.wait(0.5)
+    for _ in 0..<(seconds / 2) {
+        r.stroke(from: (540, 1000), to: (540, 400), seconds: 0.9, holdSeconds: 0.05)
+        r.wait(0.1)
+        r.stroke(from: (540, 400), to: (540, 1000), seconds: 0.9, holdSeconds: 0.05)
+        r.wait(0.1)
+    }
+    let text = r.evemu()
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    var copy = text
+    copy.withUTF8 { _ = write(descriptor, $0.baseAddress, $0.count) }
+    close(descriptor)
+}
+
+func unixSocket(_ type: Int32, path: String, bindIt: Bool) -> Int32 {
+    let descriptor = socket(AF_UNIX, type, 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: path.utf8)
+        raw[path.utf8.count] = 0
+    }
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bindIt ? bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                   : connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    if result != 0 { fatalError("\(bindIt ? "bind" : "connect") \(path): \(String(cString: strerror(errno)))") }
+    return descriptor
+}
+
+/// Waits for a notification line starting with `prefix` (30 s at most).
+func waitForNotification(_ descriptor: Int32, _ prefix: String) {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { fatalError("sheetd sent no \(prefix)") }
+        if String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").contains(where: { $0.hasPrefix(prefix) }) { return }
+    }
+}
+
+struct DaemonRun {
+    var latencies: [Int64] = []
+    var idleWakeupsPerSecond = 0.0
+}
+
+/// Starts sheetd on the recording at its own pace, subscribes, and measures every reply.
+func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Bool, folder: String) -> DaemonRun {
+    let socketPath = "\(folder)/io.sheetd.Sheet"
+    let notifyPath = "\(folder)/notify"
+    unlink(notifyPath)
+    let notify = unixSocket(Int32(SOCK_DGRAM.rawValue), path: notifyPath, bindIt: true)
+    defer { close(notify); unlink(notifyPath) }
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = [
+        strdup(sheetd), strdup("--config"), strdup("/dev/null"), strdup("--socket"), strdup(socketPath),
+        strdup("--input"), strdup("replay:\(recording)@1"), strdup("--log-level"), strdup("warning"), nil,
+    ]
+    var environment: [UnsafeMutablePointer<CChar>?] = [strdup("NOTIFY_SOCKET=\(notifyPath)")]
+    var entry = environ
+    while let pointer = entry.pointee {
+        if !String(cString: pointer).hasPrefix("NOTIFY_SOCKET=") { environment.append(pointer) }
+        entry += 1
+    }
+    environment.append(nil)
+    guard posix_spawn(&pid, sheetd, nil, nil, argv, environment) == 0 else { fatalError("cannot run \(sheetd)") }
+    waitForNotification(notify, "READY=1")
+
+    let monitorCall = Array("{\"method\":\"io.sheetd.Sheet.Monitor\",\"parameters\":{},\"more\":true}\0".utf8)
+    var clients: [Int32] = []
+    for _ in 0..<subscribers {
+        let client = unixSocket(Int32(SOCK_STREAM.rawValue), path: socketPath, bindIt: false)
+        _ = monitorCall.withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
+        clients.append(client)
+    }
+    var stalledClient: Int32 = -1
+    if stalled {
+        stalledClient = unixSocket(Int32(SOCK_STREAM.rawValue), path: socketPath, bindIt: false)
+        var small: Int32 = 1024
+        setsockopt(stalledClient, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        _ = monitorCall.withUnsafeBytes { send(stalledClient, $0.baseAddress, $0.count, 0) }
+    }
+
+    var run = DaemonRun()
+    run.latencies.reserveCapacity(subscribers * 2000)
+    var fds = clients.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    fds.append(pollfd(fd: notify, events: Int16(POLLIN), revents: 0))
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var first = true
+    let key = Array("\"timestampUSec\":".utf8)
+    var done = false
+    var notifyBuffer = [UInt8](repeating: 0, count: 4096)
+    while !done {
+        guard poll(&fds, nfds_t(fds.count), 60_000) > 0 else { fatalError("sheetd went quiet") }
+        let received = monotonicMicroseconds()
+        for index in fds.indices where fds[index].revents != 0 {
+            if fds[index].fd == notify {
+                let count = notifyBuffer.withUnsafeMutableBytes { recv(notify, $0.baseAddress, $0.count, 0) }
+                if count > 0, String(decoding: notifyBuffer[..<count], as: UTF8.self).contains("STATUS=replay done") { done = true }
+                continue
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fds[index].fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { continue }
+            // Each reply carries "timestampUSec":N; the first reply per client is the state at
+            // subscription, not a change, and is skipped.
+            var position = 0
+            while position < count {
+                guard let start = findBytes(key, in: buffer, from: position, to: count) else { break }
+                var cursor = start + key.count
+                var value: Int64 = 0
+                while cursor < count, buffer[cursor] >= 48, buffer[cursor] <= 57 { value = value * 10 + Int64(buffer[cursor] - 48); cursor += 1 }
+                if !first { run.latencies.append(received - value) }
+                position = cursor
+            }
+            first = false
+        }
+    }
+    // Idle: the sheet rests and no finger is down; count the daemon's context switches.
+    let before = contextSwitches(pid: pid)
+    let idleStart = monotonicMicroseconds()
+    var pause = timespec(tv_sec: 2, tv_nsec: 0)
+    nanosleep(&pause, nil)
+    let after = contextSwitches(pid: pid)
+    run.idleWakeupsPerSecond = Double(after - before) / (Double(monotonicMicroseconds() - idleStart) / 1e6)
+
+    kill(pid, SIGTERM)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    for client in clients { close(client) }
+    if stalledClient >= 0 { close(stalledClient) }
+    return run
+}
+
+func findBytes(_ needle: [UInt8], in haystack: [UInt8], from: Int, to end: Int) -> Int? {
+    guard end - from >= needle.count else { return nil }
+    var index = from
+    while index <= end - needle.count {
+        if haystack[index] == needle[0], Array(haystack[index..<(index + needle.count)]) == needle { return index }
+        index += 1
+    }
+    return nil
+}
+
+/// Voluntary plus involuntary context switches of every thread of `pid`.
+func contextSwitches(pid: pid_t) -> Int {
+    var total = 0
+    guard let directory = opendir("/proc/\(pid)/task") else { return 0 }
+    defer { closedir(directory) }
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        guard Int(name) != nil else { continue }
+        let descriptor = open("/proc/\(pid)/task/\(name)/status", O_RDONLY)
+        guard descriptor >= 0 else { continue }
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard count > 0 else { continue }
+        for line in String(decoding: bytes[..<count], as: UTF8.self).split(separator: "\n") where line.contains("ctxt_switches") {
+            total += Int(line.split(separator: "\t").last.map(String.init)?.trimmingCharacters(in: " ") ?? "") ?? 0
+        }
+    }
+    return total
+}
+
+extension String {
+    func trimmingCharacters(in set: Character) -> String { String(self.drop(while: { $0 == set })) }
+}
+
+func percentile(_ sorted: [Int64], _ fraction: Double) -> Int64 {
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
+}
+
+func benchmarkDaemon(sheetd: String) {
+    let folder = "/tmp/sheetd-bench-daemon-\(getpid())"
+    mkdir(folder, 0o755)
+    let recording = "\(folder)/drags.evemu"
+    writeDragRecording(path: recording, seconds: 20)
+    var p99WithoutStall: Int64 = 0
+    for (subscribers, stalled) in [(1, false), (16, false), (64, false), (16, true)] {
+        let run = runDaemon(sheetd: sheetd, recording: recording, subscribers: subscribers, stalled: stalled, folder: folder)
+        let sorted = run.latencies.sorted()
+        let p50 = percentile(sorted, 0.5), p99 = percentile(sorted, 0.99)
+        var detail = "\(sorted.count) replies, max \(sorted.last ?? 0) µs, idle \(Int(run.idleWakeupsPerSecond.rounded())) wakeups/s"
+        if subscribers == 16, !stalled { p99WithoutStall = p99 }
+        if stalled, p99WithoutStall > 0 {
+            detail += ", p99 \(Int((Double(p99 - p99WithoutStall) / Double(p99WithoutStall) * 100).rounded()))% vs. no stalled client"
+        }
+        let name = "daemon: frame to subscriber, \(subscribers) subscriber(s)\(stalled ? " + 1 stalled" : "")"
+        print("\(name): p50 \(p50) µs, p99 \(p99) µs  (\(detail))")
+    }
+    unlink(recording)
+    rmdir(folder)
+}
