@@ -89,12 +89,14 @@ public struct VarlinkReply: Sendable, Equatable {
                   error: value["error"]?.stringValue)
     }
 
-    /// Writes a reply whose parameters are already JSON bytes, NUL included.
-    public static func write(parametersJSON: some Collection<UInt8>, continues: Bool, to w: inout JSONWriter) {
+    /// A reply, NUL included, whose parameters object `parameters` writes into the same buffer.
+    public static func encode(continues: Bool, capacity: Int = 256, parameters: (inout JSONWriter) -> Void) -> [UInt8] {
+        var w = JSONWriter(capacity: capacity)
         w.append(continues ? "{\"continues\":true,\"parameters\":" : "{\"parameters\":")
-        w.bytes.append(contentsOf: parametersJSON)
+        parameters(&w)
         w.append("}")
         w.append(0)
+        return w.bytes
     }
 
     /// An error reply, NUL included.

@@ -153,11 +153,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     private func reply(_ parameters: JSONValue, to call: VarlinkCall, context: ChannelHandlerContext) {
         guard !call.oneway else { return }
-        var writer = JSONWriter(capacity: 256)
-        var body = JSONWriter(capacity: 256)
-        body.append(parameters)
-        VarlinkReply.write(parametersJSON: body.bytes, continues: false, to: &writer)
-        write(writer.bytes, context: context)
+        write(VarlinkReply.encode(continues: false) { $0.append(parameters) }, context: context)
     }
 
     private func replyError(_ name: String, _ parameters: JSONValue = .object([:]), to call: VarlinkCall,
@@ -239,14 +235,13 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         let parameters = call.parameters
         switch call.name {
         case "GetState":
-            var body = JSONWriter(capacity: 600)
-            body.append("{\"state\":")
-            if let update = server.currentUpdate { update.state.write(to: &body) } else { body.append("null") }
-            body.append("}")
             guard !call.oneway else { return }
-            var writer = JSONWriter(capacity: 640)
-            VarlinkReply.write(parametersJSON: body.bytes, continues: false, to: &writer)
-            write(writer.bytes, context: context)
+            let update = server.currentUpdate
+            write(VarlinkReply.encode(continues: false, capacity: 640) { body in
+                body.append("{\"state\":")
+                if let update { update.state.write(to: &body) } else { body.append("null") }
+                body.append("}")
+            }, context: context)
         case "Monitor":
             guard call.more else {
                 replyError(VarlinkErrorName.expectedMore, to: call, context: context)
@@ -256,17 +251,16 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             logger.debug("\(who): subscribed")
             server.subscribe(self)
         case "ListDevices":
-            var body = JSONWriter(capacity: 512)
-            body.append("{\"devices\":[")
-            for (index, device) in server.delegate.devices().enumerated() {
-                if index > 0 { body.append(UInt8(ascii: ",")) }
-                device.write(to: &body)
-            }
-            body.append("]}")
             guard !call.oneway else { return }
-            var writer = JSONWriter(capacity: body.bytes.count + 32)
-            VarlinkReply.write(parametersJSON: body.bytes, continues: false, to: &writer)
-            write(writer.bytes, context: context)
+            let devices = server.delegate.devices()
+            write(VarlinkReply.encode(continues: false, capacity: 512) { body in
+                body.append("{\"devices\":[")
+                for (index, device) in devices.enumerated() {
+                    if index > 0 { body.append(UInt8(ascii: ",")) }
+                    device.write(to: &body)
+                }
+                body.append("]}")
+            }, context: context)
         case "Present":
             let detent = parameters["detent"]
             if let detent, !detent.isNull, detent.stringValue == nil { return invalidParameter("detent", call, context: context) }

@@ -134,11 +134,7 @@ public final class VarlinkServer: @unchecked Sendable {
 
     /// Makes `update` the state that `GetState` returns and sends it to every subscriber.
     public func publish(_ update: MonitorUpdate) {
-        var writer = JSONWriter(capacity: 640)
-        var parameters = JSONWriter(capacity: 600)
-        update.writeParameters(to: &parameters)
-        VarlinkReply.write(parametersJSON: parameters.bytes, continues: true, to: &writer)
-        let bytes = writer.bytes
+        let bytes = VarlinkReply.encode(continues: true, capacity: 640) { update.writeParameters(to: &$0) }
         let mustHop = handoff.withLockedValue { box -> Bool in
             box.update = update
             box.bytes = bytes

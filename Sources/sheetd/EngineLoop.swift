@@ -45,6 +45,8 @@ final class EngineLoop: @unchecked Sendable {
     /// Engine time of the newest event processed; the engine never goes back.
     private var engineTime = Timestamp.zero
 
+    /// The detents as published, in pixels; they change only with the screen.
+    private var detentPositions: [SheetProtocol.DetentPosition] = []
     private var sequence: Int64 = 0
     private var pendingGesture: GestureReport?
     private var nextWatchdog: Timestamp?
@@ -61,6 +63,7 @@ final class EngineLoop: @unchecked Sendable {
         self.logger = logger
         engine = Engine(configuration: settings.engine)
         waiter = try Waiter()
+        detentPositions = Self.positions(of: engine)
         source = .none
         switch try InputSpec(parsing: settings.input) {
         case .udev(let seat):
@@ -115,9 +118,15 @@ final class EngineLoop: @unchecked Sendable {
         return Timestamp(microseconds: anchorMonotonic.microseconds + Int64(elapsed.rounded()))
     }
 
+    /// A recording at `@max`: the engine's clock is the recording's alone.
+    private var replayingAsFastAsPossible: Bool {
+        guard replaying, case .recording(_, nil) = source else { return false }
+        return true
+    }
+
     /// The engine's "now", never before the last event it saw.
     private func engineNow() -> Timestamp {
-        if replaying, case .recording(_, nil) = source { return engineTime }
+        if replayingAsFastAsPossible { return engineTime }
         return max(engineTime(atMonotonic: LibinputInput.monotonicNow()), engineTime)
     }
 
@@ -155,7 +164,7 @@ final class EngineLoop: @unchecked Sendable {
             if stopping { break }
             for (request, completion) in commands { completion(perform(request)) }
 
-            let fastReplay = replaying && { if case .recording(_, nil) = source { return true }; return false }()
+            let fastReplay = replayingAsFastAsPossible
             if fastReplay {
                 replayBatch()
             } else {
@@ -328,6 +337,7 @@ final class EngineLoop: @unchecked Sendable {
             let sheet = engine.sheet
             if let index = sheet.targetDetentIndex ?? sheet.detentIndex { configuration.initialDetent = sheet.detents[index].name }
             engine = Engine(configuration: configuration)
+            detentPositions = Self.positions(of: engine)
             settings.engine.screen = screen
             engine.start(at: now, into: &outputs)
         }
@@ -365,7 +375,7 @@ final class EngineLoop: @unchecked Sendable {
     private func publish(_ snapshot: SheetSnapshot) {
         sequence += 1
         let timestamp: Timestamp
-        if replaying, case .recording(_, nil) = source {
+        if replayingAsFastAsPossible {
             timestamp = LibinputInput.monotonicNow()
         } else {
             timestamp = monotonic(atEngine: snapshot.time)
@@ -394,8 +404,12 @@ final class EngineLoop: @unchecked Sendable {
             phase: phase, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
             screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
-            mover: mover,
-            detents: engine.sheet.detents.detents.map { DetentPosition(name: $0.name, topInPixels: $0.topInPoints * scale) })
+            mover: mover, detents: detentPositions)
+    }
+
+    static func positions(of engine: Engine) -> [SheetProtocol.DetentPosition] {
+        let scale = engine.configuration.screen.scale
+        return engine.sheet.detents.detents.map { SheetProtocol.DetentPosition(name: $0.name, topInPixels: $0.topInPoints * scale) }
     }
 
     static func report(_ gesture: GestureEvent) -> GestureReport {
