@@ -35,7 +35,11 @@ let package = Package(
         // Runs a recording through the core and formats what happens (JSON lines or text).
         .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol"]),
         // Settings: the configuration file (YAML, FILE:LINE errors) and the flags over it.
-        .target(name: "SheetConfig", dependencies: ["SheetCore", .product(name: "Yams", package: "Yams")]),
+        .target(name: "SheetConfig", dependencies: [
+            "SheetCore",
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // libinput and libudev from Debian (libinput-dev, libudev-dev), through pkg-config.
         .systemLibrary(name: "CLibInput", pkgConfig: "libinput",
                        providers: [.apt(["libinput-dev", "libudev-dev"])]),

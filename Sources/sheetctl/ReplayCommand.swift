@@ -19,26 +19,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Argument(help: "The recording: a `libinput record` YAML file, or an evemu file (.evemu, .events).")
     var file: String
 
-    @Option(help: "The screen size in pixels, WIDTHxHEIGHT (default: the configuration's, else 1080x1920).")
-    var screen: String?
-
-    @Option(help: "Pixels per point.")
-    var scale: String?
-
-    @Option(help: "The release rules: tutorial, half-drag or projection (default projection).")
-    var policy: String?
-
-    @Option(help: "The detent the sheet starts at: hidden, half, expanded or a custom one (default half).")
-    var initial: String?
-
-    @Option(name: .customLong("detent"), help: "A custom detent, NAME=N% of the height or NAME=Npt from the top (repeatable).")
-    var detents: [String] = []
-
-    @Option(name: .customLong("long-press"), help: "Seconds a still finger takes to become a long press.")
-    var longPressSeconds: String?
-
-    @Option(help: "The configuration file whose engine settings apply (default \(Settings.defaultPath), if it exists).")
-    var config: String?
+    @OptionGroup var engine: EngineFlags
 
     @Flag(help: "Print a `touch` line for every finger down, up and cancel.")
     var touches = false
@@ -58,11 +39,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func options() throws -> ReplayOptions {
         var options = ReplayOptions()
-        let settings = try EngineSettingsOptions.settings(
-            config: config,
-            flags: [("screen", screen), ("scale", scale), ("policy", policy), ("initial", initial),
-                    ("long-press", longPressSeconds)] + detents.map { ("detents", $0) })
-        options.engine = settings.engine
+        options.engine = try engine.settings().engine
         guard let outputFormat = ReplayFormat(rawValue: format) else {
             throw ValidationError("--format wants json or text; got `\(format)`")
         }

@@ -22,7 +22,6 @@ enum ExitStatus {
     static let ioError: Int32 = 74        // EX_IOERR: the output could not be written
     static let unavailable: Int32 = 69    // EX_UNAVAILABLE: the daemon is not there
     static let noPermission: Int32 = 77   // EX_NOPERM: the daemon refused a control call
-    static let config: Int32 = 78         // EX_CONFIG: a bad configuration file
 }
 
 func printError(_ message: String) {

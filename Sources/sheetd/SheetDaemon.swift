@@ -32,23 +32,7 @@ struct SheetDaemon: AsyncParsableCommand {
     @Option(help: "The socket to listen on, unless systemd passes one (default /run/sheetd/io.sheetd.Sheet).")
     var socket: String?
 
-    @Option(help: "The screen size in pixels, WIDTHxHEIGHT (default 1080x1920).")
-    var screen: String?
-
-    @Option(help: "Pixels per point.")
-    var scale: String?
-
-    @Option(help: "The release rules: tutorial, half-drag or projection.")
-    var policy: String?
-
-    @Option(help: "The detent the sheet starts at.")
-    var initial: String?
-
-    @Option(name: .customLong("detent"), help: "A custom detent, NAME=N% or NAME=Npt (repeatable).")
-    var detents: [String] = []
-
-    @Option(name: .customLong("long-press"), help: "Seconds a still finger takes to become a long press.")
-    var longPress: String?
+    @OptionGroup var engine: EngineFlags
 
     @Option(name: .customLong("socket-mode"), help: "Octal mode of a socket the daemon creates (default 0660).")
     var socketMode: String?
@@ -65,27 +49,15 @@ struct SheetDaemon: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
-    @Option(help: "The configuration file.")
-    var config: String?
-
     @Flag(name: .customLong("check-config"), help: "Check the configuration file and flags, print the result, and exit.")
     var checkConfig = false
 
     /// The file, then the flags over it.
     func settings() throws -> Settings {
-        let flags: [(String, String?)] = [
-            ("input", input), ("socket", socket), ("screen", screen), ("scale", scale), ("policy", policy),
-            ("initial", initial), ("long-press", longPress), ("socket-mode", socketMode), ("socket-group", socketGroup),
+        try engine.settings(extra: [
+            ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup),
             ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections), ("log-level", logLevel),
-        ] + detents.map { ("detents", $0) }
-        do {
-            return try Settings.resolve(configPath: config, flags: flags)
-        } catch .file(let error) {
-            printError("\(error)")
-            throw ExitCode(78)  // EX_CONFIG
-        } catch .flag(let reason) {
-            throw ValidationError(reason)
-        }
+        ])
     }
 
     func run() async throws {
