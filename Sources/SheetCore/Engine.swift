@@ -231,8 +231,9 @@ public struct Engine: Sendable {
                                         translation: gesture.translationInPixels.scaled(by: pointsPerPixel),
                                         source, gesture.time), into: &out)
                 case (.pan, .changed):
+                    let finger = arena.primarySlot.map { trackers[$0].estimate(at: gesture.time).pixelsPerSecond.dy } ?? 0
                     feedSheet(.panChanged(translationY: gesture.translationInPixels.dy * pointsPerPixel,
-                                          gesture.time), into: &out)
+                                          velocityY: finger * pointsPerPixel, gesture.time), into: &out)
                 case (.pan, _), (.longPress, _):
                     break
                 }
@@ -256,13 +257,15 @@ public struct Engine: Sendable {
     }
 
     /// Emits the sheet's state unless it looks the same as the last one published (to the
-    /// hundredth of a pixel and the ten-thousandth of dim, the precision of the output).
+    /// hundredth of a pixel, the ten-thousandth of dim and the tenth of a pixel per second, the
+    /// precision of the output).
     private mutating func publish(at time: Timestamp, into out: inout [EngineOutput]) {
         let snapshot = snapshot(at: time)
         if let last = lastPublished, last.state == snapshot.state, last.detent == snapshot.detent,
            last.target == snapshot.target,
            (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),
-           (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded() {
+           (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded(),
+           (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded() {
             return
         }
         lastPublished = snapshot

@@ -17,8 +17,10 @@ public enum SheetInterface {
     type DetentPosition (name: string, top: float)
 
     # What a renderer needs to draw the sheet. top is in pixels from the top of the
-    # screen, velocity in pixels per second (positive downwards), progress is 0 when
-    # hidden and 1 when expanded, dim is the dim's opacity. cause says what moved it last.
+    # screen, velocity is the card's in pixels per second (positive downwards): the
+    # finger's while dragging (slowed by the rubber band past the top, as of the last
+    # motion) and the animation's while settling. progress is 0 when hidden and 1 when
+    # expanded, dim is the dim's opacity. cause says what moved it last.
     type State (
       state: (resting, dragging, settling),
       detent: ?string,

@@ -154,12 +154,17 @@ func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Boo
     return run
 }
 
+/// Where `needle` starts in `haystack[from..<end]`, compared in place (no copies: the reader
+/// must not slow itself down between replies).
 func findBytes(_ needle: [UInt8], in haystack: [UInt8], from: Int, to end: Int) -> Int? {
     guard end - from >= needle.count else { return nil }
     var index = from
-    while index <= end - needle.count {
-        if haystack[index] == needle[0], Array(haystack[index..<(index + needle.count)]) == needle { return index }
-        index += 1
+    search: while index <= end - needle.count {
+        for offset in needle.indices where haystack[index + offset] != needle[offset] {
+            index += 1
+            continue search
+        }
+        return index
     }
     return nil
 }
@@ -194,23 +199,68 @@ func percentile(_ sorted: [Int64], _ fraction: Double) -> Int64 {
     return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
 }
 
+struct LatencySummary {
+    var p50: Int64
+    var p99: Int64
+    var count: Int
+    var maximum: Int64
+
+    init(p50: Int64, p99: Int64, count: Int, maximum: Int64) {
+        self.p50 = p50
+        self.p99 = p99
+        self.count = count
+        self.maximum = maximum
+    }
+
+    init(_ latencies: [Int64]) {
+        let sorted = latencies.sorted()
+        p50 = percentile(sorted, 0.5)
+        p99 = percentile(sorted, 0.99)
+        count = sorted.count
+        maximum = sorted.last ?? 0
+    }
+}
+
+func median(_ values: [Int64]) -> Int64 { values.sorted()[values.count / 2] }
+
+/// 1 and 64 subscribers once; 16 subscribers with and without a stalled one three times each,
+/// interleaved, so that the comparison sees the same drift of a shared machine on both sides;
+/// and the floor of the same path without the daemon.
 func benchmarkDaemon(sheetd: String) {
     let folder = "/tmp/sheetd-bench-daemon-\(getpid())"
     mkdir(folder, 0o755)
     let recording = "\(folder)/drags.evemu"
     writeDragRecording(path: recording, seconds: 20)
-    var p99WithoutStall: Int64 = 0
-    for (subscribers, stalled) in [(1, false), (16, false), (64, false), (16, true)] {
+    func measure(_ subscribers: Int, stalled: Bool) -> (LatencySummary, Double) {
         let run = runDaemon(sheetd: sheetd, recording: recording, subscribers: subscribers, stalled: stalled, folder: folder)
-        let sorted = run.latencies.sorted()
-        let p50 = percentile(sorted, 0.5), p99 = percentile(sorted, 0.99)
-        var detail = "\(sorted.count) replies, max \(sorted.last ?? 0) µs, idle \(Int(run.idleWakeupsPerSecond.rounded())) wakeups/s"
-        if subscribers == 16, !stalled { p99WithoutStall = p99 }
-        if stalled, p99WithoutStall > 0 {
-            detail += ", p99 \(Int((Double(p99 - p99WithoutStall) / Double(p99WithoutStall) * 100).rounded()))% vs. no stalled client"
-        }
+        return (LatencySummary(run.latencies), run.idleWakeupsPerSecond)
+    }
+    func line(_ subscribers: Int, stalled: Bool, _ summary: LatencySummary, _ detail: String) {
         let name = "daemon: frame to subscriber, \(subscribers) subscriber(s)\(stalled ? " + 1 stalled" : "")"
-        print("\(name): p50 \(p50) µs, p99 \(p99) µs  (\(detail))")
+        print("\(name): p50 \(summary.p50) µs, p99 \(summary.p99) µs  (\(detail))")
+    }
+    for subscribers in [1, 64] {
+        let (summary, idle) = measure(subscribers, stalled: false)
+        line(subscribers, stalled: false, summary,
+             "\(summary.count) replies, max \(summary.maximum) µs, idle \(Int(idle.rounded())) wakeups/s")
+    }
+    var plain: [LatencySummary] = [], stalled: [LatencySummary] = []
+    for _ in 0..<3 {
+        plain.append(measure(16, stalled: false).0)
+        stalled.append(measure(16, stalled: true).0)
+    }
+    for (runs, isStalled) in [(plain, false), (stalled, true)] {
+        let p50 = median(runs.map(\.p50)), p99 = median(runs.map(\.p99))
+        var detail = "median of 3 runs; p99 per run \(runs.map { String($0.p99) }.joined(separator: ", ")) µs"
+        if isStalled {
+            let base = median(plain.map(\.p99))
+            detail += "; p99 \(Int((Double(p99 - base) / Double(base) * 100).rounded()))% vs. no stalled client"
+        }
+        line(16, stalled: isStalled, LatencySummary(p50: p50, p99: p99, count: 0, maximum: 0), detail)
+    }
+    for subscribers in [1, 16, 64] {
+        let floor = LatencySummary(floorLatencies(subscribers: subscribers, frames: 1500))
+        print("floor: timer → thread hop → \(subscribers) socket write(s) → reader, no daemon: p50 \(floor.p50) µs, p99 \(floor.p99) µs")
     }
     unlink(recording)
     rmdir(folder)

@@ -50,7 +50,16 @@ final class EngineLoop: @unchecked Sendable {
     private var sequence: Int64 = 0
     private var pendingGesture: GestureReport?
     private var nextWatchdog: Timestamp?
+    /// While a recording plays: the monotonic time its next frame or deadline is due.
+    private var replayDue: Timestamp?
     weak var server: VarlinkServer?
+
+    /// A recording's frames stand for events the kernel would deliver at their time. A timer
+    /// wakes a sleeping thread late (on a virtual machine by 100 to 300 µs), so while a
+    /// recording plays the timer is set this much early and the rest is waited out on the
+    /// clock: the recorded timing is kept to a few microseconds, for at most this much CPU
+    /// time per frame. Live input needs no timer: the kernel's events wake the thread.
+    static let replayWakeLead: Int64 = 300
 
     // Shared with other threads.
     private let inbox = Mutex<(commands: [(ControlRequest, @Sendable (ControlResult) -> Void)], stopping: Bool)>(([], false))
@@ -173,6 +182,7 @@ final class EngineLoop: @unchecked Sendable {
             var inputDescriptor: Int32?
             if case .live(let input) = source { inputDescriptor = input.fileDescriptor }
             let ready = waiter.wait(input: inputDescriptor, block: !fastReplay)
+            if let due = replayDue { waitOut(due) }
             if ready.input, case .live(let input) = source {
                 input.dispatch(screen: engine.configuration.screen, into: &frames)
                 for frame in frames {
@@ -285,8 +295,19 @@ final class EngineLoop: @unchecked Sendable {
             let due = monotonic(atEngine: frame.time)
             wake = wake.map { min($0, due) } ?? due
         }
+        replayDue = replaying ? wake : nil
         if let watchdog = nextWatchdog { wake = wake.map { min($0, watchdog) } ?? watchdog }
+        if let due = replayDue, let planned = wake, due <= planned {
+            wake = due.adding(microseconds: -Self.replayWakeLead)
+        }
         waiter.arm(at: wake)
+    }
+
+    /// Spins to `due` when the early timer woke the thread within the lead.
+    private func waitOut(_ due: Timestamp) {
+        var now = LibinputInput.monotonicNow()
+        guard now.microseconds >= due.microseconds - Self.replayWakeLead else { return }
+        while now < due { now = LibinputInput.monotonicNow() }
     }
 
     private func watchdog() {

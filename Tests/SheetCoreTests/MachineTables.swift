@@ -139,7 +139,7 @@ let pointerEvents: [(String, PointerEvent)] = [
             ("pan-began on the card", .panBegan(start: Point(x: 540, y: 1500), translation: Vector(dx: 0, dy: 40), .touchscreen, t)),
             ("pan-began sideways", .panBegan(start: Point(x: 540, y: 1500), translation: Vector(dx: 40, dy: 5), .touchscreen, t)),
             ("pan-began on the dim", .panBegan(start: Point(x: 540, y: 200), translation: Vector(dx: 0, dy: 40), .touchscreen, t)),
-            ("pan-changed", .panChanged(translationY: 100, t)),
+            ("pan-changed", .panChanged(translationY: 100, velocityY: 0, t)),
             ("release, still", .release(velocityY: 0, t)),
             ("release, fling down", .release(velocityY: 2000, t)),
             ("cancel", .cancel(t)),

@@ -43,6 +43,29 @@ import SheetRecordings
         #expect(end["vy"] as? Double == 0, "a finger that rested has no fling velocity")
     }
 
+    @Test func aDraggedCardCarriesTheFingersVelocity() throws {
+        // 500 px up in 1 s: the card follows at -500 px/s; past the expanded top (30) the
+        // rubber band slows it; clamped (tutorial) it does not move at all.
+        var r = SyntheticRecording()
+        r.stroke(from: (540, 1000), to: (540, 500), seconds: 1, holdSeconds: 0.1)
+        let dragging = try replay(r).kind("sheet").filter { $0["state"] as? String == "dragging" }
+        let middle = try #require(dragging.dropFirst(dragging.count / 2).first?["velocity"] as? Double)
+        #expect(abs(middle + 500) < 25, "about -500 px/s mid-drag, got \(middle)")
+
+        var past = SyntheticRecording()
+        past.stroke(from: (540, 1000), to: (540, 0), seconds: 1, holdSeconds: 0.1)
+        for policy in [ReleaseRuleSet.projection, .tutorial] {
+            let sheets = try replay(past, options(policy: policy)).kind("sheet").filter { $0["state"] as? String == "dragging" }
+            let last = try #require(sheets.last)
+            let speed = try #require(last["velocity"] as? Double)
+            if policy == .tutorial {
+                #expect(speed == 0, "clamped at the top, the card stands still, got \(speed)")
+            } else {
+                #expect(speed > -600 && speed < -400, "the rubber band's slope (0.55 at the top) slows the card, got \(speed)")
+            }
+        }
+    }
+
     @Test(arguments: [(ReleaseRuleSet.projection, "hidden"), (.tutorial, "hidden"), (.halfDrag, "half")])
     func fastFlickDownFromHalf(policy: ReleaseRuleSet, expected: String) throws {
         var r = SyntheticRecording()

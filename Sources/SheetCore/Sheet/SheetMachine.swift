@@ -63,6 +63,10 @@ public struct SheetMachine: Sendable {
         public var startTop: Double
         /// The card's top now.
         public var top: Double
+        /// How fast the card's top follows the finger now (pt/s, down positive): the finger's
+        /// vertical velocity, times the rubber band's slope past the top detent (0 where the
+        /// card is clamped).
+        public var velocity: Double = 0
     }
 
     public struct Settle: Sendable, Equatable {
@@ -97,7 +101,9 @@ public struct SheetMachine: Sendable {
         /// The pan began: its start point and the finger's translation since then. A pan that
         /// begins mostly sideways is not the sheet's (axis lock, as phoc and libadwaita do).
         case panBegan(start: Point, translation: Vector, TouchSource, Timestamp)
-        case panChanged(translationY: Double, Timestamp)
+        /// The finger moved: its translation since the pan began and its vertical velocity now
+        /// (pt/s, from the velocity tracker).
+        case panChanged(translationY: Double, velocityY: Double, Timestamp)
         /// The primary finger lifted, with its vertical velocity (pt/s; 0 if it had stopped).
         case release(velocityY: Double, Timestamp)
         /// The primary finger was cancelled.
@@ -173,9 +179,14 @@ public struct SheetMachine: Sendable {
         }
     }
 
+    /// How fast the card's top moves (pt/s, down positive): the spring's or curve's while
+    /// settling, the finger's (through the rubber band) while dragging.
     public var velocity: Double {
-        if case .settling(let settle) = state { return settle.velocity }
-        return 0
+        switch state {
+        case .resting: return 0
+        case .dragging(let drag): return drag.velocity
+        case .settling(let settle): return settle.velocity
+        }
     }
 
     /// The detent the card is at (within half a pixel), or nil between detents.
@@ -278,8 +289,8 @@ public struct SheetMachine: Sendable {
         // dragging
         case (.dragging, .touchDown), (.dragging, .panBegan), (.dragging, .frame):
             return .none
-        case (.dragging, .panChanged(let translation, _)):
-            return moveDrag(translationY: translation)
+        case (.dragging, .panChanged(let translation, let velocity, _)):
+            return moveDrag(translationY: translation, fingerVelocity: velocity)
         case (.dragging(let drag), .release(let velocity, let time)):
             return settle(to: releaseTarget(drag: drag, velocity: velocity), velocity: velocity, at: time,
                           cause: .animation)
@@ -329,30 +340,47 @@ public struct SheetMachine: Sendable {
     // MARK: Dragging
 
     @discardableResult
-    private mutating func moveDrag(translationY: Double) -> Effect {
+    private mutating func moveDrag(translationY: Double, fingerVelocity: Double = 0) -> Effect {
         guard case .dragging(var drag) = state else { return .none }
         let raw = drag.startTop + translationY
         let topmost = detents.topmost.topInPoints
         var top = raw
+        // How far the card moves per point the finger moves, here.
+        var slope = 1.0
         if raw < topmost {
             switch configuration.ruleSet {
             case .tutorial, .halfDrag:
                 top = topmost  // the tutorial clamps at the expanded top
+                slope = 0
             case .projection:
                 top = topmost - rubberBand(topmost - raw)
+                slope = rubberBandSlope(topmost - raw)
             }
         }
-        top = min(top, height)
-        guard top != drag.top else { return .none }
+        if top > height {
+            top = height
+            slope = 0
+        }
+        let velocity = fingerVelocity * slope
+        // A card that reaches a clamp stops: that is a change even where the top stays.
+        let changed = top != drag.top || velocity != drag.velocity
         drag.top = top
+        drag.velocity = velocity
         state = .dragging(drag)
-        return .changed
+        return changed ? .changed : .none
     }
 
     /// UIScrollView's rubber band: `(1 − 1/(x·c/d + 1))·d`; slope c at 0, never reaching d.
     private func rubberBand(_ overshoot: Double) -> Double {
         let d = height, c = configuration.rubberBandCoefficient
         return (1 - 1 / (overshoot * c / d + 1)) * d
+    }
+
+    /// The rubber band's derivative: `c/(x·c/d + 1)²`.
+    private func rubberBandSlope(_ overshoot: Double) -> Double {
+        let d = height, c = configuration.rubberBandCoefficient
+        let k = overshoot * c / d + 1
+        return c / (k * k)
     }
 
     // MARK: Releasing
@@ -480,7 +508,7 @@ public struct SheetMachine: Sendable {
 extension SheetMachine.Event {
     public var time: Timestamp {
         switch self {
-        case .touchDown(_, _, let t), .panBegan(_, _, _, let t), .panChanged(_, let t), .release(_, let t),
+        case .touchDown(_, _, let t), .panBegan(_, _, _, let t), .panChanged(_, _, let t), .release(_, let t),
              .cancel(let t), .tap(_, _, let t), .swipe(_, _, _, let t), .present(_, let t), .dismiss(let t),
              .frame(let t):
             return t
