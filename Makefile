@@ -10,7 +10,7 @@ UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 DATADIR ?= $(PREFIX)/share
 PYTHON ?= python3
 
-.PHONY: all build release test bench deps install uninstall clean
+.PHONY: all build release test bench deps e2e e2e-deps install uninstall clean
 
 all: build
 
@@ -31,6 +31,19 @@ release:
 
 test:
 	$(SWIFT) test
+
+# End to end on a real kernel: a QEMU VM (software emulation) boots the host's Debian kernel
+# with the host's root read-only and runs sheetd on libinput's udev backend against uinput
+# devices (Tests/e2e). Each run's logs stay in .build/e2e/runs/.
+E2E_DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/e2e-debian-packages 2>/dev/null)
+
+e2e-deps:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(E2E_DEBIAN_PACKAGES)
+
+e2e: e2e-deps
+	$(SWIFT) build -c release --static-swift-stdlib --product sheetd
+	$(SWIFT) build -c release --static-swift-stdlib --product sheetctl
+	Tests/e2e/run
 
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s
 # and peak memory measured end to end through `sheetctl replay --summary`.

@@ -83,7 +83,8 @@ let package = Package(
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetProtocol", "SheetRecordings", "SheetTestSupport", "sheetd", "sheetctl",
+            "SheetClient", "SheetProtocol", "SheetRecordings", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl",
+            .product(name: "Logging", package: "swift-log"),
         ], exclude: ["python_varlink_client.py"]),
     ],
     swiftLanguageModes: [.v6]

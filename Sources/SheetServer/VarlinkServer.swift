@@ -25,8 +25,9 @@ public enum ServerError: Error, CustomStringConvertible {
 /// The varlink server of `io.sheetd.Sheet` on a Unix stream socket.
 ///
 /// One event loop serves every client. `publish(_:)` may be called from any thread: it encodes
-/// the update once and hands the newest one to the loop, so a burst of states never queues
-/// more than one hop. Each subscriber gets the same bytes; one whose socket is full keeps only
+/// the update once and hands it to the loop; a state the loop has not taken yet is replaced by
+/// a newer one, unless it carries a gesture (a tap, a pan's end or cancel is an event, not a
+/// state), so a burst of states never queues more than one hop plus its gestures. Each subscriber gets the same bytes; one whose socket is full keeps only
 /// the newest update (conflation) and is dropped when it has taken nothing for
 /// `stallTimeout`. Input never waits for a client.
 public final class VarlinkServer: @unchecked Sendable {
@@ -45,8 +46,11 @@ public final class VarlinkServer: @unchecked Sendable {
     private var createdSocketPath: String?
     private(set) var controlGroup: gid_t = 0
 
-    /// The newest update not yet taken by the loop, and whether a hop to take it is scheduled.
-    private let handoff = NIOLockedValueBox<(update: MonitorUpdate?, bytes: [UInt8], scheduled: Bool)>((nil, [], false))
+    /// Updates not yet taken by the loop (the newest, and older ones that carry a gesture), and
+    /// whether a hop to take them is scheduled.
+    private let handoff = NIOLockedValueBox<(updates: [(MonitorUpdate, [UInt8])], scheduled: Bool)>(([], false))
+    /// Gestures kept across a hop the loop has not taken, at most; beyond, the oldest go.
+    static let handoffLimit = 64
     private let counts = NIOLockedValueBox<(connections: Int, subscribers: Int, dropped: Int)>((0, 0, 0))
 
     public init(configuration: ServerConfiguration, delegate: SheetServiceDelegate, logger: Logger) {
@@ -136,8 +140,12 @@ public final class VarlinkServer: @unchecked Sendable {
     public func publish(_ update: MonitorUpdate) {
         let bytes = VarlinkReply.encode(continues: true, capacity: 640) { update.writeParameters(to: &$0) }
         let mustHop = handoff.withLockedValue { box -> Bool in
-            box.update = update
-            box.bytes = bytes
+            if let last = box.updates.last, last.0.gesture == nil {
+                box.updates[box.updates.count - 1] = (update, bytes)
+            } else {
+                if box.updates.count == Self.handoffLimit { box.updates.removeFirst() }
+                box.updates.append((update, bytes))
+            }
             defer { box.scheduled = true }
             return !box.scheduled
         }
@@ -145,17 +153,18 @@ public final class VarlinkServer: @unchecked Sendable {
     }
 
     private func takeHandoff() {
-        let (update, bytes) = handoff.withLockedValue { box -> (MonitorUpdate?, [UInt8]) in
+        let updates = handoff.withLockedValue { box -> [(MonitorUpdate, [UInt8])] in
             box.scheduled = false
-            defer { box.update = nil; box.bytes = [] }
-            return (box.update, box.bytes)
+            defer { box.updates.removeAll(keepingCapacity: true) }
+            return box.updates
         }
-        guard let update else { return }
-        latestUpdate = update
-        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
-        latestReply = buffer
-        for subscriber in subscribers.values { subscriber.offer(buffer) }
+        for (update, bytes) in updates {
+            latestUpdate = update
+            var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
+            latestReply = buffer
+            for subscriber in subscribers.values { subscriber.offer(buffer) }
+        }
     }
 
     // MARK: Bookkeeping (event loop)

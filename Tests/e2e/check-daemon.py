@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""Checks what the `daemon` scenario left in its run folder: the device was taken when plugged
+in, each gesture played through uinput, the kernel and libinput left the sheet where
+`sheetctl replay` of the same recording leaves it, a removal mid-drag settled the sheet, the
+daemon kept serving and stopped cleanly, and its log holds no error.
+
+Usage: check-daemon.py RUN-FOLDER SHEETCTL
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+run, sheetctl = sys.argv[1], sys.argv[2]
+SCREEN = "1280x800"
+failures = []
+
+
+def check(condition, message):
+    print(("ok    " if condition else "FAIL  ") + message)
+    if not condition:
+        failures.append(message)
+    return condition
+
+
+def path(name):
+    return os.path.join(run, name)
+
+
+def text(name):
+    try:
+        with open(path(name)) as file:
+            return file.read()
+    except OSError:
+        return ""
+
+
+def updates(name):
+    """The Monitor replies `sheetctl watch` wrote, one JSON object a line."""
+    result = []
+    for number, line in enumerate(text(name).splitlines(), 1):
+        try:
+            result.append(json.loads(line))
+        except ValueError:
+            check(False, f"{name}:{number}: not JSON: {line[:80]}")
+    return result
+
+
+def devices(name):
+    """`sheetctl devices --format json`: one device a line."""
+    result = []
+    for number, line in enumerate(text(name).splitlines(), 1):
+        try:
+            result.append(json.loads(line))
+        except ValueError:
+            check(False, f"{name}:{number}: not JSON: {line[:80]}")
+    return result
+
+
+def replayed_detent(recording, initial):
+    """Where `sheetctl replay` leaves the sheet for the same recording and starting detent."""
+    output = subprocess.run([sheetctl, "replay", path(recording), "--screen", SCREEN, "--initial", initial],
+                            capture_output=True, text=True, check=True).stdout
+    sheets = [json.loads(line) for line in output.splitlines() if '"sheet"' in line]
+    return sheets[-1]["detent"]
+
+
+check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
+
+before = devices("devices-before.json")
+check(not any(device.get("used") for device in before), "no touch device is used before one is plugged in")
+plugged = devices("devices-plugged.json")
+used = [device for device in plugged if device.get("used")]
+node = text("first.node").strip()
+check(len(used) == 1 and used[0].get("node") == node and used[0].get("type") == "touchscreen",
+      f"the plugged touchscreen {node} is used as a touchscreen: {used}")
+
+# (step, recording, detent the sheet must rest at, gesture it must report)
+steps = [
+    ("drag-up", "drag-up.evemu", "expanded", "pan"),
+    ("flick-down-from-expanded", "flick-down-from-expanded.evemu", "half", "pan"),
+    ("flick-down-from-half", "flick-down-from-half.evemu", "hidden", "pan"),
+    ("tap-dim", "tap-dim.evemu", "hidden", "tap"),
+    ("tap-dim-again", "tap-dim-again.evemu", "hidden", "tap"),
+]
+for step, recording, expected, gesture in steps:
+    stream = updates(f"{step}.watch.jsonl")
+    if not check(len(stream) >= 2, f"{step}: the sheet moved ({len(stream)} updates)"):
+        continue
+    first, last = stream[0]["state"], stream[-1]["state"]
+    sequence = [update["seq"] for update in stream]
+    check(sequence == sorted(set(sequence)), f"{step}: sequence numbers only grow")
+    check(last["state"] == "resting" and last["detent"] == expected,
+          f"{step}: rests at {expected} (got {last['state']} at {last['detent']})")
+    kinds = {update["gesture"]["kind"] for update in stream if update.get("gesture")}
+    check(gesture in kinds, f"{step}: a {gesture} gesture was reported (got {sorted(kinds)})")
+    check(any(update["state"]["cause"] == "user" for update in stream) or gesture == "tap",
+          f"{step}: the finger moved the card")
+    replayed = replayed_detent(recording, first["detent"] or "half")
+    check(replayed == last["detent"], f"{step}: the daemon on libinput and `sheetctl replay` agree ({replayed})")
+    state = json.loads(text(f"{step}.state.json") or "{}")
+    check(state.get("detent") == expected, f"{step}: GetState afterwards says {state.get('detent')}")
+
+removed = updates("removed.watch.jsonl")
+states = [update["state"] for update in removed]
+dragging = [index for index, state in enumerate(states) if state["state"] == "dragging"]
+check(bool(dragging), "removal: the held finger dragged the card")
+if dragging:
+    after = states[dragging[-1] + 1:]
+    check(bool(after) and after[-1]["state"] == "resting" and after[-1]["detent"] == "half",
+          f"removal: the sheet settled back to half ({after[-1] if after else 'nothing after the drag'})")
+cancelled = [update["gesture"] for update in removed if update.get("gesture", {}).get("phase") == "cancelled"]
+check(bool(cancelled), "removal: the pan was cancelled (libinput cancels the touches of a removed device)")
+removed_state = json.loads(text("removed.state.json") or "{}")
+check(removed_state.get("detent") == "half", "removal: the daemon still answers GetState afterwards")
+
+log = text("sheetd.log")
+check(re.search(r"using touchscreen /dev/input/event\d+", log) is not None, "the log says which device was taken and why")
+check(re.search(r'/dev/input/event\d+ "sheetd e2e touchscreen" removed', log) is not None, "the log reports the removal")
+errors = [line for line in log.splitlines() if re.search(r": (error|critical):", line)]
+check(not errors, f"no error in the daemon's log {errors[:3]}")
+check(text("sheetd.exit").strip() == "0", f"sheetd stopped on SIGTERM with status 0 (got {text('sheetd.exit').strip() or 'none'})")
+
+print(f"{len(failures)} check(s) failed" if failures else "all checks passed")
+sys.exit(1 if failures else 0)
