@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Checks what the `daemon` scenario left in its run folder: the device was taken when plugged
 in, each gesture played through uinput, the kernel and libinput left the sheet where
-`sheetctl replay` of the same recording leaves it, a removal mid-drag settled the sheet, the
-daemon kept serving and stopped cleanly, and its log holds no error.
+`sheetctl replay` of the same recording leaves it, a removal mid-drag settled the sheet, a
+touchpad's two- and three-finger pans moved the card the way the fingers went, the daemon
+kept serving and stopped cleanly, and its log holds no error.
 
 Usage: check-daemon.py RUN-FOLDER SHEETCTL
 """
@@ -114,6 +115,21 @@ cancelled = [update["gesture"] for update in removed if update.get("gesture", {}
 check(bool(cancelled), "removal: the pan was cancelled (libinput cancels the touches of a removed device)")
 removed_state = json.loads(text("removed.state.json") or "{}")
 check(removed_state.get("detent") == "half", "removal: the daemon still answers GetState afterwards")
+
+pad = [device for device in devices("devices-pad.json") if device.get("type") == "touchpad"]
+check(len(pad) == 1 and pad[0].get("used"), f"the touchpad is used: {pad}")
+# (step, which way the card must move while the fingers drag it)
+for step, direction in [("pad-scroll-up", -1), ("pad-swipe-down", 1)]:
+    stream = updates(f"{step}.watch.jsonl")
+    tops = [update["state"]["top"] for update in stream
+            if update["state"]["state"] == "dragging" and update["state"]["cause"] == "user"]
+    if check(len(tops) >= 2, f"{step}: the fingers dragged the card ({len(tops)} dragging states)"):
+        check((tops[-1] - tops[0]) * direction > 50,
+              f"{step}: the card moved {'up' if direction < 0 else 'down'} with the fingers ({tops[0]} → {tops[-1]} px)")
+    if stream:
+        check(stream[-1]["state"]["state"] == "resting", f"{step}: the sheet came to rest at {stream[-1]['state']['detent']}")
+    kinds = {update["gesture"]["kind"] for update in stream if update.get("gesture")}
+    check("pan" in kinds, f"{step}: a pan was reported (got {sorted(kinds)})")
 
 log = text("sheetd.log")
 check(re.search(r"using touchscreen /dev/input/event\d+", log) is not None, "the log says which device was taken and why")

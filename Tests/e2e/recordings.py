@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Writes the end-to-end test's recordings: an evemu description of a 1280x800 multitouch
-(protocol B) touchscreen, 128 x 80 mm, and one evemu file per gesture for that device.
+"""Writes the end-to-end test's recordings: evemu descriptions of a 1280x800 multitouch
+(protocol B) touchscreen, 128 x 80 mm, and of a 100 x 60 mm multitouch touchpad, and one evemu
+file per gesture for each.
 
 Usage: recordings.py FOLDER
 """
@@ -11,9 +12,14 @@ WIDTH, HEIGHT = 1280, 800
 UNITS_PER_MM = 10
 EV_SYN, EV_KEY, EV_ABS = 0x00, 0x01, 0x03
 BTN_TOUCH = 0x14A
+BTN_LEFT, BTN_TOOL_FINGER, BTN_TOOL_QUINTTAP = 0x110, 0x145, 0x148
+BTN_TOOL_DOUBLETAP, BTN_TOOL_TRIPLETAP, BTN_TOOL_QUADTAP = 0x14D, 0x14E, 0x14F
+# How many fingers each BTN_TOOL_* reports.
+TOOL_FOR_FINGERS = {1: BTN_TOOL_FINGER, 2: BTN_TOOL_DOUBLETAP, 3: BTN_TOOL_TRIPLETAP}
+PAD_WIDTH, PAD_HEIGHT, PAD_UNITS_PER_MM = 3000, 1800, 30
 ABS_X, ABS_Y = 0x00, 0x01
 ABS_MT_SLOT, ABS_MT_POSITION_X, ABS_MT_POSITION_Y, ABS_MT_TRACKING_ID = 0x2F, 0x35, 0x36, 0x39
-INPUT_PROP_DIRECT = 0x01
+INPUT_PROP_POINTER, INPUT_PROP_DIRECT, INPUT_PROP_BUTTONPAD = 0x00, 0x01, 0x02
 
 
 def mask_lines(tag, event_type, codes, size):
@@ -42,6 +48,77 @@ def description(name):
     lines.append(f"A: {ABS_MT_POSITION_Y:02x} 0 {HEIGHT - 1} 0 0 {UNITS_PER_MM}")
     lines.append(f"A: {ABS_MT_TRACKING_ID:02x} 0 65535 0 0 0")
     return lines
+
+
+def touchpad_description(name):
+    """An indirect (pointer) multitouch clickpad (one button under the pad) that reports up to
+    three fingers, as libinput's touchpad code and udev's ID_INPUT_TOUCHPAD expect."""
+    lines = ["# EVEMU 1.3", f"N: {name}", "I: 0018 5eed 0002 0100"]
+    lines += mask_lines("P", None, [INPUT_PROP_POINTER, INPUT_PROP_BUTTONPAD], 8)
+    lines += mask_lines("B", EV_SYN, [EV_SYN, EV_KEY, EV_ABS], 8)
+    lines += mask_lines("B", EV_KEY, [BTN_LEFT, BTN_TOOL_FINGER, BTN_TOOL_QUINTTAP, BTN_TOUCH, BTN_TOOL_DOUBLETAP,
+                                      BTN_TOOL_TRIPLETAP, BTN_TOOL_QUADTAP], 96)
+    lines += mask_lines("B", EV_ABS, [ABS_X, ABS_Y, ABS_MT_SLOT, ABS_MT_POSITION_X, ABS_MT_POSITION_Y,
+                                      ABS_MT_TRACKING_ID], 8)
+    lines.append(f"A: {ABS_X:02x} 0 {PAD_WIDTH} 0 0 {PAD_UNITS_PER_MM}")
+    lines.append(f"A: {ABS_Y:02x} 0 {PAD_HEIGHT} 0 0 {PAD_UNITS_PER_MM}")
+    lines.append(f"A: {ABS_MT_SLOT:02x} 0 4 0 0 0")
+    lines.append(f"A: {ABS_MT_POSITION_X:02x} 0 {PAD_WIDTH} 0 0 {PAD_UNITS_PER_MM}")
+    lines.append(f"A: {ABS_MT_POSITION_Y:02x} 0 {PAD_HEIGHT} 0 0 {PAD_UNITS_PER_MM}")
+    lines.append(f"A: {ABS_MT_TRACKING_ID:02x} 0 65535 0 0 0")
+    return lines
+
+
+class PadGesture:
+    """Fingers on a touchpad moving together, 100 Hz."""
+
+    def __init__(self, fingers, start, spacing_mm=18):
+        self.gesture = Gesture()
+        spacing = spacing_mm * PAD_UNITS_PER_MM
+        self.positions = [(start[0] + index * spacing, start[1]) for index in range(fingers)]
+        gesture = self.gesture
+        for slot, (x, y) in enumerate(self.positions):
+            gesture.emit(EV_ABS, ABS_MT_SLOT, slot)
+            gesture.emit(EV_ABS, ABS_MT_TRACKING_ID, 100 + slot)
+            gesture.emit(EV_ABS, ABS_MT_POSITION_X, x)
+            gesture.emit(EV_ABS, ABS_MT_POSITION_Y, y)
+        gesture.emit(EV_KEY, BTN_TOUCH, 1)
+        gesture.emit(EV_KEY, TOOL_FOR_FINGERS[fingers], 1)
+        gesture.emit(EV_ABS, ABS_X, self.positions[0][0])
+        gesture.emit(EV_ABS, ABS_Y, self.positions[0][1])
+        gesture.report()
+
+    def move_by(self, dy_mm, seconds, hertz=100):
+        gesture = self.gesture
+        steps = max(1, round(seconds * hertz))
+        origin = list(self.positions)
+        for step in range(1, steps + 1):
+            gesture.time += seconds / steps
+            for slot, (x, y) in enumerate(origin):
+                new_y = round(y + dy_mm * PAD_UNITS_PER_MM * step / steps)
+                gesture.emit(EV_ABS, ABS_MT_SLOT, slot)
+                gesture.emit(EV_ABS, ABS_MT_POSITION_Y, new_y)
+                self.positions[slot] = (x, new_y)
+            gesture.emit(EV_ABS, ABS_Y, self.positions[0][1])
+            gesture.report()
+
+    def lift(self):
+        gesture = self.gesture
+        for slot in range(len(self.positions)):
+            gesture.emit(EV_ABS, ABS_MT_SLOT, slot)
+            gesture.emit(EV_ABS, ABS_MT_TRACKING_ID, -1)
+        gesture.emit(EV_KEY, BTN_TOUCH, 0)
+        gesture.emit(EV_KEY, TOOL_FOR_FINGERS[len(self.positions)], 0)
+        gesture.report()
+        return self.gesture
+
+
+def pad_stroke(fingers, dy_mm, seconds, hold=0.0):
+    pad = PadGesture(fingers, (900, 900 - round(dy_mm * PAD_UNITS_PER_MM / 2)))
+    pad.gesture.wait(0.05)
+    pad.move_by(dy_mm, seconds)
+    pad.gesture.wait(hold)
+    return pad.lift()
 
 
 class Gesture:
@@ -129,6 +206,15 @@ GESTURES = {
 }
 
 
+# Touchpad gestures pan the sheet from the screen's centre, the way the fingers move.
+PAD_GESTURES = {
+    # Two fingers scroll slowly up 30 mm and rest: the card goes up.
+    "pad-scroll-up": pad_stroke(2, -30, 0.8, hold=0.15),
+    # Three fingers swipe down fast: the card goes down.
+    "pad-swipe-down": pad_stroke(3, 30, 0.12),
+}
+
+
 def main():
     folder = sys.argv[1]
     os.makedirs(folder, exist_ok=True)
@@ -138,6 +224,12 @@ def main():
     for name, gesture in GESTURES.items():
         with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
             file.write("\n".join(header + gesture.events) + "\n")
+    pad_header = touchpad_description("sheetd e2e touchpad")
+    with open(os.path.join(folder, "touchpad.evemu"), "w") as file:
+        file.write("\n".join(pad_header) + "\n")
+    for name, gesture in PAD_GESTURES.items():
+        with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
+            file.write("\n".join(pad_header + gesture.events) + "\n")
 
 
 if __name__ == "__main__":
