@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SheetReplay", targets: ["SheetReplay"]),
         .library(name: "SheetProtocol", targets: ["SheetProtocol"]),
         .library(name: "SheetClient", targets: ["SheetClient"]),
+        .library(name: "SheetRenderKit", targets: ["SheetRenderKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -58,8 +59,13 @@ let package = Package(
         ]),
         // A blocking varlink client for sheetctl, tests and renderers.
         .target(name: "SheetClient", dependencies: ["SheetProtocol"]),
+        // zlib from Debian (zlib1g-dev): PNG deflate and gzipped console fonts.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The renderer kit: a canvas (XRGB8888, RGB565, any stride), the scene of a published
+        // state, a software rasteriser with damage tracking, console fonts, PNG files.
+        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "CZlib"]),
         .executableTarget(name: "sheetctl", dependencies: [
-            "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig",
+            "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig", "SheetRenderKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sheetd", dependencies: [
@@ -78,8 +84,9 @@ let package = Package(
         .target(name: "SheetTestSupport", path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore"]),
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
-        .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "sheetctl", "SheetTestSupport"]),
+        .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "sheetctl", "SheetTestSupport"]),
         .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol"]),
+        .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetTestSupport"]),
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [

@@ -5,12 +5,15 @@ import SheetRecordings
 struct Printer {
     let output: OutputBuffer
     let options: ReplayOptions
+    /// Sees every sheet state as it is printed (pictures of a replay).
+    let observer: ((SheetSnapshot) throws -> Void)?
     private(set) var lastSheet: SheetSnapshot?
     private var scale: Double { options.engine.screen.scale }
 
-    init(output: OutputBuffer, options: ReplayOptions) {
+    init(output: OutputBuffer, options: ReplayOptions, observer: ((SheetSnapshot) throws -> Void)? = nil) {
         self.output = output
         self.options = options
+        self.observer = observer
     }
 
     // MARK: Devices
@@ -73,6 +76,7 @@ struct Printer {
                 if !options.summary { try self.gesture(gesture) }
             case .sheet(let sheet):
                 lastSheet = sheet
+                try observer?(sheet)
                 if !options.summary && options.format == .json { try self.sheet(sheet) }
             case .transition(let transition):
                 if !options.summary && options.format == .text { try self.transition(transition) }

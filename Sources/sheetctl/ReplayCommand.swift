@@ -1,6 +1,7 @@
 import ArgumentParser
 import SheetConfig
 import SheetRecordings
+import SheetRenderKit
 import SheetReplay
 
 struct ReplayCommand: AsyncParsableCommand {
@@ -12,8 +13,11 @@ struct ReplayCommand: AsyncParsableCommand {
             After the last event the clock runs on until the sheet rests, so the last `sheet` line is \
             where it ends. The same file and flags always print the same bytes.
 
+            With --png DIR, each sheet state is also drawn (the default look, at the screen's size) \
+            into DIR/frame-000001.png, frame-000002.png…; the last picture shows where the sheet rests.
+
             Exit status: 0 on success, 64 for bad flags, 65 for a malformed or missing recording \
-            (reported as FILE:LINE: reason), 74 when the output cannot be written.
+            (reported as FILE:LINE: reason), 74 when the output or a picture cannot be written.
             """)
 
     @Argument(help: "The recording: a `libinput record` YAML file, or an evemu file (.evemu, .events).")
@@ -33,8 +37,15 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "The evemu description (.desc) for an .events file that has none.")
     var desc: String?
 
+    @Option(help: ArgumentHelp("Also draw every sheet state as a PNG into this folder.", valueName: "folder"))
+    var png: String?
+
+    @Option(help: "With --png: a picture of every Nth state (and always of the last).")
+    var pngEvery = 1
+
     func validate() throws {
         _ = try options()
+        if pngEvery < 1 { throw ValidationError("--png-every wants 1 or more") }
     }
 
     func options() throws -> ReplayOptions {
@@ -53,8 +64,22 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         let output = OutputBuffer.standardOutput()
         do {
-            let result = try Replay.run(path: file, options: try options(), output: output)
+            let options = try options()
+            var pictures: PNGFrameWriter?
+            if let png {
+                pictures = try PNGFrameWriter(folder: png, every: pngEvery, painter: Painter(font: PSF2Font.system()))
+            }
+            let screen = options.engine.screen
+            let result = try Replay.run(path: file, options: options, output: output) { sheet in
+                try pictures?.frame(SheetScene(width: screen.widthInPixels, height: screen.heightInPixels, scale: screen.scale,
+                                               top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress))
+            }
+            try pictures?.finish()
             for warning in result.warnings { printError("\(warning)") }
+        } catch let error as PictureError {
+            try? output.flush()
+            printError("sheetctl: \(error)")
+            throw ExitCode(ExitStatus.ioError)
         } catch let error as RecordingError {
             try? output.flush()
             printError("\(error)")

@@ -1,4 +1,6 @@
 import Foundation
+import SheetRenderKit
+import SheetTestSupport
 import Testing
 
 /// `sheetctl replay` as a user runs it: exit codes and messages.
@@ -67,5 +69,44 @@ import Testing
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines[1].hasPrefix("{\"kind\":\"summary\",\"frames\":18,\"touches\":9,\"gestures\":{\"tap\":9,"))
+    }
+}
+
+/// `sheetctl replay --png`: a picture per sheet state, in order, the last where the sheet rests.
+@Suite struct ReplayPictureTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))
+    func picturesFollowTheSheetLines() throws {
+        let file = trace("ts-atmel-maxtouch.1-finger-drag-up-down.evemu")
+        let folder = try temporaryFolder()
+        let all = folder.appendingPathComponent("all").path, sparse = folder.appendingPathComponent("sparse").path
+        let outcome = try CommandLineTests().run(["replay", file, "--screen", "360x640", "--png", all])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let sheets = outcome.stdout.split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["kind"] as? String == "sheet" }
+        let pictures = try FileManager.default.contentsOfDirectory(atPath: all).sorted()
+        #expect(pictures.count == sheets.count, "one picture per sheet line")
+        #expect(pictures.first == "frame-000001.png" && pictures.last == String(format: "frame-%06d.png", sheets.count))
+
+        // The last picture shows the last state: the dim black at its alpha over #808080 above
+        // the card, the card white from its top row down.
+        let last = try #require(sheets.last)
+        let top = try #require(last["top"] as? Double), dim = try #require(last["dim"] as? Double)
+        let image = try PNG.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(all)/\(pictures.last!)"))))
+        func pixel(_ x: Int, _ y: Int) -> RGB {
+            let i = (y * image.width + x) * 3
+            return RGB(image.rgb[i], image.rgb[i + 1], image.rgb[i + 2])
+        }
+        let dimmed = UInt8((128 * (1 - dim)).rounded())
+        #expect(pixel(20, 5) == RGB(dimmed, dimmed, dimmed))
+        #expect(pixel(20, Int(top)) == .white)
+        #expect(pixel(20, Int(top) - 1) == RGB(dimmed, dimmed, dimmed))
+
+        // Every 10th state, and always the last one.
+        #expect(try CommandLineTests().run(["replay", file, "--screen", "360x640", "--png", sparse, "--png-every", "10"]).status == 0)
+        let few = try FileManager.default.contentsOfDirectory(atPath: sparse).sorted()
+        #expect(few.count == (sheets.count + 9) / 10 + ((sheets.count - 1) % 10 == 0 ? 0 : 1))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(sparse)/\(few.last!)")) ==
+                (try Data(contentsOf: URL(fileURLWithPath: "\(all)/\(pictures.last!)"))))
     }
 }

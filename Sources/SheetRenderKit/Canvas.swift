@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a canvas stores a pixel: 32-bit XRGB (`0x00RRGGBB`, little-endian in memory) or 16-bit
+/// RGB 5-6-5, the two formats of DRM dumb buffers and framebuffers that panels use.
+public enum PixelFormat: String, Sendable, CaseIterable {
+    case xrgb8888
+    case rgb565
+
+    public var bytesPerPixel: Int { self == .xrgb8888 ? 4 : 2 }
+}
+
+/// An opaque colour, 8 bits a channel.
+public struct RGB: Sendable, Equatable, Hashable, CustomStringConvertible {
+    public var r: UInt8
+    public var g: UInt8
+    public var b: UInt8
+
+    public init(_ r: UInt8, _ g: UInt8, _ b: UInt8) {
+        self.r = r
+        self.g = g
+        self.b = b
+    }
+
+    /// `0xRRGGBB`.
+    public init(hex: UInt32) {
+        self.init(UInt8(hex >> 16 & 0xFF), UInt8(hex >> 8 & 0xFF), UInt8(hex & 0xFF))
+    }
+
+    public static let black = RGB(0, 0, 0)
+    public static let white = RGB(255, 255, 255)
+
+    /// This colour at `alpha` (0…1) over `below`, rounded per channel.
+    public func over(_ below: RGB, alpha: Double) -> RGB {
+        if alpha >= 1 { return self }
+        if alpha <= 0 { return below }
+        func mix(_ top: UInt8, _ bottom: UInt8) -> UInt8 {
+            UInt8((Double(top) * alpha + Double(bottom) * (1 - alpha)).rounded())
+        }
+        return RGB(mix(r, below.r), mix(g, below.g), mix(b, below.b))
+    }
+
+    public var description: String {
+        let value = UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
+        let digits = String(value, radix: 16)
+        return "#" + String(repeating: "0", count: 6 - digits.count) + digits
+    }
+}
+
+/// Pixels in memory: the canvas's own, or a mapped buffer (a dumb buffer, `/dev/fbN`) whose rows
+/// are `stride` bytes apart. Drawing writes whole rows or spans; nothing is read back while
+/// composing, so a write-combined mapping stays fast.
+public final class Canvas {
+    public let width: Int
+    public let height: Int
+    /// Bytes from one row to the next (at least `width` pixels).
+    public let stride: Int
+    public let format: PixelFormat
+    public let base: UnsafeMutableRawPointer
+    private let owned: Bool
+
+    /// A canvas of its own, black.
+    public init(width: Int, height: Int, format: PixelFormat) {
+        precondition(width > 0 && height > 0, "a canvas needs at least one pixel")
+        self.width = width
+        self.height = height
+        self.format = format
+        stride = width * format.bytesPerPixel
+        base = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 64)
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: stride * height)
+        owned = true
+    }
+
+    /// A canvas over memory someone else owns and keeps alive (a mapped display buffer).
+    public init(wrapping base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: PixelFormat) {
+        precondition(stride >= width * format.bytesPerPixel, "stride \(stride) is shorter than a row of \(width) pixels")
+        self.base = base
+        self.width = width
+        self.height = height
+        self.stride = stride
+        self.format = format
+        owned = false
+    }
+
+    deinit {
+        if owned { base.deallocate() }
+    }
+
+    /// `color` as this canvas stores it.
+    @inline(__always)
+    public func packed(_ color: RGB) -> UInt32 {
+        switch format {
+        case .xrgb8888:
+            return UInt32(color.r) << 16 | UInt32(color.g) << 8 | UInt32(color.b)
+        case .rgb565:
+            return UInt32(color.r >> 3) << 11 | UInt32(color.g >> 2) << 5 | UInt32(color.b >> 3)
+        }
+    }
+
+    /// A stored pixel as a colour (RGB 5-6-5 widened by repeating the high bits).
+    public func unpacked(_ value: UInt32) -> RGB {
+        switch format {
+        case .xrgb8888:
+            return RGB(hex: value & 0xFF_FFFF)
+        case .rgb565:
+            let r5 = UInt8(value >> 11 & 0x1F), g6 = UInt8(value >> 5 & 0x3F), b5 = UInt8(value & 0x1F)
+            return RGB(r5 << 3 | r5 >> 2, g6 << 2 | g6 >> 4, b5 << 3 | b5 >> 2)
+        }
+    }
+
+    /// Pixels `x0..<x1` of row `y` set to `color` (clipped to the canvas).
+    @inline(__always)
+    public func fill(row y: Int, from x0: Int = 0, to x1: Int? = nil, _ color: RGB) {
+        let start = max(0, x0), end = min(width, x1 ?? width)
+        guard y >= 0, y < height, start < end else { return }
+        let value = packed(color)
+        let row = base + y * stride
+        switch format {
+        case .xrgb8888:
+            (row + start * 4).assumingMemoryBound(to: UInt32.self).update(repeating: value, count: end - start)
+        case .rgb565:
+            (row + start * 2).assumingMemoryBound(to: UInt16.self).update(repeating: UInt16(value), count: end - start)
+        }
+    }
+
+    /// One pixel (clipped).
+    @inline(__always)
+    public func set(x: Int, y: Int, _ color: RGB) {
+        guard x >= 0, x < width, y >= 0, y < height else { return }
+        let row = base + y * stride
+        switch format {
+        case .xrgb8888: (row + x * 4).assumingMemoryBound(to: UInt32.self).pointee = packed(color)
+        case .rgb565: (row + x * 2).assumingMemoryBound(to: UInt16.self).pointee = UInt16(packed(color))
+        }
+    }
+
+    /// The colour at a pixel, as stored.
+    public func pixel(x: Int, y: Int) -> RGB {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "(\(x), \(y)) is outside \(width)x\(height)")
+        let row = base + y * stride
+        switch format {
+        case .xrgb8888: return unpacked((row + x * 4).assumingMemoryBound(to: UInt32.self).pointee)
+        case .rgb565: return unpacked(UInt32((row + x * 2).assumingMemoryBound(to: UInt16.self).pointee))
+        }
+    }
+
+    /// Every pixel as R, G, B bytes, row after row (what a PNG holds).
+    public func rgbBytes() -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: width * height * 3) { out, count in
+            var index = 0
+            for y in 0..<height {
+                let row = base + y * stride
+                switch format {
+                case .xrgb8888:
+                    let pixels = row.assumingMemoryBound(to: UInt32.self)
+                    for x in 0..<width {
+                        let value = pixels[x]
+                        out[index] = UInt8(truncatingIfNeeded: value >> 16)
+                        out[index + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                        out[index + 2] = UInt8(truncatingIfNeeded: value)
+                        index += 3
+                    }
+                case .rgb565:
+                    let pixels = row.assumingMemoryBound(to: UInt16.self)
+                    for x in 0..<width {
+                        let color = unpacked(UInt32(pixels[x]))
+                        out[index] = color.r
+                        out[index + 1] = color.g
+                        out[index + 2] = color.b
+                        index += 3
+                    }
+                }
+            }
+            count = index
+        }
+    }
+
+    /// Copies rows `rows` of `source` (same size and format) into this canvas: a shadow buffer's
+    /// damage onto the display.
+    public func copy(rows: Range<Int>, from source: Canvas) {
+        precondition(source.width == width && source.height == height && source.format == format,
+                     "copying between canvases of different sizes or formats")
+        let bytes = width * format.bytesPerPixel
+        for y in rows.clamped(to: 0..<height) {
+            memcpy(base + y * stride, source.base + y * source.stride, bytes)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What went wrong writing pictures, naming the file.
+public struct PictureError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// Writes one PNG per frame (or every Nth) into a folder, named `frame-000001.png`,
+/// `frame-000002.png`… so that they sort in time order. One canvas is reused and only the
+/// damaged rows are redrawn. `finish()` writes the last scene if the Nth-frame rule skipped it,
+/// so the last picture always shows where the sheet ended.
+public final class PNGFrameWriter {
+    public let folder: String
+    public let every: Int
+    public let painter: Painter
+    public private(set) var written = 0
+    private var canvas: Canvas?
+    private var drawn: SheetScene?
+    private var offered = 0
+    private var lastWrittenScene: SheetScene?
+
+    public init(folder: String, every: Int = 1, painter: Painter) throws(PictureError) {
+        precondition(every >= 1, "every Nth frame needs N ≥ 1")
+        self.folder = folder
+        self.every = every
+        self.painter = painter
+        if mkdir(folder, 0o755) != 0 && errno != EEXIST {
+            throw PictureError(path: folder, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Paths of the pictures written so far, in order.
+    public var paths: [String] { (0..<written).map(path(of:)) }
+
+    private func path(of index: Int) -> String {
+        let number = String(index + 1)
+        return "\(folder)/frame-\(String(repeating: "0", count: max(0, 6 - number.count)))\(number).png"
+    }
+
+    /// One frame; written when it is the first or every Nth.
+    public func frame(_ scene: SheetScene) throws(PictureError) {
+        offered += 1
+        if (offered - 1) % every == 0 { try write(scene) } else { pending = scene }
+    }
+
+    private var pending: SheetScene?
+
+    /// Writes the last frame offered if it was skipped.
+    public func finish() throws(PictureError) {
+        if let pending, pending != lastWrittenScene { try write(pending) }
+        pending = nil
+    }
+
+    private func write(_ scene: SheetScene) throws(PictureError) {
+        pending = nil
+        if canvas == nil || canvas!.width != scene.width || canvas!.height != scene.height {
+            canvas = Canvas(width: scene.width, height: scene.height, format: .xrgb8888)
+            drawn = nil
+        }
+        let canvas = canvas!
+        if let rows = scene.damage(since: drawn) { painter.draw(scene, into: canvas, rows: rows) }
+        drawn = scene
+        let bytes = PNG.encode(canvas)
+        let target = path(of: written)
+        let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw PictureError(path: target, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw PictureError(path: target, reason: String(cString: strerror(errno)))
+            }
+            offset += count
+        }
+        written += 1
+        lastWrittenScene = scene
+    }
+}
