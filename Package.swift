@@ -78,7 +78,7 @@ let package = Package(
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
         .target(name: "CAllocationCounter"),
         .executableTarget(name: "sheet-bench", dependencies: [
-            "SheetReplay", "CAllocationCounter",
+            "SheetReplay", "SheetRenderKit", "CAllocationCounter",
         ]),
         // Fixtures and temporary files for the test targets.
         .target(name: "SheetTestSupport", path: "Tests/SheetTestSupport"),

@@ -1,0 +1,53 @@
+// The renderer kit: composing a full 1920x1080 XRGB8888 frame against the memory-bandwidth
+// floor (one memcpy of a frame of the same size), side by side in one run; and what a frame
+// costs when only the card moved.
+import SheetRenderKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Best time (s) of `rounds` runs of `body`, each doing `perRound` frames.
+func bestTime(rounds: Int, perRound: Int, _ body: () -> Void) -> Double {
+    var best = Double.infinity
+    for _ in 0..<rounds {
+        let start = now()
+        for _ in 0..<perRound { body() }
+        best = min(best, (now() - start) / Double(perRound))
+    }
+    return best
+}
+
+func benchmarkRenderKit() {
+    let width = 1920, height = 1080
+    let painter = Painter(font: PSF2Font.system())
+    let canvas = Canvas(width: width, height: height, format: .xrgb8888)
+    let bytes = canvas.stride * height
+    let source = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    defer { source.deallocate() }
+    memset(source, 0x5A, bytes)
+
+    // Alternate between two states so that no frame is the same as the one before.
+    let scenes = [540.0, 520.25].map { SheetScene(width: width, height: height, scale: 1, top: $0, dim: 0.7, progress: 0.5) }
+    var flip = 0
+    let copy = bestTime(rounds: 5, perRound: 40) { memcpy(canvas.base, source, bytes) }
+    let compose = bestTime(rounds: 5, perRound: 40) {
+        painter.draw(scenes[flip], into: canvas)
+        flip ^= 1
+    }
+    report("render: compose a full 1920x1080 XRGB8888 frame", compose * 1e6, "µs",
+           "memcpy of the same frame \(Int((copy * 1e6).rounded())) µs; ratio \(((compose / copy) * 100).rounded() / 100) (target ≤ 2)")
+
+    // Only the card moved, by 19.75 px: the damaged rows alone are redrawn.
+    painter.draw(scenes[0], into: canvas)
+    let rows = scenes[1].damage(since: scenes[0]) ?? 0..<0
+    flip = 1
+    let partial = bestTime(rounds: 5, perRound: 200) {
+        painter.draw(scenes[flip], into: canvas, rows: scenes[flip].damage(since: scenes[flip ^ 1]))
+        flip ^= 1
+    }
+    report("render: a frame where only the card moved 19.75 px", partial * 1e6, "µs",
+           "\(rows.count) of \(height) rows redrawn (\(rows.lowerBound)..<\(rows.upperBound))")
+
+    let png = bestTime(rounds: 3, perRound: 5) { _ = PNG.encode(canvas) }
+    report("render: PNG of a 1920x1080 frame", png * 1e3, "ms")
+}
