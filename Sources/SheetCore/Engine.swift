@@ -231,7 +231,7 @@ public struct Engine: Sendable {
                                         translation: gesture.translationInPixels.scaled(by: pointsPerPixel),
                                         source, gesture.time), into: &out)
                 case (.pan, .changed):
-                    let finger = arena.primarySlot.map { trackers[$0].estimate(at: gesture.time).pixelsPerSecond.dy } ?? 0
+                    let finger = arena.primarySlot.map { trackers[$0].verticalVelocity(at: gesture.time) } ?? 0
                     feedSheet(.panChanged(translationY: gesture.translationInPixels.dy * pointsPerPixel,
                                           velocityY: finger * pointsPerPixel, gesture.time), into: &out)
                 case (.pan, _), (.longPress, _):

@@ -96,31 +96,51 @@ public struct VelocityTracker: Sendable {
 
     /// The velocity at a lift (or any instant) at `time`.
     public func estimate(at time: Timestamp) -> VelocityEstimate {
-        guard count > 0 else { return .none }
+        guard let used = window(at: time) else { return .none }
         let newestSample = samples[newest]
-        if time.seconds(since: newestSample.time) > configuration.stopGapSeconds { return .none }
-
-        // Walk back from the newest sample inside the horizon, stopping at a long gap.
-        var used = 1
-        var previousTime = newestSample.time
-        while used < count {
-            let sample = samples[(newest - used + Self.capacity) % Self.capacity]
-            if newestSample.time.seconds(since: sample.time) > configuration.horizonSeconds { break }
-            if previousTime.seconds(since: sample.time) > configuration.stopGapSeconds { break }
-            previousTime = sample.time
-            used += 1
-        }
-        guard used >= 2 else { return .none }
-
-        let xFit = fit(xAxis: true, samples: used)
-        let yFit = fit(xAxis: false, samples: used)
-        let oldest = samples[(newest - used + 1 + Self.capacity) % Self.capacity]
+        let xFit = fit(xAxis: true, samples: used, rSquared: true)
+        let yFit = fit(xAxis: false, samples: used, rSquared: true)
+        let oldest = samples[slot(back: used - 1)]
         let vx = limited(xFit.slope, displacement: newestSample.x - oldest.x)
         let vy = limited(yFit.slope, displacement: newestSample.y - oldest.y)
         return VelocityEstimate(
             pixelsPerSecond: Vector(dx: vx, dy: vy),
             confidence: xFit.rSquared * yFit.rSquared,
             sampleCount: used)
+    }
+
+    /// The vertical component of `estimate(at:)` alone (px/s), without the fit's quality: what
+    /// a drag publishes on every frame, for a third of the work.
+    public func verticalVelocity(at time: Timestamp) -> Double {
+        guard let used = window(at: time) else { return 0 }
+        let oldest = samples[slot(back: used - 1)]
+        return limited(fit(xAxis: false, samples: used, rSquared: false).slope, displacement: samples[newest].y - oldest.y)
+    }
+
+    /// The ring index `back` samples before the newest (a branch, not a division: this runs
+    /// for every sample of every fit).
+    @inline(__always)
+    private func slot(back: Int) -> Int {
+        let index = newest - back
+        return index < 0 ? index + Self.capacity : index
+    }
+
+    /// How many samples, back from the newest, the estimate at `time` uses: those inside the
+    /// horizon up to a long gap; nil when the finger had stopped or there is only one.
+    private func window(at time: Timestamp) -> Int? {
+        guard count > 0 else { return nil }
+        let newestSample = samples[newest]
+        if time.seconds(since: newestSample.time) > configuration.stopGapSeconds { return nil }
+        var used = 1
+        var previousTime = newestSample.time
+        while used < count {
+            let sample = samples[slot(back: used)]
+            if newestSample.time.seconds(since: sample.time) > configuration.horizonSeconds { break }
+            if previousTime.seconds(since: sample.time) > configuration.stopGapSeconds { break }
+            previousTime = sample.time
+            used += 1
+        }
+        return used >= 2 ? used : nil
     }
 
     private func limited(_ pixelsPerSecond: Double, displacement: Double) -> Double {
@@ -133,15 +153,16 @@ public struct VelocityTracker: Sendable {
     }
 
     /// Least-squares polynomial (degree 2, or 1 with two samples) of one axis against time in
-    /// seconds relative to the newest sample; returns the slope at the newest sample and R².
-    private func fit(xAxis: Bool, samples used: Int) -> (slope: Double, rSquared: Double) {
+    /// seconds relative to the newest sample; returns the slope at the newest sample and, when
+    /// asked (a second pass over the samples), R².
+    private func fit(xAxis: Bool, samples used: Int, rSquared wanted: Bool) -> (slope: Double, rSquared: Double) {
         let origin = samples[newest]
         // Sums for the normal equations, with positions relative to the newest sample so that
         // large screen coordinates do not cost precision.
         var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0
         var sy = 0.0, sty = 0.0, st2y = 0.0, syy = 0.0
         for back in 0..<used {
-            let sample = samples[(newest - back + Self.capacity) % Self.capacity]
+            let sample = samples[slot(back: back)]
             let t = sample.time.seconds(since: origin.time)
             let y = xAxis ? sample.x - origin.x : sample.y - origin.y
             let t2 = t * t
@@ -159,13 +180,14 @@ public struct VelocityTracker: Sendable {
         // Solve [s0 s1 s2; s1 s2 s3; s2 s3 s4] · [a b c] = [sy sty st2y] by Cramer's rule.
         let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
         guard abs(det) > 1e-18 else { return (0, 0) }
-        let a = (sy * (s2 * s4 - s3 * s3) - s1 * (sty * s4 - s3 * st2y) + s2 * (sty * s3 - s2 * st2y)) / det
         let b = (s0 * (sty * s4 - st2y * s3) - sy * (s1 * s4 - s3 * s2) + s2 * (s1 * st2y - sty * s2)) / det
+        guard wanted else { return (b, 1) }
+        let a = (sy * (s2 * s4 - s3 * s3) - s1 * (sty * s4 - s3 * st2y) + s2 * (sty * s3 - s2 * st2y)) / det
         let c = (s0 * (s2 * st2y - s3 * sty) - s1 * (s1 * st2y - sty * s2) + sy * (s1 * s3 - s2 * s2)) / det
         // R² from the residuals; a constant axis fits perfectly.
         var residual = 0.0
         for back in 0..<used {
-            let sample = samples[(newest - back + Self.capacity) % Self.capacity]
+            let sample = samples[slot(back: back)]
             let t = sample.time.seconds(since: origin.time)
             let y = xAxis ? sample.x - origin.x : sample.y - origin.y
             let e = y - (a + b * t + c * t * t)
