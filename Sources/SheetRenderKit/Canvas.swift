@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// How a canvas stores a pixel: 32-bit XRGB (`0x00RRGGBB`, little-endian in memory) or 16-bit
 /// RGB 5-6-5, the two formats of DRM dumb buffers and framebuffers that panels use.
 public enum PixelFormat: String, Sendable, CaseIterable {
@@ -173,17 +169,6 @@ public final class Canvas {
                 }
             }
             count = index
-        }
-    }
-
-    /// Copies rows `rows` of `source` (same size and format) into this canvas: a shadow buffer's
-    /// damage onto the display.
-    public func copy(rows: Range<Int>, from source: Canvas) {
-        precondition(source.width == width && source.height == height && source.format == format,
-                     "copying between canvases of different sizes or formats")
-        let bytes = width * format.bytesPerPixel
-        for y in rows.clamped(to: 0..<height) {
-            memcpy(base + y * stride, source.base + y * source.stride, bytes)
         }
     }
 }

@@ -19,9 +19,11 @@ public final class PNGFrameWriter {
     public let painter: Painter
     public private(set) var written = 0
     private var canvas: Canvas?
+    /// The scene on the canvas, which is also the last one written.
     private var drawn: SheetScene?
     private var offered = 0
-    private var lastWrittenScene: SheetScene?
+    /// The last scene offered, when the Nth-frame rule skipped it.
+    private var pending: SheetScene?
 
     public init(folder: String, every: Int = 1, painter: Painter) throws(PictureError) {
         precondition(every >= 1, "every Nth frame needs N ≥ 1")
@@ -47,11 +49,9 @@ public final class PNGFrameWriter {
         if (offered - 1) % every == 0 { try write(scene) } else { pending = scene }
     }
 
-    private var pending: SheetScene?
-
     /// Writes the last frame offered if it was skipped.
     public func finish() throws(PictureError) {
-        if let pending, pending != lastWrittenScene { try write(pending) }
+        if let pending, pending != drawn { try write(pending) }
         pending = nil
     }
 
@@ -79,6 +79,5 @@ public final class PNGFrameWriter {
             offset += count
         }
         written += 1
-        lastWrittenScene = scene
     }
 }

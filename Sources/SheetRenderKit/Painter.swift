@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Draws a `SheetScene` into a `Canvas`, row by row: rows away from the card's edge are single
 /// fills (the dimmed background above, the card below), so a frame costs about what writing
 /// its bytes once costs; only the rows around the edge and the decorations are worked out pixel
@@ -158,7 +162,3 @@ struct Geometry {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

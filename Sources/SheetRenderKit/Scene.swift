@@ -59,13 +59,6 @@ public struct SheetScene: Sendable, Equatable {
                   top: state.topInPixels, dim: state.dim, progress: state.progress, look: look)
     }
 
-    /// The scene of `state` drawn on a display of another size: positions scale with it.
-    public init(_ state: SheetState, onWidth width: Int, height: Int, look: Look = Look()) {
-        let ratio = Double(height) / Double(max(state.screen.height, 1))
-        self.init(width: width, height: height, scale: state.screen.scale * ratio,
-                  top: state.topInPixels * ratio, dim: state.dim, progress: state.progress, look: look)
-    }
-
     func points(_ value: Double) -> Double { value * scale }
 
     var cornerRadius: Double { points(look.cornerRadiusPoints) }

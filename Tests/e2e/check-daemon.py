@@ -37,19 +37,8 @@ def text(name):
         return ""
 
 
-def updates(name):
-    """The Monitor replies `sheetctl watch` wrote, one JSON object a line."""
-    result = []
-    for number, line in enumerate(text(name).splitlines(), 1):
-        try:
-            result.append(json.loads(line))
-        except ValueError:
-            check(False, f"{name}:{number}: not JSON: {line[:80]}")
-    return result
-
-
-def devices(name):
-    """`sheetctl devices --format json`: one device a line."""
+def json_lines(name):
+    """One JSON object a line, as `sheetctl watch` and `sheetctl devices --format json` write."""
     result = []
     for number, line in enumerate(text(name).splitlines(), 1):
         try:
@@ -69,9 +58,9 @@ def replayed_detent(recording, initial):
 
 check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
 
-before = devices("devices-before.json")
+before = json_lines("devices-before.json")
 check(not any(device.get("used") for device in before), "no touch device is used before one is plugged in")
-plugged = devices("devices-plugged.json")
+plugged = json_lines("devices-plugged.json")
 used = [device for device in plugged if device.get("used")]
 node = text("first.node").strip()
 check(len(used) == 1 and used[0].get("node") == node and used[0].get("type") == "touchscreen",
@@ -86,7 +75,7 @@ steps = [
     ("tap-dim-again", "tap-dim-again.evemu", "hidden", "tap"),
 ]
 for step, recording, expected, gesture in steps:
-    stream = updates(f"{step}.watch.jsonl")
+    stream = json_lines(f"{step}.watch.jsonl")
     if not check(len(stream) >= 2, f"{step}: the sheet moved ({len(stream)} updates)"):
         continue
     first, last = stream[0]["state"], stream[-1]["state"]
@@ -103,7 +92,7 @@ for step, recording, expected, gesture in steps:
     state = json.loads(text(f"{step}.state.json") or "{}")
     check(state.get("detent") == expected, f"{step}: GetState afterwards says {state.get('detent')}")
 
-removed = updates("removed.watch.jsonl")
+removed = json_lines("removed.watch.jsonl")
 states = [update["state"] for update in removed]
 dragging = [index for index, state in enumerate(states) if state["state"] == "dragging"]
 check(bool(dragging), "removal: the held finger dragged the card")
@@ -116,11 +105,11 @@ check(bool(cancelled), "removal: the pan was cancelled (libinput cancels the tou
 removed_state = json.loads(text("removed.state.json") or "{}")
 check(removed_state.get("detent") == "half", "removal: the daemon still answers GetState afterwards")
 
-pad = [device for device in devices("devices-pad.json") if device.get("type") == "touchpad"]
+pad = [device for device in json_lines("devices-pad.json") if device.get("type") == "touchpad"]
 check(len(pad) == 1 and pad[0].get("used"), f"the touchpad is used: {pad}")
 # (step, which way the card must move while the fingers drag it)
 for step, direction in [("pad-scroll-up", -1), ("pad-swipe-down", 1)]:
-    stream = updates(f"{step}.watch.jsonl")
+    stream = json_lines(f"{step}.watch.jsonl")
     tops = [update["state"]["top"] for update in stream
             if update["state"]["state"] == "dragging" and update["state"]["cause"] == "user"]
     if check(len(tops) >= 2, f"{step}: the fingers dragged the card ({len(tops)} dragging states)"):
