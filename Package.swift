@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "sheetd", targets: ["sheetd"]),
         .executable(name: "sheetctl", targets: ["sheetctl"]),
+        .executable(name: "sheet-render", targets: ["sheet-render"]),
         .library(name: "SheetCore", targets: ["SheetCore"]),
         .library(name: "SheetRecordings", targets: ["SheetRecordings"]),
         .library(name: "SheetReplay", targets: ["SheetReplay"]),
@@ -57,7 +58,10 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // A blocking varlink client for sheetctl, tests and renderers.
+        // systemd's service protocol without libsystemd: sd_notify and socket activation.
+        .target(name: "SheetService"),
+        // A blocking varlink client for sheetctl, tests and renderers, and a subscription that
+        // follows the daemon across restarts.
         .target(name: "SheetClient", dependencies: ["SheetProtocol"]),
         // zlib from Debian (zlib1g-dev): PNG deflate and gzipped console fonts.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -69,11 +73,19 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sheetd", dependencies: [
-            "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRecordings", "SheetConfig",
+            "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRecordings", "SheetConfig", "SheetService",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Yams", package: "Yams"),
+        ]),
+        // libdrm from Debian (libdrm-dev) and the kernel's framebuffer header: the display backends.
+        .systemLibrary(name: "CDisplay", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
+        // a terminal or into PNG files.
+        .executableTarget(name: "sheet-render", dependencies: [
+            "SheetClient", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
         .target(name: "CAllocationCounter"),
@@ -90,7 +102,7 @@ let package = Package(
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetProtocol", "SheetRecordings", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl",
+            "SheetClient", "SheetProtocol", "SheetRecordings", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["python_varlink_client.py"]),
     ],

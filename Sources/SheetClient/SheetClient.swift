@@ -87,20 +87,37 @@ public final class VarlinkClientConnection {
         }
     }
 
-    /// The next reply, errors included as values.
+    /// The next reply, errors included as values. Blocks until one has arrived.
     public func readReply() throws(ClientError) -> VarlinkReply {
         while true {
-            if let nul = buffer[start...].firstIndex(of: 0) {
-                let message = buffer[start..<nul]
-                start = nul + 1
-                if start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
-                do { return try VarlinkReply(message: message) } catch { throw .badReply(path: path, reason: error.reason) }
-            }
+            if let reply = try bufferedReply() { return reply }
+            try receive()
+        }
+    }
+
+    /// A reply that has already arrived whole, or nil; never blocks.
+    public func bufferedReply() throws(ClientError) -> VarlinkReply? {
+        guard let nul = buffer[start...].firstIndex(of: 0) else {
             guard buffer.count - start <= Self.maximumReplyBytes else {
                 throw .badReply(path: path, reason: "a reply longer than \(Self.maximumReplyBytes) bytes")
             }
-            if start > 0 { buffer.removeFirst(start); start = 0 }
-            var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+            return nil
+        }
+        let message = buffer[start..<nul]
+        start = nul + 1
+        defer { if start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 } }
+        do { return try VarlinkReply(message: message) } catch { throw .badReply(path: path, reason: error.reason) }
+    }
+
+    /// Whether a whole reply is waiting in the buffer.
+    public var hasBufferedReply: Bool { buffer[start...].contains(0) }
+
+    /// Reads what the socket holds (blocking until something does) into the buffer; throws
+    /// `.closed` at the end of the stream.
+    public func receive() throws(ClientError) {
+        if start > 0 { buffer.removeFirst(start); start = 0 }
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -108,6 +125,7 @@ public final class VarlinkClientConnection {
             }
             if count == 0 { throw .closed(path: path) }
             buffer.append(contentsOf: chunk[..<count])
+            return
         }
     }
 

@@ -131,6 +131,17 @@ public final class Canvas {
         }
     }
 
+    /// Rows `rows` of `source`, a canvas of the same size and format, copied into this one (a
+    /// shadow buffer's damage onto a framebuffer).
+    public func copy(rows: Range<Int>, from source: Canvas) {
+        precondition(source.width == width && source.height == height && source.format == format,
+                     "copying \(source.width)x\(source.height) \(source.format) onto \(width)x\(height) \(format)")
+        let bytes = width * format.bytesPerPixel
+        for y in rows.clamped(to: 0..<height) {
+            (base + y * stride).copyMemory(from: source.base + y * source.stride, byteCount: bytes)
+        }
+    }
+
     /// The colour at a pixel, as stored.
     public func pixel(x: Int, y: Int) -> RGB {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "(\(x), \(y)) is outside \(width)x\(height)")

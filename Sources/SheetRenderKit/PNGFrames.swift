@@ -43,16 +43,25 @@ public final class PNGFrameWriter {
         return "\(folder)/frame-\(String(repeating: "0", count: max(0, 6 - number.count)))\(number).png"
     }
 
-    /// One frame; written when it is the first or every Nth.
-    public func frame(_ scene: SheetScene) throws(PictureError) {
+    /// One frame; written when it is the first or every Nth. Returns whether it was written.
+    @discardableResult
+    public func frame(_ scene: SheetScene) throws(PictureError) -> Bool {
         offered += 1
-        if (offered - 1) % every == 0 { try write(scene) } else { pending = scene }
+        if (offered - 1) % every == 0 {
+            try write(scene)
+            return true
+        }
+        pending = scene
+        return false
     }
 
-    /// Writes the last frame offered if it was skipped.
-    public func finish() throws(PictureError) {
-        if let pending, pending != drawn { try write(pending) }
-        pending = nil
+    /// Writes the last frame offered if it was skipped. Returns whether it wrote one.
+    @discardableResult
+    public func finish() throws(PictureError) -> Bool {
+        defer { pending = nil }
+        guard let pending, pending != drawn else { return false }
+        try write(pending)
+        return true
     }
 
     private func write(_ scene: SheetScene) throws(PictureError) {

@@ -43,6 +43,10 @@ struct Geometry {
     let radius: Double
     let dimmed: RGB
     let card: RGB
+    /// The backdrop, when the look has one of the scene's size, and what the dim makes of each
+    /// channel value over it (exactly `RGB.over`, looked up instead of multiplied per pixel).
+    let backdrop: [UInt8]?
+    let dimRed: [UInt8], dimGreen: [UInt8], dimBlue: [UInt8]
 
     init(_ scene: SheetScene) {
         self.scene = scene
@@ -51,6 +55,26 @@ struct Geometry {
         radius = scene.cornerRadius
         dimmed = scene.look.dim.over(scene.look.background, alpha: scene.dim)
         card = scene.look.card
+        if let picture = scene.look.backdrop, picture.width == scene.width, picture.height == scene.height {
+            backdrop = picture.rgb
+            let levels = (0...255).map { scene.look.dim.over(RGB(UInt8($0), UInt8($0), UInt8($0)), alpha: scene.dim) }
+            dimRed = levels.map(\.r)
+            dimGreen = levels.map(\.g)
+            dimBlue = levels.map(\.b)
+        } else {
+            backdrop = nil
+            dimRed = []
+            dimGreen = []
+            dimBlue = []
+        }
+    }
+
+    /// The dimmed background at the pixel (x, y).
+    @inline(__always)
+    func behind(x: Int, y: Int) -> RGB {
+        guard let backdrop else { return dimmed }
+        let index = (y * width + x) * 3
+        return RGB(dimRed[Int(backdrop[index])], dimGreen[Int(backdrop[index + 1])], dimBlue[Int(backdrop[index + 2])])
     }
 
     /// Signed distance from the card (rounded top corners, open below) at (px, py).
@@ -68,19 +92,28 @@ struct Geometry {
     /// The card over the dimmed background at the pixel (x, y).
     @inline(__always)
     func base(x: Int, y: Int) -> RGB {
-        card.over(dimmed, alpha: coverage(cardDistance(Double(x) + 0.5, Double(y) + 0.5)))
+        card.over(behind(x: x, y: y), alpha: coverage(cardDistance(Double(x) + 0.5, Double(y) + 0.5)))
     }
 
     func drawBase(row y: Int, into canvas: Canvas) {
         let rowTop = Double(y)
         if rowTop + 1 <= top {
-            canvas.fill(row: y, dimmed)
+            if backdrop == nil {
+                canvas.fill(row: y, dimmed)
+            } else {
+                for x in 0..<width { canvas.set(x: x, y: y, behind(x: x, y: y)) }
+            }
         } else if rowTop >= top + radius {
             canvas.fill(row: y, card)
         } else {
-            // The edge: the straight part shares one colour; the corners are worked out.
+            // The edge: the straight part shares one coverage; the corners are worked out.
             let corner = min(Int(radius.rounded(.up)) + 1, (width + 1) / 2)
-            canvas.fill(row: y, from: corner, to: width - corner, card.over(dimmed, alpha: coverage(top - (rowTop + 0.5))))
+            let edge = coverage(top - (rowTop + 0.5))
+            if backdrop == nil {
+                canvas.fill(row: y, from: corner, to: width - corner, card.over(dimmed, alpha: edge))
+            } else {
+                for x in corner..<max(corner, width - corner) { canvas.set(x: x, y: y, card.over(behind(x: x, y: y), alpha: edge)) }
+            }
             for x in 0..<corner {
                 canvas.set(x: x, y: y, base(x: x, y: y))
                 canvas.set(x: width - 1 - x, y: y, base(x: width - 1 - x, y: y))

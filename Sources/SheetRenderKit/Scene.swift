@@ -23,8 +23,50 @@ public struct Look: Sendable, Equatable {
     /// The title, left-aligned 20 pt in, centred on the close button's row.
     public var titleText = "sheetd"
     public var titleInsetPoints = 20.0
+    /// A picture under the dim instead of the plain background colour.
+    public var backdrop: Backdrop?
 
     public init() {}
+}
+
+/// A picture the size of the display, shown under the dim: an image a user passes, or what was
+/// on a framebuffer when the sheet opened. Two looks with backdrops are equal when they share
+/// the same one.
+public final class Backdrop: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// R, G, B bytes, row after row.
+    public let rgb: [UInt8]
+
+    public init(width: Int, height: Int, rgb: [UInt8]) {
+        precondition(width > 0 && height > 0 && rgb.count == width * height * 3, "\(rgb.count) bytes for \(width)x\(height) RGB")
+        self.width = width
+        self.height = height
+        self.rgb = rgb
+    }
+
+    /// `image` (R, G, B rows of `imageWidth` x `imageHeight`) scaled to cover `width` x
+    /// `height`, keeping its aspect and cropping the overflow equally on both sides; nearest
+    /// pixel.
+    public convenience init(covering width: Int, _ height: Int, with image: [UInt8], imageWidth: Int, imageHeight: Int) {
+        let zoom = max(Double(width) / Double(imageWidth), Double(height) / Double(imageHeight))
+        let offsetX = (Double(imageWidth) * zoom - Double(width)) / 2
+        let offsetY = (Double(imageHeight) * zoom - Double(height)) / 2
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            let sy = min(imageHeight - 1, max(0, Int((Double(y) + 0.5 + offsetY) / zoom)))
+            for x in 0..<width {
+                let sx = min(imageWidth - 1, max(0, Int((Double(x) + 0.5 + offsetX) / zoom)))
+                let from = (sy * imageWidth + sx) * 3, to = (y * width + x) * 3
+                out[to] = image[from]
+                out[to + 1] = image[from + 1]
+                out[to + 2] = image[from + 2]
+            }
+        }
+        self.init(width: width, height: height, rgb: out)
+    }
+
+    public static func == (a: Backdrop, b: Backdrop) -> Bool { a === b }
 }
 
 /// What one frame shows, in pixels, computed from a published state. Two scenes that compare
@@ -57,6 +99,18 @@ public struct SheetScene: Sendable, Equatable {
     public init(_ state: SheetState, look: Look = Look()) {
         self.init(width: state.screen.width, height: state.screen.height, scale: state.screen.scale,
                   top: state.topInPixels, dim: state.dim, progress: state.progress, look: look)
+    }
+
+    /// The scene of `state` on a display of another size (a renderer whose `SetScreen` was
+    /// refused): positions and sizes follow the height, the width is the display's.
+    public init(_ state: SheetState, width: Int, height: Int, look: Look = Look()) {
+        if state.screen.width == width && state.screen.height == height {
+            self.init(state, look: look)
+            return
+        }
+        let zoom = Double(height) / Double(max(1, state.screen.height))
+        self.init(width: width, height: height, scale: state.screen.scale * zoom, top: state.topInPixels * zoom,
+                  dim: state.dim, progress: state.progress, look: look)
     }
 
     func points(_ value: Double) -> Double { value * scale }
@@ -96,7 +150,9 @@ public struct SheetScene: Sendable, Equatable {
               previous.dim == dim, previous.look == look else { return all }
         let low = min(previous.top, top) - reach.above
         let high = max(previous.top, top) + reach.below
-        let rows = max(0, Int(low.rounded(.down)))..<min(height, Int(high.rounded(.up)) + 1)
-        return rows.isEmpty ? nil : rows
+        // Either top may be off the screen (a rubber band above it, a hidden card below it).
+        let lower = Int(min(max(low.rounded(.down), 0), Double(height)))
+        let upper = Int(min(max(high.rounded(.up) + 1, 0), Double(height)))
+        return lower < upper ? lower..<upper : nil
     }
 }

@@ -8,6 +8,7 @@ import SheetInput
 import SheetProtocol
 import SheetRecordings
 import SheetServer
+import SheetService
 import Synchronization
 
 /// The loop that owns the engine: it waits (poll) on the input, a timer for the engine's next

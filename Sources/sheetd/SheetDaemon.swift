@@ -9,6 +9,7 @@ import SheetCore
 import SheetInput
 import SheetProtocol
 import SheetServer
+import SheetService
 
 /// The daemon: touch input through libinput (or a recording), the gesture and sheet engine,
 /// and the `io.sheetd.Sheet` varlink socket.

@@ -1,4 +1,5 @@
 import Foundation
+import SheetProtocol
 import SheetRenderKit
 import SheetTestSupport
 import Testing
@@ -25,6 +26,81 @@ import Testing
         var dimmer = after
         dimmer.dim = 0.5
         #expect(dimmer.damage(since: after) == 0..<1920, "a new dim changes every row above the card")
+    }
+
+    /// A card dragged past the top (the rubber band) or below the bottom damages only the rows
+    /// on screen, or none.
+    @Test func damageOffTheScreenIsClipped() {
+        func scene(_ top: Double) -> SheetScene { SheetScene(width: 320, height: 240, scale: 1, top: top, dim: 0.7, progress: 1) }
+        #expect(scene(-63).damage(since: scene(-80)) == nil, "both tops far above the screen")
+        #expect(scene(-10).damage(since: scene(-80)) == 0..<39, "the band reaches 46 pt of decorations below the top, and a row")
+        #expect(scene(400).damage(since: scene(300)) == nil, "both below the screen")
+        #expect(scene(250).damage(since: scene(200)) == 182..<240)
+    }
+
+    /// A backdrop shows under the dim: each pixel is the picture's, dimmed exactly as the plain
+    /// background is; a redraw of the damage still equals a full draw.
+    @Test(arguments: PixelFormat.allCases)
+    func aBackdropIsDimmedPixelByPixel(format: PixelFormat) {
+        let (width, height) = (64, 48)
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        for index in 0..<(width * height) {
+            rgb[index * 3] = UInt8(index % 256)
+            rgb[index * 3 + 1] = UInt8((index / 7) % 256)
+            rgb[index * 3 + 2] = 200
+        }
+        var look = Look()
+        look.backdrop = Backdrop(width: width, height: height, rgb: rgb)
+        let before = SheetScene(width: width, height: height, scale: 0.25, top: 30, dim: 0.4, progress: 0.5, look: look)
+        let after = SheetScene(width: width, height: height, scale: 0.25, top: 26.5, dim: 0.4, progress: 0.55, look: look)
+        let canvas = Canvas(width: width, height: height, format: .xrgb8888)
+        Painter().draw(after, into: canvas)
+        for (x, y) in [(0, 0), (13, 5), (63, 20)] {
+            let index = (y * width + x) * 3
+            let picture = RGB(rgb[index], rgb[index + 1], rgb[index + 2])
+            #expect(canvas.pixel(x: x, y: y) == RGB.black.over(picture, alpha: 0.4), "(\(x), \(y))")
+        }
+        #expect(canvas.pixel(x: 32, y: 40) == .white, "the card covers the picture")
+
+        let incremental = Canvas(width: width, height: height, format: format)
+        Painter().draw(before, into: incremental)
+        Painter().draw(after, into: incremental, rows: after.damage(since: before))
+        let full = Canvas(width: width, height: height, format: format)
+        Painter().draw(after, into: full)
+        #expect(memcmp(incremental.base, full.base, full.stride * height) == 0)
+    }
+
+    /// A picture of another shape covers the display: scaled to fill, cropped in the middle.
+    @Test func aBackdropCoversTheDisplay() {
+        // 4x2: left half red, right half blue, onto 2x2: the middle two columns survive.
+        let red: [UInt8] = [255, 0, 0], blue: [UInt8] = [0, 0, 255]
+        let picture = (red + red + blue + blue) + (red + red + blue + blue)
+        let fitted = Backdrop(covering: 2, 2, with: picture, imageWidth: 4, imageHeight: 2)
+        #expect(fitted.rgb == red + blue + red + blue)
+    }
+
+    /// A renderer whose display is not the daemon's screen draws the sheet scaled by height.
+    @Test func aStateOnAnotherDisplayScalesByHeight() {
+        let state = SheetState(phase: .resting, detent: "half", target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
+                               velocityInPixelsPerSecond: 0, screen: ScreenGeometry(width: 1080, height: 1920, scale: 2),
+                               mover: .initial, detents: [])
+        let scene = SheetScene(state, width: 540, height: 960)
+        #expect(scene.top == 480 && scene.scale == 1 && scene.width == 540)
+        #expect(SheetScene(state, width: 1080, height: 1920) == SheetScene(state))
+    }
+
+    /// Copying rows moves exactly those rows between canvases of different strides.
+    @Test func copyingRowsRespectsBothStrides() {
+        let source = Canvas(width: 10, height: 6, format: .rgb565)
+        for y in 0..<6 { source.fill(row: y, RGB(UInt8(y * 40), 255, 0)) }
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: 32 * 6, alignment: 16)
+        defer { memory.deallocate() }
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: 32 * 6)
+        let target = Canvas(wrapping: memory, width: 10, height: 6, stride: 32, format: .rgb565)
+        target.copy(rows: 2..<4, from: source)
+        #expect(target.pixel(x: 9, y: 2) == source.pixel(x: 9, y: 2) && target.pixel(x: 0, y: 3) == source.pixel(x: 0, y: 3))
+        #expect(target.pixel(x: 0, y: 1) == .black && target.pixel(x: 0, y: 4) == .black)
+        #expect(memory.load(fromByteOffset: 2 * 32 + 20, as: UInt8.self) == 0, "the padding stays")
     }
 
     /// A mapped buffer's rows may be longer than its pixels: the padding is never written.

@@ -5,12 +5,12 @@ import Glibc
 /// The two sides of systemd's service protocol, without libsystemd: notifications
 /// (sd_notify(3): `KEY=value` lines in a datagram to `$NOTIFY_SOCKET`) and socket activation
 /// (sd_listen_fds(3): descriptors from 3 when `$LISTEN_PID` is us).
-struct Systemd: Sendable {
-    let notifySocket: String?
+public struct Systemd: Sendable {
+    public let notifySocket: String?
     /// Half of `$WATCHDOG_USEC`, when the watchdog is on for this process.
-    let watchdogIntervalMicroseconds: Int64?
+    public let watchdogIntervalMicroseconds: Int64?
 
-    init(environment: [String: String] = Systemd.environment()) {
+    public init(environment: [String: String] = Systemd.environment()) {
         notifySocket = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         if let text = environment["WATCHDOG_USEC"], let usec = Int64(text), usec > 0,
            environment["WATCHDOG_PID"].map({ Int32($0) == getpid() }) ?? true {
@@ -20,7 +20,7 @@ struct Systemd: Sendable {
         }
     }
 
-    static func environment() -> [String: String] {
+    public static func environment() -> [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -34,7 +34,7 @@ struct Systemd: Sendable {
     }
 
     /// Sends `state` (`READY=1`, `STATUS=…`, `WATCHDOG=1`); quietly nothing outside systemd.
-    func notify(_ state: String) {
+    public func notify(_ state: String) {
         guard let path = notifySocket else { return }
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return }
@@ -57,7 +57,7 @@ struct Systemd: Sendable {
 
     /// The listening socket systemd passed, if any; clears the variables so that children do
     /// not take it too.
-    static func takeListeningSocket(environment: [String: String] = Systemd.environment()) -> Int32? {
+    public static func takeListeningSocket(environment: [String: String] = Systemd.environment()) -> Int32? {
         defer {
             unsetenv("LISTEN_PID")
             unsetenv("LISTEN_FDS")

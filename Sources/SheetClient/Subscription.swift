@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SheetProtocol
+
+/// Follows the sheet for a renderer: subscribes with `Monitor`, and when the daemon goes away
+/// (a restart, an upgrade, a crash) waits for its socket to come back and subscribes again.
+///
+/// It never blocks anywhere but in `next`, which waits on the socket, on the caller's own
+/// descriptors (a display's page-flip events, a signalfd) and, while the daemon is away, on
+/// inotify for the socket's folder with a retry timer beside it (a socket that systemd holds
+/// never disappears, and a folder may not exist yet). Single-threaded; not Sendable.
+public final class SheetSubscription {
+    public enum Event: Equatable {
+        /// Connected. Calls made now on another connection (`SetScreen`) land before the first
+        /// update, which is the current state.
+        case connected
+        case update(MonitorUpdate)
+        /// The daemon went away or cannot be reached; the subscription keeps trying. Reported
+        /// once per outage.
+        case disconnected(ClientError)
+        /// One of the caller's descriptors is readable.
+        case readable(Int32)
+        case timedOut
+    }
+
+    private enum Phase {
+        case away(since: ClientError?)
+        /// Connected, `Monitor` not yet sent.
+        case connected(VarlinkClientConnection)
+        case following(VarlinkClientConnection)
+    }
+
+    public let path: String
+    /// How long to wait between attempts when no inotify event comes first.
+    public let retryMilliseconds: Int32
+    private var phase: Phase = .away(since: nil)
+    private var notifications: Int32 = -1
+    private var watching = false
+    private var nextAttempt: Int64 = 0
+
+    public init(path: String = SheetClient.defaultSocketPath, retryMilliseconds: Int32 = 1000) {
+        precondition(retryMilliseconds > 0, "a retry interval must be positive")
+        self.path = path
+        self.retryMilliseconds = retryMilliseconds
+    }
+
+    deinit { if notifications >= 0 { close(notifications) } }
+
+    /// Whether a `Monitor` stream is open.
+    public var isFollowing: Bool {
+        if case .following = phase { return true }
+        return false
+    }
+
+    /// Whether `next` can return an update without waiting (a renderer that is behind draws
+    /// only the newest).
+    public var hasBufferedUpdate: Bool {
+        if case .following(let connection) = phase { return connection.hasBufferedReply }
+        return false
+    }
+
+    /// The next thing that happens, waiting at most `timeoutMilliseconds` (-1: for ever) and
+    /// watching `descriptors` as well. Throws only for a reply that is not a Monitor update (a
+    /// daemon speaking another protocol), which retrying would not mend.
+    public func next(watching descriptors: [Int32] = [], timeoutMilliseconds: Int32 = -1) throws(ClientError) -> Event {
+        let deadline = timeoutMilliseconds < 0 ? Int64.max : Self.nowMilliseconds() + Int64(timeoutMilliseconds)
+        while true {
+            switch phase {
+            case .connected(let connection):
+                do {
+                    try connection.send(VarlinkCall(method: "\(SheetInterface.name).Monitor", more: true))
+                    phase = .following(connection)
+                } catch {
+                    return lost(error)
+                }
+                continue
+            case .following(let connection):
+                if let reply = try connection.bufferedReply() {
+                    if let error = reply.error { throw .remote(name: error, parameters: reply.parameters) }
+                    do {
+                        return .update(try MonitorUpdate(json: reply.parameters))
+                    } catch {
+                        throw .badReply(path: path, reason: error.reason)
+                    }
+                }
+            case .away(let reported):
+                let now = Self.nowMilliseconds()
+                if now >= nextAttempt {
+                    nextAttempt = now + Int64(retryMilliseconds)
+                    do {
+                        let connection = try VarlinkClientConnection(path: path)
+                        stopWatching()
+                        phase = .connected(connection)
+                        return .connected
+                    } catch {
+                        watchFolder()
+                        if reported == nil {
+                            phase = .away(since: error)
+                            return .disconnected(error)
+                        }
+                    }
+                }
+            }
+
+            // Nothing to hand out yet: wait.
+            var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            var waitUntil = deadline
+            switch phase {
+            case .following(let connection):
+                polled.append(pollfd(fd: connection.fileDescriptor, events: Int16(POLLIN), revents: 0))
+            case .away:
+                if notifications >= 0 && watching {
+                    polled.append(pollfd(fd: notifications, events: Int16(POLLIN), revents: 0))
+                }
+                waitUntil = min(waitUntil, nextAttempt)
+            case .connected:
+                continue
+            }
+            let remaining = waitUntil == Int64.max ? -1 : Int32(clamping: max(0, waitUntil - Self.nowMilliseconds()))
+            let count = poll(&polled, nfds_t(polled.count), remaining)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, call: "poll", reason: String(cString: strerror(errno)))
+            }
+            for (index, descriptor) in descriptors.enumerated() where polled[index].revents != 0 {
+                return .readable(descriptor)
+            }
+            if let last = polled.last, last.revents != 0, polled.count > descriptors.count {
+                switch phase {
+                case .following(let connection):
+                    do { try connection.receive() } catch { return lost(error) }
+                case .away:
+                    drainNotifications()
+                    // Something happened in the folder: try now rather than at the timer.
+                    nextAttempt = 0
+                case .connected:
+                    break
+                }
+                continue
+            }
+            if count == 0 && Self.nowMilliseconds() >= deadline { return .timedOut }
+        }
+    }
+
+    /// Closes the stream and waits before the next attempt (for a caller that wants to start
+    /// over, as after a display change).
+    public func disconnect() {
+        phase = .away(since: .closed(path: path))
+        nextAttempt = Self.nowMilliseconds() + Int64(retryMilliseconds)
+    }
+
+    private func lost(_ error: ClientError) -> Event {
+        phase = .away(since: error)
+        // The daemon is going away right now: its socket may still be there for a moment, so
+        // watch the folder and let the timer or a new socket decide the next attempt.
+        nextAttempt = Self.nowMilliseconds() + Int64(retryMilliseconds)
+        watchFolder()
+        return .disconnected(error)
+    }
+
+    /// Watches the socket's folder for a socket appearing. Quietly nothing if the folder does
+    /// not exist yet; the retry timer covers that.
+    private func watchFolder() {
+        if notifications < 0 {
+            notifications = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            if notifications < 0 { return }
+        }
+        if watching { return }
+        let folder = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        watching = inotify_add_watch(notifications, folder, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB)) >= 0
+    }
+
+    private func stopWatching() {
+        guard notifications >= 0 else { return }
+        close(notifications)
+        notifications = -1
+        watching = false
+    }
+
+    private func drainNotifications() {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while scratch.withUnsafeMutableBytes({ read(notifications, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}

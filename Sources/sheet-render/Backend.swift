@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SheetProtocol
+import SheetRenderKit
+
+/// Why a renderer cannot go on, naming the device, file or terminal, with the exit status it
+/// leaves with (sysexits: 69 a display that is not there or not usable, 74 an I/O error).
+struct RenderError: Error, CustomStringConvertible {
+    var description: String
+    var status: Int32
+
+    init(_ description: String, status: Int32 = 74) {
+        self.description = description
+        self.status = status
+    }
+
+    static func unavailable(_ description: String) -> RenderError { RenderError(description, status: 69) }
+
+    /// `what: strerror(errno)`.
+    static func system(_ what: String, status: Int32 = 74) -> RenderError {
+        RenderError("\(what): \(String(cString: strerror(errno)))", status: status)
+    }
+}
+
+/// What became of a frame handed to a backend.
+enum Presentation: Equatable {
+    /// On the output now; `rows` were redrawn.
+    case shown(rows: Range<Int>?)
+    /// Drawn and queued: shown when the backend's event descriptor says so (a page flip).
+    case queued(rows: Range<Int>?)
+    /// Not drawn (the png backend's every-Nth rule, a framebuffer left to others while hidden).
+    case skipped
+}
+
+/// One way of putting the sheet on an output. Backends are used from one thread.
+protocol Backend: AnyObject {
+    var name: String { get }
+    /// The display's size in pixels, announced to the daemon with `SetScreen`; nil for outputs
+    /// that draw at whatever size the daemon maps touches to (png) or that are not the touch
+    /// surface (a terminal).
+    var displaySize: (width: Int, height: Int)? { get }
+    /// Readable when a queued frame may have reached the screen (DRM page-flip events).
+    var eventDescriptor: Int32? { get }
+    /// Whether `show` may be called now (false while a page flip is pending).
+    var isReady: Bool { get }
+    func show(_ state: SheetState) throws(RenderError) -> Presentation
+    /// The event descriptor is readable: the CLOCK_MONOTONIC microsecond at which the queued
+    /// frame reached the screen, or nil if it has not yet.
+    func handleEvent() throws(RenderError) -> Int64?
+    /// The output changed size (a terminal's SIGWINCH).
+    func resized() throws(RenderError)
+    /// Leaves the output as it was found (the previous CRTC, the terminal's screen) or, for
+    /// pictures, writes the last frame that the every-Nth rule skipped. Returns whether that
+    /// showed a frame of the last state given.
+    func finish() throws(RenderError) -> Bool
+}
+
+extension Backend {
+    var eventDescriptor: Int32? { nil }
+    var isReady: Bool { true }
+    func handleEvent() throws(RenderError) -> Int64? { nil }
+    func resized() throws(RenderError) {}
+}
+
+/// How to draw, given the output's size: the default look, or with a background picture
+/// fitted to the size (made once per size).
+final class Looks {
+    private let image: (width: Int, height: Int, rgb: [UInt8])?
+    private var fitted: Look?
+
+    init(backgroundPath: String?) throws(RenderError) {
+        guard let backgroundPath else {
+            image = nil
+            return
+        }
+        let descriptor = open(backgroundPath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system("\(backgroundPath)", status: 66) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system("\(backgroundPath)", status: 66)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+            guard bytes.count <= 64 << 20 else { throw RenderError("\(backgroundPath): larger than 64 MiB", status: 65) }
+        }
+        do {
+            let picture = try PNG.decode(bytes)
+            image = (picture.width, picture.height, picture.rgb)
+        } catch {
+            throw RenderError("\(backgroundPath): \(error)", status: 65)
+        }
+    }
+
+    /// The look for an output of `width` x `height`.
+    func look(width: Int, height: Int) -> Look {
+        if let fitted, fitted.backdrop.map({ $0.width == width && $0.height == height }) ?? true { return fitted }
+        var look = Look()
+        if let image {
+            look.backdrop = Backdrop(covering: width, height, with: image.rgb, imageWidth: image.width, imageHeight: image.height)
+        }
+        fitted = look
+        return look
+    }
+}
+
+/// Writes `bytes` whole to `descriptor`, retrying short writes and EINTR.
+func writeAll(_ descriptor: Int32, _ bytes: [UInt8], naming what: String) throws(RenderError) {
+    var offset = 0
+    while offset < bytes.count {
+        let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw .system(what)
+        }
+        offset += count
+    }
+}
+
+/// CLOCK_MONOTONIC in microseconds, the daemon's clock for `timestampUSec`.
+func monotonicMicroseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+}

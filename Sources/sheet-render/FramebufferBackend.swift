@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDisplay
+import SheetProtocol
+import SheetRenderKit
+
+/// `--backend fbdev`: a Linux framebuffer (`/dev/fbN`). The pixel layout comes from the
+/// driver (bit depth, the red, green and blue bit fields, the line length); XRGB8888 and
+/// RGB565 are drawn directly. When the driver offers a second page (a virtual height of at
+/// least twice the visible one, and vertical panning), each frame is drawn off screen and
+/// panned to; otherwise frames are drawn into a shadow buffer in memory and only the rows that
+/// changed are copied to the screen, so the screen never shows a half-drawn frame row.
+///
+/// With `snapshot`, what is on the framebuffer when the sheet opens becomes the background
+/// under the dim, and it is put back when the sheet is hidden again; while hidden the screen is
+/// left to whoever else draws on it.
+final class FramebufferBackend: Backend {
+    let name = "fbdev"
+    let path: String
+    private let descriptor: Int32
+    private let map: UnsafeMutableRawPointer
+    private let mapSize: Int
+    private var variable: fb_var_screeninfo
+    private let width: Int, height: Int, stride: Int
+    private let format: PixelFormat
+    /// Page-flipping: the two pages and which one shows. Otherwise a shadow canvas.
+    private var pages: [Canvas] = []
+    private var pageScenes: [SheetScene?] = [nil, nil]
+    private var visiblePage = 0
+    private var shadow: Canvas?
+    private var shadowScene: SheetScene?
+    private let painter: Painter
+    private let looks: Looks
+    private let snapshot: Bool
+    private var snapshotLook: Look?
+
+    var displaySize: (width: Int, height: Int)? { (width, height) }
+    /// How frames reach the screen, for the log.
+    var method: String { pages.isEmpty ? "shadow buffer, damaged rows copied" : "two pages, panned" }
+
+    init(path: String, looks: Looks, painter: Painter, snapshot: Bool) throws(RenderError) {
+        self.path = path
+        self.looks = looks
+        self.painter = painter
+        self.snapshot = snapshot
+        descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system(path, status: 69) }
+        var fixed = fb_fix_screeninfo()
+        var variable = fb_var_screeninfo()
+        guard sheet_fb_get_fix(descriptor, &fixed) == 0, sheet_fb_get_var(descriptor, &variable) == 0 else {
+            let failure = RenderError.system("\(path): not a framebuffer", status: 69)
+            close(descriptor)
+            throw failure
+        }
+        let layout = (variable.bits_per_pixel, variable.red.offset, variable.red.length, variable.green.offset,
+                      variable.green.length, variable.blue.offset, variable.blue.length)
+        switch layout {
+        case (32, 16, 8, 8, 8, 0, 8): format = .xrgb8888
+        case (16, 11, 5, 5, 6, 0, 5): format = .rgb565
+        default:
+            close(descriptor)
+            throw .unavailable("\(path): \(variable.bits_per_pixel) bits a pixel with red \(variable.red.offset)/\(variable.red.length), green \(variable.green.offset)/\(variable.green.length), blue \(variable.blue.offset)/\(variable.blue.length) (offset/length); XRGB8888 and RGB565 are drawn")
+        }
+        guard fixed.visual == FB_VISUAL_TRUECOLOR else {
+            close(descriptor)
+            throw .unavailable("\(path): not a true-colour visual (\(fixed.visual))")
+        }
+        width = Int(variable.xres)
+        height = Int(variable.yres)
+        stride = Int(fixed.line_length)
+        mapSize = Int(fixed.smem_len)
+        guard stride >= width * format.bytesPerPixel, mapSize >= stride * height,
+              let mapped = mmap(nil, mapSize, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+            let failure = RenderError.system("\(path): mapping \(mapSize) bytes", status: 69)
+            close(descriptor)
+            throw failure
+        }
+        map = mapped
+        self.variable = variable
+
+        // A second page when the driver has room for one and pans to it.
+        let pageBytes = stride * height
+        if Int(variable.yres_virtual) >= 2 * height, fixed.ypanstep > 0, mapSize >= 2 * pageBytes {
+            var probe = variable
+            probe.xoffset = 0
+            probe.yoffset = 0
+            if sheet_fb_pan(descriptor, &probe) == 0 {
+                self.variable = probe
+                pages = (0..<2).map { Canvas(wrapping: mapped + $0 * pageBytes, width: width, height: height, stride: stride, format: format) }
+            }
+        }
+        if pages.isEmpty {
+            shadow = Canvas(width: width, height: height, format: format)
+        }
+    }
+
+    deinit {
+        munmap(map, mapSize)
+        close(descriptor)
+    }
+
+    /// What the visible page shows.
+    private var screen: Canvas {
+        pages.isEmpty ? Canvas(wrapping: map + Int(variable.yoffset) * stride, width: width, height: height, stride: stride, format: format)
+            : pages[visiblePage]
+    }
+
+    private func look(for state: SheetState) -> Look? {
+        guard snapshot else { return looks.look(width: width, height: height) }
+        let hidden = state.phase == .resting && state.progress <= 0 && state.dim <= 0
+        if snapshotLook == nil && !hidden {
+            // The sheet opens: keep what is on screen now.
+            var look = Look()
+            look.backdrop = Backdrop(width: width, height: height, rgb: screen.rgbBytes())
+            snapshotLook = look
+        }
+        return snapshotLook
+    }
+
+    func show(_ state: SheetState) throws(RenderError) -> Presentation {
+        let hidden = state.phase == .resting && state.progress <= 0 && state.dim <= 0
+        guard let look = look(for: state) else { return .skipped }
+        let scene = SheetScene(state, width: width, height: height, look: look)
+        if snapshot && hidden {
+            // Put back what was there (the hidden scene over the snapshot is the snapshot), then
+            // forget it: the next opening takes a fresh one.
+            snapshotLook = nil
+        }
+        if pages.isEmpty {
+            let shadow = shadow!
+            guard let rows = scene.damage(since: shadowScene) else { return .shown(rows: nil) }
+            painter.draw(scene, into: shadow, rows: rows)
+            shadowScene = scene
+            screen.copy(rows: rows, from: shadow)
+            if snapshot && hidden { shadowScene = nil }
+            return .shown(rows: rows)
+        }
+        let back = 1 - visiblePage
+        let rows = scene.damage(since: pageScenes[back])
+        if let rows { painter.draw(scene, into: pages[back], rows: rows) }
+        pageScenes[back] = scene
+        var pan = variable
+        pan.yoffset = UInt32(back * height)
+        guard sheet_fb_pan(descriptor, &pan) == 0 else { throw .system("\(path): panning to the second page") }
+        variable = pan
+        visiblePage = back
+        if snapshot && hidden { pageScenes = [nil, nil] }
+        return .shown(rows: rows)
+    }
+
+    func finish() throws(RenderError) -> Bool {
+        // Leave the first page showing, as the console expects.
+        if !pages.isEmpty && visiblePage != 0 {
+            pages[0].copy(rows: 0..<height, from: pages[visiblePage])
+            var pan = variable
+            pan.yoffset = 0
+            _ = sheet_fb_pan(descriptor, &pan)
+        }
+        return false
+    }
+}

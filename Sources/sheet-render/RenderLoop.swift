@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDisplay
+import SheetClient
+import SheetProtocol
+import SheetService
+
+/// The renderer's one thread: waits on the daemon's socket, the display's events and the
+/// signals together, and draws the newest state whenever the output can take a frame. A state
+/// that arrives while a page flip is pending waits for the flip; states that pile up meanwhile
+/// are skipped for the newest (the daemon's own conflation, one step further).
+final class RenderLoop {
+    private let backend: any Backend
+    private let subscription: SheetSubscription
+    private let signals: Int32
+    private let setScreen: Bool
+    private let untilRest: Bool
+    private let frames: FrameLog?
+    private let log: Log
+    private let systemd = Systemd()
+
+    /// The newest update, and the one on the output (or on its way to it).
+    private var latest: MonitorUpdate?
+    private var drawn: MonitorUpdate?
+    private var queued: (update: MonitorUpdate, rows: Range<Int>?)?
+    private var sawMotion = false
+    private var announced = false
+
+    init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
+         frames: FrameLog?, log: Log) {
+        self.backend = backend
+        self.subscription = subscription
+        self.signals = signals
+        self.setScreen = setScreen
+        self.untilRest = untilRest
+        self.frames = frames
+        self.log = log
+    }
+
+    /// Runs until a signal to stop (or, with `untilRest`, the rest); returns the exit status.
+    func run() -> Int32 {
+        var status: Int32 = 0
+        do {
+            if let size = backend.displaySize {
+                log.say("sheet-render: \(backend.name) \(size.width)x\(size.height)")
+            }
+            systemd.notify("READY=1\nSTATUS=waiting for sheetd on \(subscription.path)")
+            status = try follow()
+        } catch {
+            log.say("sheet-render: \(error)")
+            status = error.status
+        }
+        do {
+            if try backend.finish(), let drawn { try frames?.record(drawn, backend: backend.name, shown: monotonicMicroseconds(), rows: nil) }
+        } catch {
+            log.say("sheet-render: \(error)")
+            if status == 0 { status = error.status }
+        }
+        return status
+    }
+
+    private func follow() throws(RenderError) -> Int32 {
+        var watched = [signals]
+        if let events = backend.eventDescriptor { watched.append(events) }
+        while true {
+            let event: SheetSubscription.Event
+            do {
+                event = try subscription.next(watching: watched)
+            } catch {
+                throw RenderError("\(error)", status: 76)
+            }
+            switch event {
+            case .connected:
+                log.say("sheet-render: following sheetd on \(subscription.path)")
+                systemd.notify("STATUS=following sheetd on \(subscription.path)")
+                announceScreen()
+            case .update(let update):
+                latest = update
+                if !subscription.hasBufferedUpdate, backend.isReady, try present() { return 0 }
+            case .disconnected(let error):
+                log.say("sheet-render: waiting for sheetd: \(error)")
+                systemd.notify("STATUS=waiting for sheetd: \(error)")
+            case .readable(let descriptor) where descriptor == signals:
+                var info = signalfd_siginfo()
+                guard read(signals, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size else { continue }
+                if info.ssi_signo == UInt32(SIGWINCH) {
+                    try backend.resized()
+                    drawn = nil
+                    if backend.isReady, try present() { return 0 }
+                    continue
+                }
+                systemd.notify("STOPPING=1")
+                return 0
+            case .readable:
+                if let shown = try backend.handleEvent(), let queued {
+                    self.queued = nil
+                    if try recorded(queued.update, shown: shown, rows: queued.rows) { return 0 }
+                }
+                if backend.isReady, try present() { return 0 }
+            case .timedOut:
+                continue
+            }
+        }
+    }
+
+    /// Hands the newest state to the backend if it is not already there; returns true when
+    /// `--until-rest` is satisfied.
+    private func present() throws(RenderError) -> Bool {
+        guard let latest, latest != drawn else { return false }
+        drawn = latest
+        switch try backend.show(latest.state) {
+        case .shown(let rows): return try recorded(latest, shown: monotonicMicroseconds(), rows: rows)
+        case .queued(let rows): queued = (latest, rows)
+        case .skipped: break
+        }
+        return false
+    }
+
+    /// Logs a frame that reached the output; true when it is the rest `--until-rest` waits for.
+    private func recorded(_ update: MonitorUpdate, shown: Int64, rows: Range<Int>?) throws(RenderError) -> Bool {
+        try frames?.record(update, backend: backend.name, shown: shown, rows: rows)
+        if update.state.phase != .resting { sawMotion = true }
+        return untilRest && sawMotion && update.state.phase == .resting
+    }
+
+    /// Tells the daemon the display's size, once per connection; a refusal (not root, not in
+    /// the socket's group) is said once and the sheet is scaled to the display instead.
+    private func announceScreen() {
+        guard setScreen, let size = backend.displaySize else { return }
+        do {
+            let client = try SheetClient(path: subscription.path)
+            try client.setScreen(width: size.width, height: size.height)
+        } catch {
+            if !announced { log.say("sheet-render: SetScreen \(size.width)x\(size.height) refused (\(error)); drawing the daemon's screen scaled to the display") }
+        }
+        announced = true
+    }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import CDisplay
+import SheetClient
+import SheetProtocol
+import SheetRenderKit
+import SheetService
+
+@main
+struct SheetRender: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sheet-render",
+        abstract: "Draw the sheet that sheetd publishes: on a display (DRM or a framebuffer), in a terminal, or into PNG files.",
+        discussion: """
+            Follows io.sheetd.Sheet with Monitor and draws each state it gets, the newest when it \
+            falls behind. When the daemon restarts, it waits for the socket and follows again. \
+            The drm and fbdev backends tell the daemon their size (SetScreen), which needs root \
+            or the socket's group; refused, the sheet is scaled to the display instead.
+            """)
+
+    @Option(help: "auto (drm, then fbdev), drm, fbdev, term or png.")
+    var backend: String = "auto"
+
+    @Option(help: "The daemon's socket.")
+    var socket: String = SheetClient.defaultSocketPath
+
+    @Option(help: "drm: the card (default: the first with a connected display); fbdev: the framebuffer (default /dev/fb0).")
+    var device: String?
+
+    @Option(name: .customLong("pixel-format"), help: "drm: xrgb8888 or rgb565.")
+    var pixelFormat: String = "xrgb8888"
+
+    @Option(help: "png: the folder for the pictures.")
+    var output: String?
+
+    @Option(help: "png: write every Nth frame (and always the last).")
+    var every: Int = 1
+
+    @Option(help: "A PNG to show under the dim instead of mid gray, scaled to cover the display.")
+    var background: String?
+
+    @Flag(help: "fbdev: what is on screen when the sheet opens becomes its background, and is put back when it closes.")
+    var snapshot = false
+
+    @Flag(name: .customLong("no-set-screen"), help: "drm, fbdev: do not tell the daemon the display's size.")
+    var noSetScreen = false
+
+    @Option(name: .customLong("frame-log"), help: "Write one JSON line per frame shown to this file: the update, and when it reached the output.")
+    var frameLog: String?
+
+    @Flag(name: .customLong("until-rest"), help: "Exit once the sheet comes to rest after moving.")
+    var untilRest = false
+
+    func validate() throws {
+        guard ["auto", "drm", "fbdev", "term", "png"].contains(backend) else {
+            throw ValidationError("--backend wants auto, drm, fbdev, term or png; got `\(backend)`")
+        }
+        guard PixelFormat(rawValue: pixelFormat) != nil else { throw ValidationError("--pixel-format wants xrgb8888 or rgb565") }
+        if backend == "png" && output == nil { throw ValidationError("--backend png needs --output DIR") }
+        if backend != "png" && output != nil { throw ValidationError("--output is for --backend png") }
+        guard every >= 1 else { throw ValidationError("--every wants 1 or more") }
+        if snapshot && !["fbdev", "auto"].contains(backend) { throw ValidationError("--snapshot is for --backend fbdev") }
+    }
+
+    func run() throws {
+        // Signals arrive as reads on a descriptor, beside the socket and the display's events.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGWINCH] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        let signalDescriptor = signalfd(-1, &signals, Int32(SFD_CLOEXEC))
+
+        let log = Log(quiet: backend == "term" && isatty(2) == 1)
+        let status: Int32
+        do {
+            let looks = try Looks(backgroundPath: background)
+            let frames = try frameLog.map { path throws(RenderError) in try FrameLog(path: path) }
+            let output = try makeBackend(looks: looks, log: log)
+            let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socket), signals: signalDescriptor,
+                                  setScreen: !noSetScreen, untilRest: untilRest, frames: frames, log: log)
+            status = loop.run()
+        } catch {
+            log.say("sheet-render: \(error)")
+            status = error.status
+        }
+        log.flush()
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func makeBackend(looks: Looks, log: Log) throws(RenderError) -> any Backend {
+        let painter = Painter(font: PSF2Font.system())
+        let format = PixelFormat(rawValue: pixelFormat)!
+        switch backend {
+        case "png": return try PictureBackend(folder: output!, every: every, looks: looks)
+        case "term": return try TerminalBackend(looks: looks)
+        case "drm": return try DRMBackend.open(path: device, format: format, looks: looks, painter: painter)
+        case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
+        default:
+            do {
+                return try DRMBackend.open(path: nil, format: format, looks: looks, painter: painter)
+            } catch let drm {
+                log.say("sheet-render: no DRM display (\(drm)); trying the framebuffer")
+                do {
+                    return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
+                } catch let fbdev {
+                    throw .unavailable("no display: drm: \(drm); fbdev: \(fbdev)")
+                }
+            }
+        }
+    }
+}
+
+/// Messages for people, on standard error; held back while the terminal backend owns the
+/// terminal, and printed when it gives it back.
+final class Log {
+    private let quiet: Bool
+    private var held: [String] = []
+
+    init(quiet: Bool) { self.quiet = quiet }
+
+    func say(_ line: String) {
+        if quiet { held.append(line) } else { try? writeAll(2, Array((line + "\n").utf8), naming: "standard error") }
+    }
+
+    func flush() {
+        for line in held { try? writeAll(2, Array((line + "\n").utf8), naming: "standard error") }
+        held = []
+    }
+}
+
+/// `--frame-log`: one JSON object per frame that reached the output,
+/// `{"frame":1,"seq":7,"timestampUSec":…,"shownUSec":…,"rows":[0,800],"state":{…}}`. `shownUSec`
+/// is CLOCK_MONOTONIC like the daemon's `timestampUSec`: for drm the page flip's vertical
+/// blank, otherwise the moment the frame was written.
+final class FrameLog {
+    private let descriptor: Int32
+    private let path: String
+    private var count = 0
+
+    init(path: String) throws(RenderError) {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .system(path, status: 73) }
+    }
+
+    deinit { close(descriptor) }
+
+    func record(_ update: MonitorUpdate, backend: String, shown: Int64, rows: Range<Int>?) throws(RenderError) {
+        count += 1
+        var w = JSONWriter(capacity: 768)
+        w.append("{\"frame\":")
+        w.appendInteger(Int64(count))
+        w.append(",\"backend\":")
+        w.appendString(backend)
+        w.append(",\"seq\":")
+        w.appendInteger(update.sequence)
+        w.append(",\"timestampUSec\":")
+        w.appendInteger(update.timestampInMicroseconds)
+        w.append(",\"shownUSec\":")
+        w.appendInteger(shown)
+        w.append(",\"rows\":")
+        if let rows {
+            w.append(UInt8(ascii: "["))
+            w.appendInteger(Int64(rows.lowerBound))
+            w.append(UInt8(ascii: ","))
+            w.appendInteger(Int64(rows.upperBound))
+            w.append(UInt8(ascii: "]"))
+        } else {
+            w.append("null")
+        }
+        w.append(",\"state\":")
+        update.state.write(to: &w)
+        w.append("}\n")
+        try writeAll(descriptor, w.bytes, naming: path)
+    }
+}
