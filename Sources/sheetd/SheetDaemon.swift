@@ -106,12 +106,11 @@ struct SheetDaemon: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(
                 services: [
-                    .init(service: ServerService(server: server), successTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(service: ServerService(server: server, systemd: systemd), successTerminationBehavior: .gracefullyShutdownGroup),
                     .init(service: InputService(loop: loop), successTerminationBehavior: .gracefullyShutdownGroup),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        systemd.notify("READY=1")
         try await group.run()
         systemd.notify("STOPPING=1")
         logger.notice("stopped")
@@ -153,8 +152,13 @@ struct InputService: Service {
 /// connection and removes the socket it made.
 struct ServerService: Service {
     let server: VarlinkServer
+    let systemd: Systemd
 
     func run() async throws {
+        // The group traps SIGTERM before it runs its services: only now may a stop come at any
+        // moment, so only now is the daemon ready (a SIGTERM a moment after READY=1 used to kill
+        // it without a clean stop).
+        systemd.notify("READY=1")
         try? await gracefulShutdown()
         await server.shutdown()
     }

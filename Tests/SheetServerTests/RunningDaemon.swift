@@ -18,9 +18,10 @@ final class RunningDaemon {
     /// Safety net for a broken daemon: a wait that takes longer than this fails the test.
     static let patienceSeconds = 60
 
-    init(_ arguments: [String]) throws {
+    /// Starts sheetd with `arguments`, on `socketPath` or a socket in a folder of its own.
+    init(_ arguments: [String], socketPath: String? = nil) throws {
         folder = try temporaryFolder()
-        socketPath = folder.appendingPathComponent("io.sheetd.Sheet").path
+        self.socketPath = socketPath ?? folder.appendingPathComponent("io.sheetd.Sheet").path
         logPath = folder.appendingPathComponent("sheetd.log").path
         let notifyPath = folder.appendingPathComponent("notify").path
         notifyDescriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
@@ -37,7 +38,7 @@ final class RunningDaemon {
         setsockopt(notifyDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 
         process.executableURL = builtExecutable("sheetd")
-        process.arguments = ["--socket", socketPath, "--config", "/dev/null"] + arguments
+        process.arguments = ["--socket", self.socketPath, "--config", "/dev/null"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notifyPath
         environment["WATCHDOG_USEC"] = nil
