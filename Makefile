@@ -43,6 +43,7 @@ e2e-deps:
 e2e: e2e-deps
 	$(SWIFT) build -c release --static-swift-stdlib --product sheetd
 	$(SWIFT) build -c release --static-swift-stdlib --product sheetctl
+	$(SWIFT) build -c release --static-swift-stdlib --product sheet-render
 	Tests/e2e/run
 
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s
@@ -57,9 +58,12 @@ bench: release
 install: release
 	install -Dm755 -s .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
 	install -Dm755 -s .build/release/sheetctl $(DESTDIR)$(BINDIR)/sheetctl
+	install -Dm755 -s .build/release/sheet-render $(DESTDIR)$(BINDIR)/sheet-render
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sheetd.service.in > $(DESTDIR)$(UNITDIR)/sheetd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/sheetd.service
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sheet-render@.service.in > $(DESTDIR)$(UNITDIR)/sheet-render@.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/sheet-render@.service
 	install -Dm644 systemd/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd.socket
 	install -Dm644 systemd/sheetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf
 	install -Dm644 udev/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
@@ -67,8 +71,8 @@ install: release
 	install -d $(DESTDIR)$(SYSCONFDIR)/sheetd
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sheetd $(DESTDIR)$(BINDIR)/sheetctl
-	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket
+	rm -f $(DESTDIR)$(BINDIR)/sheetd $(DESTDIR)$(BINDIR)/sheetctl $(DESTDIR)$(BINDIR)/sheet-render
+	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket $(DESTDIR)$(UNITDIR)/sheet-render@.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	rm -rf $(DESTDIR)$(DATADIR)/sheetd
 

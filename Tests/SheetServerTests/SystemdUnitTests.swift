@@ -14,6 +14,9 @@ struct SystemdUnitTests {
         let service = try String(contentsOf: Self.root.appendingPathComponent("systemd/sheetd.service.in"), encoding: .utf8)
             .replacingOccurrences(of: "@BINDIR@", with: builtExecutable("sheetd").deletingLastPathComponent().path)
         try service.write(to: folder.appendingPathComponent("sheetd.service"), atomically: true, encoding: .utf8)
+        let renderer = try String(contentsOf: Self.root.appendingPathComponent("systemd/sheet-render@.service.in"), encoding: .utf8)
+            .replacingOccurrences(of: "@BINDIR@", with: builtExecutable("sheet-render").deletingLastPathComponent().path)
+        try renderer.write(to: folder.appendingPathComponent("sheet-render@.service"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(at: Self.root.appendingPathComponent("systemd/sheetd.socket"),
                                          to: folder.appendingPathComponent("sheetd.socket"))
         return folder
@@ -22,7 +25,8 @@ struct SystemdUnitTests {
     @Test func systemdAnalyzeVerifiesTheUnits() throws {
         let folder = try installedUnits()
         let result = try runTool("", ["verify", folder.appendingPathComponent("sheetd.service").path,
-                                      folder.appendingPathComponent("sheetd.socket").path],
+                                      folder.appendingPathComponent("sheetd.socket").path,
+                                      folder.appendingPathComponent("sheet-render@drm.service").path],
                                  prefix: ["/usr/bin/systemd-analyze"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
@@ -42,5 +46,20 @@ struct SystemdUnitTests {
         #expect(!service.contains("PrivateDevices=yes"))
         #expect(service.contains("RestrictAddressFamilies=AF_UNIX AF_NETLINK"))
         #expect(service.contains("DeviceAllow=char-input rw"))
+    }
+
+    /// The renderer's unit: only the display nodes, no network, and as tight as the daemon's.
+    @Test func theRendererIsExposedAtMostOnePointFive() throws {
+        let folder = try installedUnits()
+        let result = try runTool("", ["security", "--offline=yes", "--no-pager",
+                                      folder.appendingPathComponent("sheet-render@.service").path],
+                                 prefix: ["/usr/bin/systemd-analyze"])
+        let line = result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") }
+        let score = line.flatMap { $0.split(separator: ":").last?.split(separator: " ").first }.flatMap { Double($0) }
+        #expect((score ?? 10) <= 1.5, "\(line.map(String.init) ?? result.stderr)")
+        let unit = try String(contentsOf: folder.appendingPathComponent("sheet-render@.service"), encoding: .utf8)
+        #expect(unit.contains("DeviceAllow=char-drm rw") && unit.contains("DeviceAllow=char-fb rw"))
+        #expect(!unit.contains("char-input"), "a renderer reads no input devices")
+        #expect(unit.contains("SupplementaryGroups=video sheetd"))
     }
 }
