@@ -44,6 +44,8 @@ protocol Backend: AnyObject {
     var eventDescriptor: Int32? { get }
     /// Whether `show` may be called now (false while a page flip is pending).
     var isReady: Bool { get }
+    /// How frames reach the output, for the log (`two pages, panned`).
+    var method: String { get }
     func show(_ state: SheetState) throws(RenderError) -> Presentation
     /// The event descriptor is readable: the CLOCK_MONOTONIC microsecond at which the queued
     /// frame reached the screen, or nil if it has not yet.
@@ -58,6 +60,7 @@ protocol Backend: AnyObject {
 
 extension Backend {
     var eventDescriptor: Int32? { nil }
+    var method: String { "" }
     var isReady: Bool { true }
     func handleEvent() throws(RenderError) -> Int64? { nil }
     func resized() throws(RenderError) {}

@@ -30,6 +30,7 @@ final class DRMBackend: Backend {
     var displaySize: (width: Int, height: Int)? { (Int(mode.hdisplay), Int(mode.vdisplay)) }
     var eventDescriptor: Int32? { descriptor }
     var isReady: Bool { flipping == nil }
+    var method: String { flipsWork ? "two dumb buffers, page flips on vblank" : "two dumb buffers, set directly (no page flips)" }
 
     /// One dumb buffer: the kernel's memory, a framebuffer object over it and our mapping.
     struct DumbBuffer {

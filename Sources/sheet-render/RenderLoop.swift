@@ -43,7 +43,7 @@ final class RenderLoop {
         var status: Int32 = 0
         do {
             if let size = backend.displaySize {
-                log.say("sheet-render: \(backend.name) \(size.width)x\(size.height)")
+                log.say("sheet-render: \(backend.name) \(size.width)x\(size.height)\(backend.method.isEmpty ? "" : " (\(backend.method))")")
             }
             systemd.notify("READY=1\nSTATUS=waiting for sheetd on \(subscription.path)")
             status = try follow()

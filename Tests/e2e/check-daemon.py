@@ -13,39 +13,10 @@ import re
 import subprocess
 import sys
 
-run, sheetctl = sys.argv[1], sys.argv[2]
+from checks import check, conclude, json_lines, path, text
+
+sheetctl = sys.argv[2]
 SCREEN = "1280x800"
-failures = []
-
-
-def check(condition, message):
-    print(("ok    " if condition else "FAIL  ") + message)
-    if not condition:
-        failures.append(message)
-    return condition
-
-
-def path(name):
-    return os.path.join(run, name)
-
-
-def text(name):
-    try:
-        with open(path(name)) as file:
-            return file.read()
-    except OSError:
-        return ""
-
-
-def json_lines(name):
-    """One JSON object a line, as `sheetctl watch` and `sheetctl devices --format json` write."""
-    result = []
-    for number, line in enumerate(text(name).splitlines(), 1):
-        try:
-            result.append(json.loads(line))
-        except ValueError:
-            check(False, f"{name}:{number}: not JSON: {line[:80]}")
-    return result
 
 
 def replayed_detent(recording, initial):
@@ -127,5 +98,4 @@ errors = [line for line in log.splitlines() if re.search(r": (error|critical):",
 check(not errors, f"no error in the daemon's log {errors[:3]}")
 check(text("sheetd.exit").strip() == "0", f"sheetd stopped on SIGTERM with status 0 (got {text('sheetd.exit').strip() or 'none'})")
 
-print(f"{len(failures)} check(s) failed" if failures else "all checks passed")
-sys.exit(1 if failures else 0)
+conclude()

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Checks what a `render-*` scenario left in its run folder. Each screenshot (QEMU's screendump
+of the bochs display, taken when the renderer had shown the daemon's state) must show that
+state: the display's size is the screen the daemon maps touches to (SetScreen), the dim over
+the mid-gray background has the published alpha, and the card's top row is within two pixels
+of the published top. The renderer followed the daemon across a restart, both stopped
+cleanly, and neither log holds an error. Prints the time from the kernel's event to the frame
+reaching the display (the page flip, for drm), p50 and p99, over the frames a finger moved.
+
+Usage: check-render.py RUN-FOLDER SHEETCTL
+"""
+import json
+import re
+
+from checks import check, conclude, json_lines, path, text
+
+GRAY = 0x80
+
+
+def read_ppm(name):
+    """(width, height, bytes) of a binary PPM (P6, 8 bits a channel), as QEMU's screendump writes."""
+    with open(path(name), "rb") as file:
+        data = file.read()
+    fields, offset = [], 0
+    while len(fields) < 4:
+        while data[offset:offset + 1].isspace():
+            offset += 1
+        end = offset
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[offset:end])
+        offset = end
+    if fields[0] != b"P6" or fields[3] != b"255":
+        raise ValueError(f"{name}: not an 8-bit P6 picture")
+    width, height = int(fields[1]), int(fields[2])
+    return width, height, data[offset + 1:offset + 1 + width * height * 3]
+
+
+def check_shot(name, expected_detent):
+    state = json.loads(text(f"{name}.state.json") or "{}")
+    try:
+        width, height, pixels = read_ppm(f"{name}.ppm")
+    except (OSError, ValueError) as error:
+        check(False, f"{name}: a screenshot ({error})")
+        return
+
+    def pixel(x, y):
+        at = (y * width + x) * 3
+        return tuple(pixels[at:at + 3])
+
+    screen = state.get("screen", {})
+    check((width, height) == (screen.get("width"), screen.get("height")),
+          f"{name}: the display is {width}x{height}, the daemon's screen {screen.get('width')}x{screen.get('height')}")
+    if expected_detent is not None:
+        check(state.get("state") == "resting" and state.get("detent") == expected_detent,
+              f"{name}: resting at {expected_detent} (published: {state.get('state')} {state.get('detent')})")
+    top, dim = state.get("top", 0), state.get("dim", 0)
+    if top > 20:
+        want = round(GRAY * (1 - dim))
+        got = pixel(5, 5)
+        check(all(abs(channel - want) <= 2 for channel in got),
+              f"{name}: the dim at {dim} over #808080 is {want} a channel (screenshot: {got})")
+    column = width // 4
+    white = next((y for y in range(height) if min(pixel(column, y)) >= 250), None)
+    if top >= height:
+        check(white is None and pixel(column, height - 1) == (GRAY, GRAY, GRAY),
+              f"{name}: hidden, nothing but the background (first white row: {white})")
+    else:
+        check(white is not None and abs(white - max(top, 0)) <= 2,
+              f"{name}: the card's top row is {white}, the published top {top}")
+
+
+check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
+drm = "drm" in text("sheet-render.log").split("\n", 1)[0]
+shots = [("start", "half"), ("expanded", "expanded"), ("flicked", "half"), ("dismissed", "hidden"), ("presented", "half"), ("dim-tapped", "hidden")]
+if drm:
+    shots += [("removed", None), ("restarted", "half")]
+for name, detent in shots:
+    check_shot(name, detent)
+
+frames = json_lines("frames.jsonl")
+check(len(frames) >= 10, f"the renderer logged its frames ({len(frames)})")
+if drm:
+    sequences = [frame["seq"] for frame in frames]
+    restarts = sum(1 for a, b in zip(sequences, sequences[1:]) if b < a)
+    check(restarts == 1, f"the renderer followed a new daemon once (sequence restarts: {restarts})")
+
+renderer_log = text("sheet-render.log")
+check(re.search(r"^sheet-render: (drm|fbdev) \d+x\d+", renderer_log, re.M) is not None, "the renderer names its display")
+check(renderer_log.count("following sheetd") == (2 if drm else 1), "it says when it follows the daemon")
+check("SetScreen" not in renderer_log and "error" not in renderer_log.lower(), f"SetScreen taken, no error in its log: {renderer_log[-300:]}")
+check(text("sheet-render.exit").strip() == "0", f"sheet-render stopped on SIGTERM with status 0 (got {text('sheet-render.exit').strip() or 'none'})")
+log = text("sheetd.log")
+errors = [line for line in log.splitlines() if re.search(r": (error|critical):", line)]
+check(not errors, f"no error in the daemon's log {errors[:3]}")
+check(text("sheetd.exit").strip() == "0", f"sheetd stopped on SIGTERM with status 0 (got {text('sheetd.exit').strip() or 'none'})")
+
+# Kernel event (the daemon's timestampUSec for a finger's frame) to the frame on the display.
+moved = sorted(frame["shownUSec"] - frame["timestampUSec"] for frame in frames if frame["state"].get("cause") == "user")
+if check(len(moved) >= 5, f"frames moved by a finger: {len(moved)}"):
+    p50, p99 = moved[len(moved) // 2], moved[min(len(moved) - 1, round(len(moved) * 0.99))]
+    report = f"event to display ({'page flip' if drm else 'written'}), software emulation: p50 {p50 / 1000:.1f} ms, p99 {p99 / 1000:.1f} ms over {len(moved)} frames"
+    print("      " + report)
+    with open(path("latency.txt"), "w") as file:
+        file.write(report + "\n")
+conclude()

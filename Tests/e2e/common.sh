@@ -1,0 +1,107 @@
+# Sourced by the guest scenarios: the run's folder, the binaries, and the steps they share.
+# Each step waits on an event (a line, a process, a device); `until_true` retries a check every
+# 0.1 s up to a bound, for the few things that give no event to wait on.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+out=/run/e2e
+repo=$(sed -n 's/.*sheetd_repo=\([^ ]*\).*/\1/p' /proc/cmdline)
+bin=$repo/.build/release
+socket=/run/sheetd/io.sheetd.Sheet
+
+say() { echo "e2e $(cut -d' ' -f1 /proc/uptime)s: $*" | tee -a "$out/steps.log" > /dev/console; }
+finish() {
+    echo "$1" > "$out/result"
+    say "$1"
+    sync
+    busybox poweroff -f
+}
+fail() { finish "FAIL: $*"; }
+
+# Runs "$@" every 0.1 s until it succeeds, for at most $1 tenths of a second.
+until_true() {
+    tries=$1
+    shift
+    while ! "$@" > /dev/null 2>&1; do
+        tries=$((tries - 1))
+        [ "$tries" -gt 0 ] || return 1
+        sleep 0.1
+    done
+}
+
+used_devices() { "$bin/sheetctl" devices --socket "$socket" --format json | grep -c '"used":true'; }
+has_used_devices() { [ "$(used_devices)" -eq "$1" ]; }
+has_line() { [ -s "$1" ]; }
+
+# udevd with the host's rules, and the input modules (and any others named).
+start_udev() {
+    modprobe -a uinput evdev "$@" || fail "modprobe uinput evdev $*"
+    /lib/systemd/systemd-udevd --daemon --resolve-names=early || fail "systemd-udevd"
+    udevadm trigger --action=add --subsystem-match=input --subsystem-match=misc --subsystem-match=drm --subsystem-match=graphics
+    udevadm settle -t 60 || fail "udevadm settle"
+    say "udevd settled"
+}
+
+# Plugs in the device described in $2 (default: the touchscreen); its node goes to $1.node.
+plug() {
+    evemu-device "$out/${2:-touchscreen}.evemu" > "$out/$1.evemu-device" 2>&1 &
+    echo $! > "$out/$1.pid"
+    until_true 300 grep -q /dev/input/event "$out/$1.evemu-device" || fail "evemu-device: $(cat "$out/$1.evemu-device")"
+    grep -o '/dev/input/event[0-9]*' "$out/$1.evemu-device" > "$out/$1.node"
+}
+
+# Step $1: runs the rest of the line while recording the Monitor stream until the sheet
+# rests again; then the state.
+step() {
+    name=$1
+    shift
+    timeout 120 "$bin/sheetctl" watch --socket "$socket" --until-rest > "$out/$name.watch.jsonl" &
+    watcher=$!
+    until_true 300 has_line "$out/$name.watch.jsonl" || fail "$name: sheetctl watch did not start"
+    "$@" || fail "$name: $*"
+    wait "$watcher" || fail "$name: the sheet did not come to rest"
+    "$bin/sheetctl" state --socket "$socket" > "$out/$name.state.json"
+    say "$name: $(head -c 120 "$out/$name.state.json")"
+}
+
+# Plays gesture $1 into the device whose node is in file $2.
+play() { step "$1" sh -c "evemu-play $(cat "$out/$2.node") < $out/$1.evemu"; }
+
+
+# A finger drags the card and stays down; the device goes away under it. The step ends when
+# the sheet has settled.
+remove_under_finger() {
+    evemu-play "$(cat "$out/first.node")" < "$out/hold.evemu" || return 1
+    until_true 300 grep -q '"dragging"' "$out/removed.watch.jsonl" || return 1
+    kill "$(cat "$out/first.pid")"
+}
+
+# The host's screenshot channel: the VM's second serial port, which the host's screens.py
+# answers. `shot NAME` waits until the renderer has shown the daemon's current state (its frame
+# log's last frame carries the same state, byte for byte), then asks the host for a screendump
+# and waits for it to be taken. The state goes to NAME.state.json beside NAME.ppm.
+open_screens() {
+    stty -F /dev/ttyS1 raw -echo 115200 || fail "stty /dev/ttyS1"
+    exec 3<>/dev/ttyS1
+}
+last_frame_shows() { tail -n 1 "$out/frames.jsonl" | grep -qF "\"state\":$1}"; }
+shot() {
+    state=$("$bin/sheetctl" state --socket "$socket") || fail "shot $1: GetState"
+    echo "$state" > "$out/$1.state.json"
+    until_true 600 last_frame_shows "$state" || fail "shot $1: the renderer did not show $state"
+    printf 'SHOT %s\n' "$1" >&3
+    read -r reply <&3
+    [ "$reply" = "OK $1" ] || fail "shot $1: the host said '$reply'"
+    say "shot $1: $(head -c 100 "$out/$1.state.json")"
+}
+
+# sheetd as a service would run it: its own user and group (uid/gid 990, not in the guest's
+# passwd; the host's root is read-only) with the input group for /dev/input, and the socket in
+# group 990 mode 0660.
+start_sheetd() {
+    mkdir -p /run/sheetd
+    chown 990:990 /run/sheetd
+    setpriv --reuid=990 --regid=990 --groups="$(getent group input | cut -d: -f3)" --inh-caps=-all \
+        "$bin/sheetd" --config /dev/null --input udev:seat0 --socket "$socket" --socket-mode 0660 \
+        --log-level info "$@" >> "$out/sheetd.log" 2>&1 &
+    daemon=$!
+    until_true 600 "$bin/sheetctl" state --socket "$socket" || fail "sheetd did not answer on $socket"
+}
