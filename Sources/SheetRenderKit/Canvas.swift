@@ -152,11 +152,13 @@ public final class Canvas {
         }
     }
 
-    /// Every pixel as R, G, B bytes, row after row (what a PNG holds).
-    public func rgbBytes() -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: width * height * 3) { out, count in
+    /// The pixels of `rows` (every row when nil) as R, G, B bytes, row after row (what a PNG
+    /// holds).
+    public func rgbBytes(rows: Range<Int>? = nil) -> [UInt8] {
+        let rows = (rows ?? 0..<height).clamped(to: 0..<height)
+        return [UInt8](unsafeUninitializedCapacity: width * rows.count * 3) { out, count in
             var index = 0
-            for y in 0..<height {
+            for y in rows {
                 let row = base + y * stride
                 switch format {
                 case .xrgb8888:

@@ -18,9 +18,26 @@ public enum PNG {
 
     public static func encode(width: Int, height: Int, rgb: [UInt8]) -> [UInt8] {
         precondition(rgb.count == width * height * 3, "\(rgb.count) bytes are not \(width)x\(height) RGB")
+        var file = signature
+        appendChunk("IHDR", header(width: width, height: height), to: &file)
+        appendChunk("IDAT", deflate(rows: 0..<height, width: width, rgb: rgb), to: &file)
+        appendChunk("IEND", [], to: &file)
+        return file
+    }
+
+    static func header(width: Int, height: Int) -> [UInt8] {
+        var header = [UInt8]()
+        header.appendBigEndian(UInt32(width))
+        header.appendBigEndian(UInt32(height))
+        header += [8, 2, 0, 0, 0]  // 8 bits, RGB, deflate, adaptive filtering, no interlace
+        return header
+    }
+
+    /// Rows `rows` of an RGB picture `width` wide, each with filter byte 0, deflated.
+    static func deflate(rows: Range<Int>, width: Int, rgb: [UInt8]) -> [UInt8] {
         var raw = [UInt8]()
-        raw.reserveCapacity((width * 3 + 1) * height)
-        for y in 0..<height {
+        raw.reserveCapacity((width * 3 + 1) * rows.count)
+        for y in rows {
             raw.append(0)
             raw.append(contentsOf: rgb[(y * width * 3)..<((y + 1) * width * 3)])
         }
@@ -34,16 +51,7 @@ public enum PNG {
         }
         precondition(status == Z_OK, "zlib compress2 failed: \(status)")
         compressed.removeSubrange(Int(compressedSize)...)
-
-        var file = signature
-        var header = [UInt8]()
-        header.appendBigEndian(UInt32(width))
-        header.appendBigEndian(UInt32(height))
-        header += [8, 2, 0, 0, 0]  // 8 bits, RGB, deflate, adaptive filtering, no interlace
-        appendChunk("IHDR", header, to: &file)
-        appendChunk("IDAT", compressed, to: &file)
-        appendChunk("IEND", [], to: &file)
-        return file
+        return compressed
     }
 
     static func appendChunk(_ type: String, _ data: [UInt8], to file: inout [UInt8]) {

@@ -73,20 +73,7 @@ public final class PNGFrameWriter {
         let canvas = canvas!
         if let rows = scene.damage(since: drawn) { painter.draw(scene, into: canvas, rows: rows) }
         drawn = scene
-        let bytes = PNG.encode(canvas)
-        let target = path(of: written)
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw PictureError(path: target, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw PictureError(path: target, reason: String(cString: strerror(errno)))
-            }
-            offset += count
-        }
+        try writeFile(PNG.encode(canvas), to: path(of: written))
         written += 1
     }
 }

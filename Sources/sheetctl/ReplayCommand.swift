@@ -14,7 +14,8 @@ struct ReplayCommand: AsyncParsableCommand {
             where it ends. The same file and flags always print the same bytes.
 
             With --png DIR, each sheet state is also drawn (the default look, at the screen's size) \
-            into DIR/frame-000001.png, frame-000002.png…; the last picture shows where the sheet rests.
+            into DIR/frame-000001.png, frame-000002.png…; the last picture shows where the sheet rests. \
+            With --apng FILE, the replay becomes one animated PNG, timed as recorded.
 
             Exit status: 0 on success, 64 for bad flags, 65 for a malformed or missing recording \
             (reported as FILE:LINE: reason), 74 when the output or a picture cannot be written.
@@ -43,9 +44,16 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "With --png: a picture of every Nth state (and always of the last).")
     var pngEvery = 1
 
+    @Option(help: "Draw the replay as an animated PNG (APNG) into this file, at most --apng-fps frames a second of recording time.")
+    var apng: String?
+
+    @Option(name: .customLong("apng-fps"), help: "With --apng: frames per second.")
+    var apngFPS = 30
+
     func validate() throws {
         _ = try options()
         if pngEvery < 1 { throw ValidationError("--png-every wants 1 or more") }
+        if apngFPS < 1 || apngFPS > 100 { throw ValidationError("--apng-fps wants 1 to 100") }
     }
 
     func options() throws -> ReplayOptions {
@@ -69,12 +77,16 @@ struct ReplayCommand: AsyncParsableCommand {
             if let png {
                 pictures = try PNGFrameWriter(folder: png, every: pngEvery, painter: Painter(font: PSF2Font.system()))
             }
+            let animation = apng.map { AnimatedPNGWriter(path: $0, painter: Painter(font: PSF2Font.system()), framesPerSecond: apngFPS) }
             let screen = options.engine.screen
             let result = try Replay.run(path: file, options: options, output: output) { sheet in
-                try pictures?.frame(SheetScene(width: screen.widthInPixels, height: screen.heightInPixels, scale: screen.scale,
-                                               top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress))
+                let scene = SheetScene(width: screen.widthInPixels, height: screen.heightInPixels, scale: screen.scale,
+                                       top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress)
+                try pictures?.frame(scene)
+                animation?.frame(scene, at: sheet.time.microseconds)
             }
             try pictures?.finish()
+            try animation?.finish()
             for warning in result.warnings { printError("\(warning)") }
         } catch let error as PictureError {
             try? output.flush()

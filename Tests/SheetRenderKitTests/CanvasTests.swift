@@ -1,6 +1,6 @@
 import Foundation
 import SheetProtocol
-import SheetRenderKit
+@testable import SheetRenderKit
 import SheetTestSupport
 import Testing
 
@@ -156,5 +156,70 @@ import Testing
         let a = try #require(font.glyph(for: "a"))
         #expect((0..<font.height).contains { y in (0..<font.width).contains { font.isSet(glyph: a, x: $0, y: y) } })
         #expect(font.glyph(for: "é") != nil, "Lat15 covers Western European letters")
+    }
+}
+
+/// The animated PNG: a valid APNG whose frames, laid over each other in order as a viewer does,
+/// end in exactly the picture of the last scene.
+@Suite struct AnimatedPNGTests {
+    @Test func framesComposeToTheLastScene() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("drag.png").path
+        let painter = Painter(font: PSF2Font.system())
+        let writer = AnimatedPNGWriter(path: path, painter: painter, framesPerSecond: 30)
+        var scenes: [SheetScene] = []
+        for step in 0...40 {
+            let top = 240 - Double(step) * 4.5
+            scenes.append(SheetScene(width: 320, height: 480, scale: 1, top: top, dim: 0.7, progress: 0.5 + Double(step) / 80))
+            // 100 Hz: two of every three states fall inside the 33 ms frame interval.
+            writer.frame(scenes.last!, at: Int64(step) * 10_000)
+        }
+        try writer.finish()
+        #expect(writer.frameCount == 11, "frames at 0, 40, 80 … 400 ms; the last state is one of them")
+
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        var chunks: [(type: String, data: [UInt8])] = []
+        var offset = 8
+        while offset + 8 <= bytes.count {
+            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            chunks.append((String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self), Array(bytes[(offset + 8)..<(offset + 8 + length)])))
+            offset += 12 + length
+        }
+        func word(_ data: [UInt8], _ at: Int) -> Int { Int(data[at]) << 24 | Int(data[at + 1]) << 16 | Int(data[at + 2]) << 8 | Int(data[at + 3]) }
+        #expect(chunks.map(\.type).prefix(3) == ["IHDR", "acTL", "fcTL"] && chunks.last?.type == "IEND")
+        let control = chunks.first { $0.type == "acTL" }!.data
+        #expect(word(control, 0) == 11 && word(control, 4) == 0)
+
+        // Compose: each frame's band, decoded as a PNG of its own, over the picture so far.
+        var picture = [UInt8](repeating: 0, count: 320 * 480 * 3)
+        var sequence = 0
+        var band: (y: Int, height: Int)?
+        for chunk in chunks {
+            switch chunk.type {
+            case "fcTL":
+                #expect(word(chunk.data, 0) == sequence)
+                sequence += 1
+                #expect(word(chunk.data, 4) == 320 && word(chunk.data, 12) == 0)
+                band = (word(chunk.data, 16), word(chunk.data, 8))
+            case "IDAT", "fdAT":
+                var data = chunk.data
+                if chunk.type == "fdAT" {
+                    #expect(word(data, 0) == sequence)
+                    sequence += 1
+                    data.removeFirst(4)
+                }
+                let (y, height) = band!
+                var single = PNG.signature
+                PNG.appendChunk("IHDR", PNG.header(width: 320, height: height), to: &single)
+                PNG.appendChunk("IDAT", data, to: &single)
+                PNG.appendChunk("IEND", [], to: &single)
+                let decoded = try PNG.decode(single)
+                picture.replaceSubrange((y * 320 * 3)..<((y + height) * 320 * 3), with: decoded.rgb)
+            default: break
+            }
+        }
+        let last = Canvas(width: 320, height: 480, format: .xrgb8888)
+        painter.draw(scenes.last!, into: last)
+        #expect(picture == last.rgbBytes(), "the composed animation ends on the last scene")
     }
 }

@@ -108,5 +108,15 @@ import Testing
         #expect(few.count == (sheets.count + 9) / 10 + ((sheets.count - 1) % 10 == 0 ? 0 : 1))
         #expect(try Data(contentsOf: URL(fileURLWithPath: "\(sparse)/\(few.last!)")) ==
                 (try Data(contentsOf: URL(fileURLWithPath: "\(all)/\(pictures.last!)"))))
+
+        // One animated PNG: its first frame (what a viewer without APNG shows) is the first
+        // picture, and it carries an animation control chunk.
+        let animation = folder.appendingPathComponent("drag.png").path
+        #expect(try CommandLineTests().run(["replay", file, "--screen", "360x640", "--apng", animation]).status == 0)
+        let animated = Array(try Data(contentsOf: URL(fileURLWithPath: animation)))
+        #expect(String(decoding: animated[37..<41], as: UTF8.self) == "acTL", "acTL right after IHDR")
+        let first = try PNG.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(all)/\(pictures.first!)"))))
+        #expect(try PNG.decode(animated).rgb == first.rgb)
+        #expect(try CommandLineTests().run(["replay", file, "--apng", animation, "--apng-fps", "0"]).status == 64)
     }
 }
