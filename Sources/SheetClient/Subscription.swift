@@ -25,7 +25,8 @@ public final class SheetSubscription {
     }
 
     private enum Phase {
-        case away(since: ClientError?)
+        /// Waiting for the daemon; `reported` once `.disconnected` has been handed out.
+        case away(reported: Bool)
         /// Connected, `Monitor` not yet sent.
         case connected(VarlinkClientConnection)
         case following(VarlinkClientConnection)
@@ -34,7 +35,7 @@ public final class SheetSubscription {
     public let path: String
     /// How long to wait between attempts when no inotify event comes first.
     public let retryMilliseconds: Int32
-    private var phase: Phase = .away(since: nil)
+    private var phase: Phase = .away(reported: false)
     private var notifications: Int32 = -1
     private var watching = false
     private var nextAttempt: Int64 = 0
@@ -95,8 +96,8 @@ public final class SheetSubscription {
                         return .connected
                     } catch {
                         watchFolder()
-                        if reported == nil {
-                            phase = .away(since: error)
+                        if !reported {
+                            phase = .away(reported: true)
                             return .disconnected(error)
                         }
                     }
@@ -146,12 +147,12 @@ public final class SheetSubscription {
     /// Closes the stream and waits before the next attempt (for a caller that wants to start
     /// over, as after a display change).
     public func disconnect() {
-        phase = .away(since: .closed(path: path))
+        phase = .away(reported: true)
         nextAttempt = Self.nowMilliseconds() + Int64(retryMilliseconds)
     }
 
     private func lost(_ error: ClientError) -> Event {
-        phase = .away(since: error)
+        phase = .away(reported: true)
         // The daemon is going away right now: its socket may still be there for a moment, so
         // watch the folder and let the timer or a new socket decide the next attempt.
         nextAttempt = Self.nowMilliseconds() + Int64(retryMilliseconds)

@@ -30,6 +30,8 @@ final class FramebufferBackend: Backend {
     private var visiblePage = 0
     private var shadow: Canvas?
     private var shadowScene: SheetScene?
+    /// Without pages: the visible framebuffer, which the shadow's damaged rows are copied to.
+    private var visible: Canvas?
     private let painter: Painter
     private let looks: Looks
     private let snapshot: Bool
@@ -92,6 +94,7 @@ final class FramebufferBackend: Backend {
         }
         if pages.isEmpty {
             shadow = Canvas(width: width, height: height, format: format)
+            visible = Canvas(wrapping: mapped + Int(variable.yoffset) * stride, width: width, height: height, stride: stride, format: format)
         }
     }
 
@@ -101,14 +104,10 @@ final class FramebufferBackend: Backend {
     }
 
     /// What the visible page shows.
-    private var screen: Canvas {
-        pages.isEmpty ? Canvas(wrapping: map + Int(variable.yoffset) * stride, width: width, height: height, stride: stride, format: format)
-            : pages[visiblePage]
-    }
+    private var screen: Canvas { visible ?? pages[visiblePage] }
 
-    private func look(for state: SheetState) -> Look? {
+    private func look(hidden: Bool) -> Look? {
         guard snapshot else { return looks.look(width: width, height: height) }
-        let hidden = state.phase == .resting && state.progress <= 0 && state.dim <= 0
         if snapshotLook == nil && !hidden {
             // The sheet opens: keep what is on screen now.
             var look = Look()
@@ -120,7 +119,7 @@ final class FramebufferBackend: Backend {
 
     func show(_ state: SheetState) throws(RenderError) -> Presentation {
         let hidden = state.phase == .resting && state.progress <= 0 && state.dim <= 0
-        guard let look = look(for: state) else { return .skipped }
+        guard let look = look(hidden: hidden) else { return .skipped }
         let scene = SheetScene(state, width: width, height: height, look: look)
         if snapshot && hidden {
             // Put back what was there (the hidden scene over the snapshot is the snapshot), then

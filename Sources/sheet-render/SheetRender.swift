@@ -71,6 +71,11 @@ struct SheetRender: ParsableCommand {
         for signal in [SIGTERM, SIGINT, SIGHUP, SIGWINCH] { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         let signalDescriptor = signalfd(-1, &signals, Int32(SFD_CLOEXEC))
+        guard signalDescriptor >= 0 else {
+            // Without it the blocked signals would never be seen and nothing could stop us.
+            try? writeAll(2, Array("sheet-render: signalfd: \(String(cString: strerror(errno)))\n".utf8), naming: "standard error")
+            throw ExitCode(71)
+        }
 
         let log = Log(quiet: backend == "term" && isatty(2) == 1)
         let status: Int32
