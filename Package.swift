@@ -32,8 +32,9 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         // What travels on the socket: the published State, Gesture and Device, the varlink
-        // envelope, a small JSON reader and writer. Imports nothing of ours.
-        .target(name: "SheetProtocol"),
+        // envelope, a small JSON reader and writer. Imports only the core, for the one type per
+        // concept that both speak (the content, its limits and events).
+        .target(name: "SheetProtocol", dependencies: ["SheetCore"]),
         // Runs a recording through the core and formats what happens (JSON lines or text).
         .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol"]),
         // Settings: the configuration file (YAML, FILE:LINE errors) and the flags over it.
@@ -53,7 +54,7 @@ let package = Package(
         ]),
         // The varlink server on a Unix socket (swift-nio). Knows the protocol, not the core.
         .target(name: "SheetServer", dependencies: [
-            "SheetProtocol",
+            "SheetProtocol", "SheetCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -62,7 +63,7 @@ let package = Package(
         .target(name: "SheetService"),
         // A blocking varlink client for sheetctl, tests and renderers, and a subscription that
         // follows the daemon across restarts.
-        .target(name: "SheetClient", dependencies: ["SheetProtocol"]),
+        .target(name: "SheetClient", dependencies: ["SheetProtocol", "SheetCore"]),
         // zlib from Debian (zlib1g-dev): PNG deflate and gzipped console fonts.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The renderer kit: a canvas (XRGB8888, RGB565, any stride), the scene of a published

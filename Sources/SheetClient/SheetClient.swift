@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SheetCore
 import SheetProtocol
 
 /// Why a call to the daemon failed, naming the socket and the call.
@@ -172,7 +173,27 @@ public final class SheetClient {
         _ = try method("Present", detent.map { ["detent": .string($0)] } ?? [:])
     }
 
-    public func dismiss() throws(ClientError) { _ = try method("Dismiss") }
+    /// Hides the sheet; a guarded one only with `force` (else `io.sheetd.Sheet.Guarded`).
+    public func dismiss(force: Bool = false) throws(ClientError) {
+        _ = try method("Dismiss", force ? ["force": .bool(true)] : [:])
+    }
+
+    /// Replaces what the sheet holds; fields left nil keep their value.
+    public func setContent(title: String? = nil, items: [SheetItem]? = nil, guarded: Bool? = nil) throws(ClientError) {
+        var parameters: [String: JSONValue] = [:]
+        if let title { parameters["title"] = .string(title) }
+        if let guarded { parameters["guarded"] = .bool(guarded) }
+        if let items {
+            parameters["items"] = .array(items.map { .object(["id": .string($0.id), "label": .string($0.label)]) })
+        }
+        _ = try method("SetContent", parameters)
+    }
+
+    /// What the sheet holds, its items in the list's current order.
+    public func content() throws(ClientError) -> SheetContent {
+        let parameters = try method("GetContent")
+        return try decode { () throws(ProtocolError) in try SheetContent(json: parameters["content"] ?? .null) }
+    }
 
     public func setDetent(_ detent: String) throws(ClientError) { _ = try method("SetDetent", ["detent": .string(detent)]) }
 

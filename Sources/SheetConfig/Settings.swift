@@ -16,6 +16,11 @@ public struct Settings: Sendable {
     public var maximumConnections = 256
     public var clientStallSeconds = 10.0
     public var logLevel = "info"
+    /// What the sheet holds when no client has said (a kiosk's menu): `content:`.
+    public var content: SheetContent?
+    /// Where the daemon keeps the content, the order and the resting detent across restarts
+    /// (`state-directory`; systemd's `StateDirectory=` sets `STATE_DIRECTORY`). Nil: nowhere.
+    public var stateDirectory: String?
 
     public init() {}
 
@@ -25,7 +30,9 @@ public struct Settings: Sendable {
     /// The keys, in the order the documentation lists them.
     public static let keys = [
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
+        "item-height", "item-long-press", "content",
         "input", "seat", "socket", "socket-mode", "socket-group", "max-connections", "client-stall-timeout", "log-level",
+        "state-directory",
     ]
 
     /// Sets one key from its text form; the error is the reason only (the caller adds where).
@@ -66,6 +73,17 @@ public struct Settings: Sendable {
             engine.gestures.slopInPoints = try number(1...200, "points")
         case "swipe-velocity":
             engine.gestures.swipeMinimumPointsPerSecond = try number(50...20000, "points per second")
+        case "item-height":
+            engine.list.itemHeightInPoints = try number(16...512, "points")
+        case "item-long-press":
+            engine.gestures.itemLongPressSeconds = try number(0.05...10, "seconds")
+        case "content":
+            content = try ContentFile.contentOrReason(text: value)
+        case "state-directory":
+            guard value.hasPrefix("/"), value.utf8.count < 4096 else {
+                throw SettingError("`state-directory` wants an absolute path; got `\(value)`")
+            }
+            stateDirectory = value
         case "input":
             guard value.hasPrefix("udev:") || value == "udev" || value.hasPrefix("path:") || value.hasPrefix("replay:") else {
                 throw SettingError("`input` wants udev[:SEAT], path:DEV[,DEV...] or replay:FILE[@SPEED]; got `\(value)`")
@@ -121,25 +139,7 @@ public struct Settings: Sendable {
     }
 
     public mutating func load(text: String, path: String) throws(ConfigurationError) {
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: text)
-        } catch let error as YamlError {
-            switch error {
-            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-                throw ConfigurationError(file: path, line: mark.line, reason: "not valid YAML: \(problem)")
-            case .duplicatedKeysInMapping(let duplicates, _):
-                // Yams gives no position: the second line that starts with the key is the culprit.
-                let key = duplicates.first ?? ""
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-                let second = lines.indices.filter { lines[$0].hasPrefix("\(key):") }.dropFirst().first
-                throw ConfigurationError(file: path, line: second.map { $0 + 1 }, reason: "`\(key)` is set twice")
-            default:
-                throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
-            }
-        } catch {
-            throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
-        }
+        let root = try Self.compose(text, path: path)
         guard let root else { return }  // an empty file changes nothing
         guard case .mapping(let mapping) = root else {
             throw ConfigurationError(file: path, line: root.mark?.line, reason: "the file must be a map of `key: value` lines")
@@ -158,6 +158,8 @@ public struct Settings: Sendable {
                 switch valueNode {
                 case .scalar(let scalar) where key == "detents":
                     try set(key, scalar.string)
+                case .mapping where key == "content":
+                    content = try ContentFile.content(from: valueNode, path: path)
                 case .scalar(let scalar):
                     try set(key, scalar.string)
                 case .sequence(let items) where key == "detents":
@@ -181,6 +183,30 @@ public struct Settings: Sendable {
             }
         }
         do { try validate() } catch { throw ConfigurationError(file: path, line: nil, reason: error.reason) }
+    }
+
+    /// YAML text composed into nodes; what is not YAML is `FILE:LINE: reason`.
+    static func compose(_ text: String, path: String) throws(ConfigurationError) -> Node? {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            switch error {
+            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+                throw ConfigurationError(file: path, line: mark.line, reason: "not valid YAML: \(problem)")
+            case .duplicatedKeysInMapping(let duplicates, _):
+                // Yams gives no position: the second line that starts with the key is the culprit.
+                let key = duplicates.first ?? ""
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                let second = lines.indices.filter { lines[$0].hasPrefix("\(key):") }.dropFirst().first
+                throw ConfigurationError(file: path, line: second.map { $0 + 1 }, reason: "`\(key)` is set twice")
+            default:
+                throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
+            }
+        } catch {
+            throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
+        }
+        return root
     }
 
     static func readFile(_ path: String) throws(SettingError) -> String {

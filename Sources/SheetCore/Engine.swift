@@ -5,6 +5,7 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var velocity = VelocityConfiguration()
     public var sheet = SheetConfiguration()
     public var layout = SheetLayout()
+    public var list = ListConfiguration()
     public var initialDetent = "half"
     /// Slots beyond this are ignored (the kernel allows 64; touch panels report 2…16).
     public var maximumSlots = 32
@@ -35,6 +36,8 @@ public struct SheetSnapshot: Sendable, Equatable {
     public var progress: Double
     public var velocityInPixelsPerSecond: Double
     public var cause: SheetCause
+    /// The list's scroll and what is drawn away from rest; nil while the sheet has no items.
+    public var list: ListSnapshot?
 }
 
 /// What one step of the engine produced, in order.
@@ -43,6 +46,8 @@ public enum EngineOutput: Sendable, Equatable {
     case gesture(GestureEvent)
     case sheet(SheetSnapshot)
     case transition(SheetTransition)
+    /// Something the content's client hears: an item tapped, a reorder, a dismissal refused.
+    case content(ContentEventReport)
 }
 
 /// The core: touch frames and commands in, touches, gestures and sheet states out.
@@ -57,6 +62,9 @@ public struct Engine: Sendable {
     public let configuration: EngineConfiguration
     public private(set) var arena: GestureArena
     public private(set) var sheet: SheetMachine
+    public private(set) var list: ListMachine
+    /// What the sheet holds (a title, items, the guard).
+    public private(set) var content = SheetContent.empty
 
     private var slotDown: [Bool]
     private var slotPosition: [Point]
@@ -65,6 +73,32 @@ public struct Engine: Sendable {
     private var source: TouchSource = .touchscreen
     private var lastPublished: SheetSnapshot?
     private let pointsPerPixel: Double
+    private var listScratch: [ContentEventReport] = []
+    /// Who the current pan moves: the sheet alone, or the list and the sheet in turn.
+    private var panRoute = PanRoute.sheet
+    /// The touch sequence began with the sheet resting, shown, and the list still: a tap
+    /// there may tap an item (a touch that stops something moving only stops it).
+    private var sequenceBeganAtRest = false
+
+    /// A pan on a list longer than the card: upwards it raises the sheet to its highest detent
+    /// first, then scrolls the list; downwards it scrolls the list back to its top first, then
+    /// lowers the sheet (nested scrolling, as phone sheets do).
+    private struct NestedPan: Sendable {
+        var start: Point
+        /// The sheet's top when the pan began.
+        var startTop: Double
+        var lastTranslationY: Double = 0
+        /// The sheet's share of the finger's travel.
+        var sheetTranslationY: Double = 0
+        /// The list's offset, before its rubber band.
+        var rawOffset: Double
+        var sheetDragging: Bool
+    }
+
+    private enum PanRoute: Sendable {
+        case sheet
+        case nested(NestedPan)
+    }
 
     public init(configuration: EngineConfiguration) {
         self.configuration = configuration
@@ -73,6 +107,9 @@ public struct Engine: Sendable {
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
         sheet = SheetMachine(configuration: configuration.sheet, screen: configuration.screen,
                              layout: configuration.layout, initialDetent: configuration.initialDetent)
+        list = ListMachine(configuration: configuration.list, sheet: configuration.sheet, screen: configuration.screen,
+                           topmostTop: sheet.detents.topmost.topInPoints)
+        listScratch.reserveCapacity(16)
         slotDown = Array(repeating: false, count: configuration.maximumSlots)
         slotPosition = Array(repeating: .zero, count: configuration.maximumSlots)
         trackers = Array(repeating: VelocityTracker(configuration: configuration.velocity, scale: scale),
@@ -82,7 +119,7 @@ public struct Engine: Sendable {
 
     /// The next instant the engine needs `advance(to:)`, or nil when nothing is pending.
     public var nextDeadline: Timestamp? {
-        arena.deadline.earliest(sheet.deadline)
+        arena.deadline.earliest(sheet.deadline).earliest(list.deadline)
     }
 
     /// The sheet as it is now, stamped `time`.
@@ -93,7 +130,22 @@ public struct Engine: Sendable {
             detent: sheet.detentIndex.map { sheet.detents[$0].name },
             target: sheet.targetDetentIndex.map { sheet.detents[$0].name },
             topInPixels: sheet.top * scale, dim: sheet.dim, progress: sheet.progress,
-            velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause)
+            velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
+            list: content.items.isEmpty ? nil : list.snapshot(at: time))
+    }
+
+    /// Gives the sheet new content, with the list in `order` (indices into its items; the
+    /// given order when it is not a permutation) scrolled to `scrollInPoints`. A reorder in
+    /// progress ends. The caller validates: see `SheetContent.problem()`.
+    public mutating func setContent(_ content: SheetContent, order: [Int]? = nil, scrollInPoints: Double = 0,
+                                    at time: Timestamp, into out: inout [EngineOutput]) {
+        advance(to: time, into: &out)
+        self.content = content
+        sheet.guarded = content.guarded
+        list.setItems(count: content.items.count, order: order, offset: scrollInPoints)
+        arena.enableItemHold(!content.items.isEmpty)
+        panRoute = .sheet
+        publish(at: time, into: &out)
     }
 
     /// Publishes the initial state.
@@ -111,6 +163,9 @@ public struct Engine: Sendable {
             }
             if let sheetDeadline = sheet.deadline, sheetDeadline == deadline {
                 feedSheet(.frame(deadline), into: &out)
+            }
+            if let listDeadline = list.deadline, listDeadline == deadline {
+                feedList(.frame(deadline), into: &out)
             }
         }
     }
@@ -161,23 +216,23 @@ public struct Engine: Sendable {
         }
     }
 
-    /// A programmatic command (`present`, `dismiss`, a detent by name). Returns false for an
-    /// unknown detent name.
+    /// A programmatic command (`present`, `dismiss`, a detent by name).
     @discardableResult
-    public mutating func perform(_ command: SheetCommand, at time: Timestamp, into out: inout [EngineOutput]) -> Bool {
+    public mutating func perform(_ command: SheetCommand, at time: Timestamp, into out: inout [EngineOutput]) -> CommandResult {
         advance(to: time, into: &out)
         switch command {
         case .present(let name):
             guard let index = sheet.detents.index(named: name ?? configuration.initialDetent)
-                ?? (name == nil ? sheet.detents.index(named: "half") : nil) else { return false }
+                ?? (name == nil ? sheet.detents.index(named: "half") : nil) else { return .unknownDetent }
             feedSheet(.present(detent: index, time), into: &out)
         case .setDetent(let name):
-            guard let index = sheet.detents.index(named: name) else { return false }
+            guard let index = sheet.detents.index(named: name) else { return .unknownDetent }
             feedSheet(.present(detent: index, time), into: &out)
-        case .dismiss:
+        case .dismiss(let force):
+            if content.guarded && !force { return .guarded }
             feedSheet(.dismiss(time), into: &out)
         }
-        return true
+        return .done
     }
 
     /// Ends every finger still down as a cancel (a recording ends, a device goes away).
@@ -220,29 +275,72 @@ public struct Engine: Sendable {
                 out.append(.gesture(gesture))
                 switch (gesture.kind, gesture.phase) {
                 case (.tap, _):
-                    feedSheet(.tap(points(gesture.positionInPixels), source, gesture.time), into: &out)
+                    let point = points(gesture.positionInPixels)
+                    feedSheet(.tap(point, source, gesture.time), into: &out)
+                    tapItem(at: point, gesture.time, into: &out)
                 case (.swipe, _):
                     if let direction = gesture.direction {
                         feedSheet(.swipe(direction, start: points(gesture.startInPixels), source, gesture.time),
                                   into: &out)
                     }
                 case (.pan, .began):
-                    feedSheet(.panBegan(start: points(gesture.startInPixels),
-                                        translation: gesture.translationInPixels.scaled(by: pointsPerPixel),
-                                        source, gesture.time), into: &out)
+                    let start = points(gesture.startInPixels)
+                    let translation = gesture.translationInPixels.scaled(by: pointsPerPixel)
+                    if beginsNestedPan(at: start, translation: translation) {
+                        let dragging = sheet.state.kind == .dragging
+                        var nested = NestedPan(start: start, startTop: sheet.top, rawOffset: list.offset,
+                                               sheetDragging: dragging)
+                        moveNested(&nested, translationY: translation.dy, fingerVelocity: 0, gesture.time, into: &out)
+                        panRoute = .nested(nested)
+                    } else {
+                        feedSheet(.panBegan(start: start, translation: translation, source, gesture.time), into: &out)
+                    }
                 case (.pan, .changed):
                     let finger = arena.primarySlot.map { trackers[$0].verticalVelocity(at: gesture.time) } ?? 0
-                    feedSheet(.panChanged(translationY: gesture.translationInPixels.dy * pointsPerPixel,
-                                          velocityY: finger * pointsPerPixel, gesture.time), into: &out)
+                    let translationY = gesture.translationInPixels.dy * pointsPerPixel
+                    if case .nested(var nested) = panRoute {
+                        moveNested(&nested, translationY: translationY, fingerVelocity: finger * pointsPerPixel,
+                                   gesture.time, into: &out)
+                        panRoute = .nested(nested)
+                    } else {
+                        feedSheet(.panChanged(translationY: translationY, velocityY: finger * pointsPerPixel, gesture.time),
+                                  into: &out)
+                    }
                 case (.pan, _), (.longPress, _):
                     break
                 }
             case .primaryDown(let point, let time):
+                let shown: Bool = if case .resting(let detent) = sheet.state { detent != sheet.detents.hiddenIndex } else { false }
+                sequenceBeganAtRest = shown && list.state.kind == .idle
+                panRoute = .sheet
                 feedSheet(.touchDown(points(point), source, time), into: &out)
+                feedList(.touchDown(time), into: &out)
             case .primaryUp(_, let time, let velocity):
-                feedSheet(.release(velocityY: velocity.dy * pointsPerPixel, time), into: &out)
+                let fingerY = velocity.dy * pointsPerPixel
+                if case .nested(let nested) = panRoute {
+                    releaseNested(nested, fingerVelocity: fingerY, time, into: &out)
+                } else {
+                    feedSheet(.release(velocityY: fingerY, time), into: &out)
+                }
+                panRoute = .sheet
             case .primaryCancelled(let time):
                 feedSheet(.cancel(time), into: &out)
+                if case .nested = panRoute { feedList(.cancel(time), into: &out) }
+                panRoute = .sheet
+            case .primaryHeld(let point, let time):
+                let held = points(point)
+                if sequenceBeganAtRest, source == .touchscreen, sheet.state.kind == .resting,
+                   feedList(.hold(held, cardTop: sheet.top, time), into: &out) == .claimed {
+                    arena.claimHold(at: time)
+                } else {
+                    arena.declineHold(at: time)
+                }
+            case .heldMoved(let point, let time):
+                feedList(.holdMoved(points(point), time), into: &out)
+            case .heldEnded(_, let time):
+                feedList(.release(offsetPointsPerSecond: 0, time), into: &out)
+            case .heldCancelled(let time):
+                feedList(.cancel(time), into: &out)
             }
         }
         arenaScratch.removeAll(keepingCapacity: true)
@@ -253,7 +351,82 @@ public struct Engine: Sendable {
     private mutating func feedSheet(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
         let effect = sheet.handle(event)
         if let transition = sheet.lastTransition { out.append(.transition(transition)) }
+        if let cause = sheet.lastDismissAttempt {
+            out.append(.content(ContentEventReport(time: event.time, event: .dismissAttempted(cause))))
+        }
         if effect == .changed { publish(at: event.time, into: &out) }
+    }
+
+    @discardableResult
+    private mutating func feedList(_ event: ListMachine.Event, into out: inout [EngineOutput]) -> ListMachine.Effect {
+        guard !content.items.isEmpty else { return .none }
+        listScratch.removeAll(keepingCapacity: true)
+        let effect = list.handle(event, into: &listScratch)
+        for report in listScratch { out.append(.content(report)) }
+        if effect != .none { publish(at: event.time, into: &out) }
+        return effect
+    }
+
+    // MARK: Content gestures
+
+    /// A tap on a row of a resting sheet taps its item (the title bar, the close button and
+    /// the dim keep their meaning).
+    private mutating func tapItem(at point: Point, _ time: Timestamp, into out: inout [EngineOutput]) {
+        guard sequenceBeganAtRest, source == .touchscreen, !content.items.isEmpty, sheet.state.kind == .resting,
+              let position = list.position(at: point, cardTop: sheet.top) else { return }
+        out.append(.content(ContentEventReport(time: time, event: .itemTapped(item: list.order[position]))))
+    }
+
+    private func beginsNestedPan(at start: Point, translation: Vector) -> Bool {
+        guard source == .touchscreen, list.scrolls, abs(translation.dy) >= abs(translation.dx) else { return false }
+        switch sheet.state {
+        case .resting(let detent): guard detent != sheet.detents.hiddenIndex else { return false }
+        case .dragging: break
+        case .settling: return false
+        }
+        return list.isOnList(start, cardTop: sheet.top)
+    }
+
+    /// Splits the finger's travel since the last step between the sheet and the list.
+    private mutating func moveNested(_ nested: inout NestedPan, translationY: Double, fingerVelocity: Double,
+                                     _ time: Timestamp, into out: inout [EngineOutput]) {
+        let delta = translationY - nested.lastTranslationY
+        nested.lastTranslationY = translationY
+        let rawBefore = nested.rawOffset
+        var sheetShare = 0.0
+        if delta < 0 {
+            let room = max(0, nested.startTop + nested.sheetTranslationY - list.topmostTop)
+            sheetShare = -min(room, -delta)
+            nested.rawOffset += -delta + sheetShare
+        } else if delta > 0 {
+            let listShare = min(max(nested.rawOffset, 0), delta)
+            nested.rawOffset -= listShare
+            sheetShare = delta - listShare
+        }
+        nested.sheetTranslationY += sheetShare
+        if nested.rawOffset != rawBefore || list.state.kind == .scrolling {
+            feedList(.scroll(rawOffset: nested.rawOffset, time), into: &out)
+        }
+        guard sheetShare != 0 || nested.sheetDragging else { return }
+        if nested.sheetDragging {
+            feedSheet(.panChanged(translationY: nested.sheetTranslationY, velocityY: sheetShare != 0 ? fingerVelocity : 0,
+                                  time), into: &out)
+        } else {
+            feedSheet(.panBegan(start: nested.start, translation: Vector(dx: 0, dy: nested.sheetTranslationY), source,
+                                time), into: &out)
+            nested.sheetDragging = sheet.state.kind == .dragging
+        }
+    }
+
+    /// The lift of a nested pan: the list keeps the momentum when it has been scrolled or the
+    /// finger flicks up with the sheet at its top; otherwise the sheet's release rule decides.
+    private mutating func releaseNested(_ nested: NestedPan, fingerVelocity: Double, _ time: Timestamp,
+                                        into out: inout [EngineOutput]) {
+        let sheetAtTop = sheet.top <= list.topmostTop + 0.5 / configuration.screen.scale
+        let toList = nested.rawOffset > 0 || (fingerVelocity < 0 && sheetAtTop)
+        feedSheet(.release(velocityY: toList ? 0 : fingerVelocity, time), into: &out)
+        if toList && list.state.kind == .idle { feedList(.scroll(rawOffset: nested.rawOffset, time), into: &out) }
+        feedList(.release(offsetPointsPerSecond: toList ? -fingerVelocity : 0, time), into: &out)
     }
 
     /// Emits the sheet's state unless it looks the same as the last one published (to the
@@ -265,7 +438,8 @@ public struct Engine: Sendable {
            last.target == snapshot.target,
            (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),
            (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded(),
-           (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded() {
+           (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded(),
+           last.list == snapshot.list {
             return
         }
         lastPublished = snapshot
@@ -277,6 +451,16 @@ public struct Engine: Sendable {
 public enum SheetCommand: Sendable, Equatable {
     /// Show the sheet at a detent (the initial detent when nil).
     case present(String?)
-    case dismiss
+    /// Hide the sheet; a guarded one only with `force`.
+    case dismiss(force: Bool)
     case setDetent(String)
+}
+
+/// What became of a command.
+public enum CommandResult: Sendable, Equatable {
+    case done
+    /// No detent has that name.
+    case unknownDetent
+    /// The content is guarded and the dismiss was not forced.
+    case guarded
 }

@@ -31,7 +31,8 @@ public enum SheetInterface {
       velocity: float,
       screen: Screen,
       cause: (initial, user, animation, command),
-      detents: []DetentPosition
+      detents: []DetentPosition,
+      list: ?List
     )
 
     # A gesture where it happened: kind is tap, long-press, pan or swipe; phase is began,
@@ -47,6 +48,43 @@ public enum SheetInterface {
       direction: ?string
     )
 
+    # One row of the sheet's list: an id the client chose (1 to 64 bytes, unique) and its
+    # label (at most 256 bytes).
+    type Item (id: string, label: string)
+
+    # What the sheet holds: a title (at most 256 bytes), up to 1024 items, and guarded
+    # (unsaved changes: a user cannot dismiss the sheet, Dismiss needs force).
+    type Content (title: string, items: []Item, guarded: bool)
+
+    # An item drawn away from its slot: index is its position in the list, offset how far
+    # from its slot it is drawn (pixels, down positive).
+    type LiftedItem (item: string, index: int, offset: float, scale: float, opacity: float)
+    type MovingItem (item: string, index: int, offset: float)
+
+    # The list while the sheet has items: scroll in pixels (0 = first item at the top), the
+    # picked-up item, the items still sliding after a swap; every other item sits in its
+    # slot at othersScale. orderRevision changes with the order (GetContent has it).
+    type List (
+      scroll: float,
+      orderRevision: int,
+      othersScale: float,
+      lifted: ?LiftedItem,
+      moving: []MovingItem
+    )
+
+    # What the content's client hears. event is item-tapped (item), reorder-began (item,
+    # index), reorder-moved (item, from, to), reorder-ended (item, order) or
+    # dismiss-attempted (cause: swipe-down, drag, dim-tap or close-button).
+    type Event (
+      event: string,
+      item: ?string,
+      index: ?int,
+      from: ?int,
+      to: ?int,
+      order: ?[]string,
+      cause: ?string
+    )
+
     # An input device, whether the daemon uses it, and why.
     type Device (name: string, node: string, type: string, used: bool, reason: string)
 
@@ -56,13 +94,21 @@ public enum SheetInterface {
     # Call with more: the state at once, then one reply per change. seq counts changes;
     # a gap means a slow reader was given the newest state instead of a backlog.
     # timestampUSec is the CLOCK_MONOTONIC instant the state describes.
-    method Monitor() -> (seq: int, timestampUSec: int, state: State, gesture: ?Gesture)
+    method Monitor() -> (seq: int, timestampUSec: int, state: State, gesture: ?Gesture, events: ?[]Event)
 
     # Show the sheet at a detent (the configured initial one when left out).
     method Present(detent: ?string) -> ()
 
-    # Hide the sheet.
-    method Dismiss() -> ()
+    # Hide the sheet. A guarded sheet only with force (after asking the user).
+    method Dismiss(force: ?bool) -> ()
+
+    # Replace what the sheet holds; each field left out keeps its value. New items reset
+    # the order. Bad content is InvalidParameter naming the field and index
+    # (items[3].id) and changes nothing.
+    method SetContent(title: ?string, items: ?[]Item, guarded: ?bool) -> ()
+
+    # What the sheet holds, its items in the list's current order.
+    method GetContent() -> (content: Content)
 
     # Move the sheet to a detent.
     method SetDetent(detent: string) -> ()
@@ -77,6 +123,9 @@ public enum SheetInterface {
     error NotAllowed (method: string)
 
     error UnknownDetent (detent: string, known: []string)
+
+    # Dismiss on a guarded sheet without force.
+    error Guarded ()
 
     error InvalidScreen (reason: string)
 

@@ -58,10 +58,13 @@ public struct SheetState: Sendable, Equatable {
     public var screen: ScreenGeometry
     public var mover: SheetMover
     public var detents: [DetentPosition]
+    /// The list in the card, while the sheet has items.
+    public var list: ListState?
 
     public init(phase: SheetPhase, detent: String?, target: String?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
-                screen: ScreenGeometry, mover: SheetMover, detents: [DetentPosition]) {
+                screen: ScreenGeometry, mover: SheetMover, detents: [DetentPosition], list: ListState? = nil) {
+        self.list = list
         self.phase = phase
         self.detent = detent
         self.target = target
@@ -131,8 +134,12 @@ public struct MonitorUpdate: Sendable, Equatable {
     public var timestampInMicroseconds: Int64
     public var state: SheetState
     public var gesture: GestureReport?
+    /// What the content's client hears, in order (item taps, reorders, refused dismissals).
+    public var events: [SheetEvent]
 
-    public init(sequence: Int64, timestampInMicroseconds: Int64, state: SheetState, gesture: GestureReport?) {
+    public init(sequence: Int64, timestampInMicroseconds: Int64, state: SheetState, gesture: GestureReport?,
+                events: [SheetEvent] = []) {
+        self.events = events
         self.sequence = sequence
         self.timestampInMicroseconds = timestampInMicroseconds
         self.state = state
@@ -175,7 +182,12 @@ extension SheetState {
             w.append(detent.topInPixels, decimals: 2)
             w.append(UInt8(ascii: "}"))
         }
-        w.append("]}")
+        w.append(UInt8(ascii: "]"))
+        if let list {
+            w.append(",\"list\":")
+            list.write(to: &w)
+        }
+        w.append(UInt8(ascii: "}"))
     }
 }
 
@@ -232,6 +244,14 @@ extension MonitorUpdate {
             w.append(",\"gesture\":")
             gesture.write(to: &w)
         }
+        if !events.isEmpty {
+            w.append(",\"events\":[")
+            for (index, event) in events.enumerated() {
+                if index > 0 { w.append(UInt8(ascii: ",")) }
+                event.write(to: &w)
+            }
+            w.append(UInt8(ascii: "]"))
+        }
         w.append(UInt8(ascii: "}"))
     }
 }
@@ -282,7 +302,8 @@ extension SheetState {
                   dim: try number(json, "dim"), velocityInPixelsPerSecond: try number(json, "velocity"),
                   screen: ScreenGeometry(width: Int(try number(screen, "width")), height: Int(try number(screen, "height")),
                                          scale: try number(screen, "scale")),
-                  mover: mover, detents: detents)
+                  mover: mover, detents: detents,
+                  list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) })
     }
 }
 
@@ -308,8 +329,12 @@ extension MonitorUpdate {
     public init(json parameters: JSONValue) throws(ProtocolError) {
         var gesture: GestureReport?
         if let value = parameters["gesture"], !value.isNull { gesture = try GestureReport(json: value) }
+        var events: [SheetEvent] = []
+        if case .array(let list)? = parameters["events"] {
+            for value in list { events.append(try SheetEvent(json: value)) }
+        }
         self.init(sequence: Int64(try number(parameters, "seq")),
                   timestampInMicroseconds: Int64(try number(parameters, "timestampUSec")),
-                  state: try SheetState(json: try field(parameters, "state")), gesture: gesture)
+                  state: try SheetState(json: try field(parameters, "state")), gesture: gesture, events: events)
     }
 }

@@ -123,6 +123,7 @@ public enum VarlinkErrorName {
 
     public static let notAllowed = "io.sheetd.Sheet.NotAllowed"
     public static let unknownDetent = "io.sheetd.Sheet.UnknownDetent"
+    public static let guarded = "io.sheetd.Sheet.Guarded"
     public static let invalidScreen = "io.sheetd.Sheet.InvalidScreen"
     public static let invalidMessage = "io.sheetd.Sheet.InvalidMessage"
     public static let tooManyConnections = "io.sheetd.Sheet.TooManyConnections"

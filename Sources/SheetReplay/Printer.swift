@@ -80,6 +80,9 @@ struct Printer {
                 if !options.summary && options.format == .json { try self.sheet(sheet) }
             case .transition(let transition):
                 if !options.summary && options.format == .text { try self.transition(transition) }
+            case .content(let report):
+                summary.events[report.event.name.description, default: 0] += 1
+                if !options.summary { try self.event(report) }
             }
         }
     }
@@ -213,7 +216,130 @@ struct Printer {
         }
         o.append(",\"cause\":\"")
         o.append(sheet.cause.name)
-        o.append("\"}")
+        o.append("\"")
+        if let list = sheet.list { self.list(list) }
+        o.append("}")
+        try o.endLine()
+    }
+
+    /// The list's scroll (px) and what is drawn away from rest, in the sheet line.
+    private func list(_ list: ListSnapshot) {
+        let o = output
+        o.append(",\"scroll\":")
+        o.append(list.scrollInPoints * scale, decimals: 2)
+        if let lifted = list.lifted {
+            o.append(",\"lifted\":{\"item\":")
+            appendItem(lifted.item)
+            o.append(",\"index\":")
+            o.appendInteger(Int64(lifted.position))
+            o.append(",\"offset\":")
+            o.append(lifted.offsetInPoints * scale, decimals: 2)
+            o.append(",\"scale\":")
+            o.append(lifted.scale, decimals: 4)
+            o.append(",\"opacity\":")
+            o.append(lifted.opacity, decimals: 4)
+            o.append("}")
+        }
+        if list.othersScale != 1 {
+            o.append(",\"othersScale\":")
+            o.append(list.othersScale, decimals: 4)
+        }
+        if !list.moving.isEmpty {
+            o.append(",\"moving\":[")
+            for (index, moving) in list.moving.enumerated() {
+                if index > 0 { o.append(",") }
+                o.append("{\"item\":")
+                appendItem(moving.item)
+                o.append(",\"index\":")
+                o.appendInteger(Int64(moving.position))
+                o.append(",\"offset\":")
+                o.append(moving.offsetInPoints * scale, decimals: 2)
+                o.append("}")
+            }
+            o.append("]")
+        }
+    }
+
+    private func appendItem(_ index: Int) {
+        let items = options.content?.items ?? []
+        if index >= 0 && index < items.count { output.appendJSONString(items[index].id) } else { output.append("null") }
+    }
+
+    private func appendOrder(_ order: [Int]) {
+        output.append("[")
+        for (position, item) in order.enumerated() {
+            if position > 0 { output.append(",") }
+            appendItem(item)
+        }
+        output.append("]")
+    }
+
+    private func event(_ report: ContentEventReport) throws {
+        let o = output
+        switch options.format {
+        case .json:
+            o.append("{\"kind\":\"event\",\"t\":")
+            time(report.time)
+            o.append(",\"event\":\"")
+            o.append(report.event.name)
+            o.append("\"")
+            switch report.event {
+            case .itemTapped(let item):
+                o.append(",\"item\":")
+                appendItem(item)
+            case .reorderBegan(let item, let index):
+                o.append(",\"item\":")
+                appendItem(item)
+                o.append(",\"index\":")
+                o.appendInteger(Int64(index))
+            case .reorderMoved(let item, let from, let to):
+                o.append(",\"item\":")
+                appendItem(item)
+                o.append(",\"from\":")
+                o.appendInteger(Int64(from))
+                o.append(",\"to\":")
+                o.appendInteger(Int64(to))
+            case .reorderEnded(let item, let order):
+                o.append(",\"item\":")
+                appendItem(item)
+                o.append(",\"order\":")
+                appendOrder(order)
+            case .dismissAttempted(let cause):
+                o.append(",\"cause\":\"")
+                o.append(cause.name)
+                o.append("\"")
+            }
+            o.append("}")
+        case .text:
+            time(report.time)
+            o.append(" event: ")
+            o.append(report.event.name)
+            switch report.event {
+            case .itemTapped(let item):
+                o.append(" ")
+                appendItem(item)
+            case .reorderBegan(let item, let index):
+                o.append(" ")
+                appendItem(item)
+                o.append(" at ")
+                o.appendInteger(Int64(index))
+            case .reorderMoved(let item, let from, let to):
+                o.append(" ")
+                appendItem(item)
+                o.append(" ")
+                o.appendInteger(Int64(from))
+                o.append(" → ")
+                o.appendInteger(Int64(to))
+            case .reorderEnded(let item, let order):
+                o.append(" ")
+                appendItem(item)
+                o.append(" order ")
+                appendOrder(order)
+            case .dismissAttempted(let cause):
+                o.append(" ")
+                o.append(cause.name)
+            }
+        }
         try o.endLine()
     }
 
@@ -276,6 +402,18 @@ struct Printer {
                 o.append(sheet.topInPixels, decimals: 2)
                 o.append(",\"dim\":")
                 o.append(sheet.dim, decimals: 4)
+                o.append("}")
+            }
+            if let order = summary.finalOrder {
+                o.append(",\"order\":")
+                appendOrder(order)
+                o.append(",\"events\":{")
+                for (index, name) in summary.events.keys.sorted().enumerated() {
+                    if index > 0 { o.append(",") }
+                    o.appendJSONString(name)
+                    o.append(":")
+                    o.appendInteger(Int64(summary.events[name]!))
+                }
                 o.append("}")
             }
             o.append("}")

@@ -18,6 +18,8 @@ public struct ReplayOptions: Sendable {
     public var summary = false
     /// An evemu description for an `.events` file that has none.
     public var descriptionPath: String?
+    /// What the sheet holds during the replay (`--content`): its events print as `event` lines.
+    public var content: SheetContent?
 
     public init() {}
 }
@@ -31,6 +33,10 @@ public struct ReplaySummary: Sendable, Equatable {
     public var bytesRead = 0
     /// From the first event to the last, in microseconds.
     public var durationMicroseconds: Int64 = 0
+    /// With content: the list's order at the end, as indices into its items.
+    public var finalOrder: [Int]?
+    /// How many content events of each kind (by name).
+    public var events: [String: Int] = [:]
 }
 
 public struct ReplayResult: Sendable {
@@ -74,6 +80,7 @@ public enum Replay {
         var frame = TouchFrame(time: .zero, source: decoder.source)
         frame.contacts.reserveCapacity(16)
 
+        if let content = options.content { engine.setContent(content, at: .zero, into: &outputs) }
         engine.start(at: .zero, into: &outputs)
         try printer.print(outputs, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
@@ -141,6 +148,7 @@ public enum Replay {
         summary.bytesRead = source.bytesRead
         summary.durationMicroseconds = lastTime.microseconds
         summary.finalSheet = printer.lastSheet
+        if options.content != nil { summary.finalOrder = engine.list.order }
         try printer.finish(summary: summary)
         try output.flush()
         return ReplayResult(summary: summary, warnings: warnings)

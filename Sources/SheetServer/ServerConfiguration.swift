@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import NIOCore
+import SheetCore
 import SheetProtocol
 
 /// How the varlink server listens and what it tolerates from clients.
@@ -51,9 +52,11 @@ public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
 /// A control call, for the daemon to perform.
 public enum ControlRequest: Sendable, Equatable {
     case present(detent: String?)
-    case dismiss
+    case dismiss(force: Bool)
     case setDetent(String)
     case setScreen(width: Int, height: Int, scale: Double?)
+    /// Each field given replaces the current one; already held to `SheetContent`'s limits.
+    case setContent(title: String?, items: [SheetItem]?, guarded: Bool?)
 
     public var methodName: String {
         switch self {
@@ -61,6 +64,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .dismiss: "Dismiss"
         case .setDetent: "SetDetent"
         case .setScreen: "SetScreen"
+        case .setContent: "SetContent"
         }
     }
 }
@@ -70,12 +74,16 @@ public enum ControlResult: Sendable, Equatable {
     case done
     case unknownDetent(String, known: [String])
     case invalidScreen(String)
+    /// Dismiss without force on a guarded sheet.
+    case guarded
 }
 
 /// What the server asks of the daemon. Called on the server's event loop; `completion` may be
 /// called from any thread.
 public protocol SheetServiceDelegate: AnyObject, Sendable {
     func devices() -> [DeviceReport]
+    /// The content, with the list's order (positions → indices into its items).
+    func content() -> (content: SheetContent, order: [Int])
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void)
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Logging
 import NIOCore
+import SheetCore
 import SheetProtocol
 
 /// `struct ucred` as SO_PEERCRED fills it (Glibc hides the type behind _GNU_SOURCE).
@@ -266,7 +267,28 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             if let detent, !detent.isNull, detent.stringValue == nil { return invalidParameter("detent", call, context: context) }
             control(.present(detent: detent?.stringValue), call, context: context)
         case "Dismiss":
-            control(.dismiss, call, context: context)
+            let force = parameters["force"]
+            if let force, !force.isNull, force.boolValue == nil { return invalidParameter("force", call, context: context) }
+            control(.dismiss(force: force?.boolValue ?? false), call, context: context)
+        case "SetContent":
+            let content: SheetContent
+            do {
+                content = try SheetContent.empty.updated(with: parameters).content
+            } catch {
+                logger.notice("\(who): SetContent refused: \(error)")
+                return invalidParameter(error.path, call, context: context)
+            }
+            func given(_ key: String) -> Bool { parameters[key].map { !$0.isNull } ?? false }
+            control(.setContent(title: given("title") ? content.title : nil, items: given("items") ? content.items : nil,
+                                guarded: given("guarded") ? content.guarded : nil), call, context: context)
+        case "GetContent":
+            guard !call.oneway else { return }
+            let (content, order) = server.delegate.content()
+            write(VarlinkReply.encode(continues: false, capacity: 256 + content.items.count * 48) { body in
+                body.append("{\"content\":")
+                content.write(to: &body, order: order)
+                body.append("}")
+            }, context: context)
         case "SetDetent":
             guard let detent = parameters["detent"]?.stringValue else { return invalidParameter("detent", call, context: context) }
             control(.setDetent(detent), call, context: context)
@@ -308,6 +330,8 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                                to: call, context: context)
                 case .invalidScreen(let reason):
                     replyError(VarlinkErrorName.invalidScreen, .object(["reason": .string(reason)]), to: call, context: context)
+                case .guarded:
+                    replyError(VarlinkErrorName.guarded, to: call, context: context)
                 }
                 drain(context: context)
             }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import SheetClient
+import SheetConfig
+import SheetCore
 import SheetProtocol
 #if canImport(Glibc)
 import Glibc
@@ -100,6 +102,7 @@ struct WatchCommand: ParsableCommand {
                     var line = "#\(update.sequence)  \(describe(update.state))"
                     if let gesture = update.gesture { line += "  [\(gesture.kind) \(gesture.phase)]" }
                     try writeLine(Array(line.utf8))
+                    for event in update.events { try writeLine(Array("   event: \(describe(event))".utf8)) }
                 }
                 seen += 1
                 if let count, seen >= count { return false }
@@ -146,13 +149,107 @@ struct PresentCommand: ParsableCommand {
 }
 
 struct DismissCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "dismiss", abstract: "Hide the sheet (needs root or the socket's group).")
+    static let configuration = CommandConfiguration(
+        commandName: "dismiss", abstract: "Hide the sheet (needs root or the socket's group).",
+        discussion: "A guarded sheet (unsaved changes) refuses with io.sheetd.Sheet.Guarded unless --force.")
 
     @OptionGroup var connection: SocketOption
 
+    @Flag(help: "Hide a guarded sheet too (after asking the user).")
+    var force = false
+
     func run() throws {
         let client = try connection.connect()
-        try talking { try client.dismiss() }
+        try talking { try client.dismiss(force: force) }
+    }
+}
+
+/// An event for people: `reorder-moved wifi 2 → 3`.
+func describe(_ event: SheetEvent) -> String {
+    var text = event.name
+    if let item = event.item { text += " \(item)" }
+    if let index = event.index { text += " at \(index)" }
+    if let from = event.from, let to = event.to { text += " \(from) → \(to)" }
+    if let order = event.order { text += " order \(order.joined(separator: ","))" }
+    if let cause = event.cause { text += " \(cause)" }
+    return text
+}
+
+struct ContentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "content", abstract: "Show what the sheet holds (GetContent), or set it.",
+        subcommands: [ShowContentCommand.self, SetContentCommand.self], defaultSubcommand: ShowContentCommand.self)
+}
+
+struct ShowContentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Print the content, items in the list's order.")
+
+    @OptionGroup var connection: SocketOption
+
+    @Option(help: "json or text.")
+    var format: String = "json"
+
+    func run() throws {
+        let client = try connection.connect()
+        let content = try talking { try client.content() }
+        if format == "text" {
+            try writeLine(Array("title: \(content.title)\(content.guarded ? "  (guarded)" : "")".utf8))
+            for (index, item) in content.items.enumerated() { try writeLine(Array("\(index)  \(item.id)  \(item.label)".utf8)) }
+        } else {
+            var writer = JSONWriter(capacity: 256)
+            content.write(to: &writer)
+            try writeLine(writer.bytes)
+        }
+    }
+}
+
+struct SetContentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set", abstract: "Set the content from a file (JSON or YAML) and/or flags (needs root or the socket's group).",
+        discussion: "Flags override the file; what neither gives keeps its value. New items reset the list's order.")
+
+    @OptionGroup var connection: SocketOption
+
+    @Argument(help: "A JSON or YAML file: title, items (id, label), guarded.")
+    var file: String?
+
+    @Option(help: "The title.")
+    var title: String?
+
+    @Option(name: .customLong("item"), help: ArgumentHelp("An item, ID=LABEL; repeat for each (replaces the file's items).", valueName: "id=label"))
+    var items: [String] = []
+
+    @Option(help: "true: unsaved changes (a user cannot dismiss); false: none.")
+    var guarded: Bool?
+
+    func request() throws -> (title: String?, items: [SheetItem]?, guarded: Bool?) {
+        var title: String?, items: [SheetItem]?, guarded: Bool?
+        if let file {
+            let content: SheetContent
+            do { content = try ContentFile.load(path: file) } catch { throw ValidationError("\(error)") }
+            (title, items, guarded) = (content.title, content.items, content.guarded)
+        }
+        if let flag = self.title { title = flag }
+        if !self.items.isEmpty {
+            items = try self.items.map { text in
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                    throw ValidationError("--item wants ID=LABEL; got `\(text)`")
+                }
+                return SheetItem(id: String(text[..<equals]), label: String(text[text.index(after: equals)...]))
+            }
+        }
+        if let flag = self.guarded { guarded = flag }
+        let check = SheetContent(title: title ?? "", items: items ?? [], guarded: guarded ?? false)
+        if let problem = check.problem() { throw ValidationError("\(problem)") }
+        return (title, items, guarded)
+    }
+
+    func validate() throws { _ = try request() }
+
+    func run() throws {
+        let (title, items, guarded) = try request()
+        let client = try connection.connect()
+        try talking { try client.setContent(title: title, items: items, guarded: guarded) }
     }
 }
 

@@ -50,6 +50,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .customLong("apng-fps"), help: "With --apng: frames per second.")
     var apngFPS = 30
 
+    @Option(help: ArgumentHelp("Run the recording over this content (JSON or YAML: title, items of id and label, guarded); its events print as `event` lines.", valueName: "file"))
+    var content: String?
+
     func validate() throws {
         _ = try options()
         if pngEvery < 1 { throw ValidationError("--png-every wants 1 or more") }
@@ -66,6 +69,11 @@ struct ReplayCommand: AsyncParsableCommand {
         options.touches = touches
         options.summary = summary
         options.descriptionPath = desc
+        if let content {
+            do { options.content = try ContentFile.load(path: content) } catch {
+                throw ValidationError("--content: \(error)")
+            }
+        }
         return options
     }
 

@@ -50,6 +50,7 @@ final class EngineLoop: @unchecked Sendable {
     private var detentPositions: [SheetProtocol.DetentPosition] = []
     private var sequence: Int64 = 0
     private var pendingGesture: GestureReport?
+    private var pendingEvents: [SheetEvent] = []
     private var nextWatchdog: Timestamp?
     /// While a recording plays: the monotonic time its next frame or deadline is due.
     private var replayDue: Timestamp?
@@ -65,6 +66,8 @@ final class EngineLoop: @unchecked Sendable {
     // Shared with other threads.
     private let inbox = Mutex<(commands: [(ControlRequest, @Sendable (ControlResult) -> Void)], stopping: Bool)>(([], false))
     private let deviceList = Mutex<[InputDevice]>([])
+    /// The content and the list's order, for `GetContent` on the server's thread.
+    private let contentBox = Mutex<(content: SheetContent, order: [Int])>((.empty, []))
     private let waiter: Waiter
 
     init(settings: Settings, systemd: Systemd, logger: Logger) throws {
@@ -87,6 +90,14 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     var devices: [InputDevice] { deviceList.withLock { $0 } }
+
+    var content: (content: SheetContent, order: [Int]) { contentBox.withLock { $0 } }
+
+    /// Tells `GetContent` what the engine holds now.
+    private func shareContent() {
+        let shared = (engine.content, engine.list.order)
+        contentBox.withLock { $0 = shared }
+    }
 
     private func refreshDevices() {
         let list: [InputDevice] = switch source {
@@ -159,6 +170,10 @@ final class EngineLoop: @unchecked Sendable {
             anchorMonotonic = now
         }
         engineTime = engineNow()
+        if let content = settings.content {
+            engine.setContent(content, at: engineTime, into: &outputs)
+            shareContent()
+        }
         engine.start(at: engineTime, into: &outputs)
         publishOutputs()
         if let interval = systemd.watchdogIntervalMicroseconds {
@@ -338,8 +353,20 @@ final class EngineLoop: @unchecked Sendable {
         case .present(let detent):
             if let detent, !names.contains(detent) { return .unknownDetent(detent, known: names) }
             engine.perform(.present(detent), at: now, into: &outputs)
-        case .dismiss:
-            engine.perform(.dismiss, at: now, into: &outputs)
+        case .dismiss(let force):
+            if engine.perform(.dismiss(force: force), at: now, into: &outputs) == .guarded { return .guarded }
+        case .setContent(let title, let items, let guarded):
+            var content = engine.content
+            if let title { content.title = title }
+            if let guarded { content.guarded = guarded }
+            if let items {
+                content.items = items
+                engine.setContent(content, at: now, into: &outputs)
+            } else {
+                engine.setContent(content, order: engine.list.order, scrollInPoints: engine.list.offset, at: now, into: &outputs)
+            }
+            logger.notice("content: \(content.items.count) item(s), title \"\(content.title)\"\(content.guarded ? ", guarded" : "")")
+            shareContent()
         case .setDetent(let detent):
             guard names.contains(detent) else { return .unknownDetent(detent, known: names) }
             engine.perform(.setDetent(detent), at: now, into: &outputs)
@@ -358,9 +385,11 @@ final class EngineLoop: @unchecked Sendable {
             // Keep the sheet where it was going, on the new screen.
             let sheet = engine.sheet
             if let index = sheet.targetDetentIndex ?? sheet.detentIndex { configuration.initialDetent = sheet.detents[index].name }
+            let content = engine.content, order = engine.list.order
             engine = Engine(configuration: configuration)
             detentPositions = Self.positions(of: engine)
             settings.engine.screen = screen
+            if content != .empty { engine.setContent(content, order: order, at: now, into: &outputs) }
             engine.start(at: now, into: &outputs)
         }
         publishOutputs()
@@ -382,13 +411,18 @@ final class EngineLoop: @unchecked Sendable {
                 pendingGesture = Self.report(gesture)
             case .transition(let transition):
                 logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
+            case .content(let report):
+                // Events ride on the state they came with, or the next one.
+                if let pending = lastSheet { publish(pending); lastSheet = nil }
+                pendingEvents.append(SheetEvent(report.event, content: engine.content))
+                if case .reorderEnded = report.event { shareContent() }
             case .touch:
                 break
             }
         }
         if let lastSheet {
             publish(lastSheet)
-        } else if pendingGesture != nil {
+        } else if pendingGesture != nil || !pendingEvents.isEmpty {
             publish(engine.snapshot(at: engineTime))
         }
         outputs.removeAll(keepingCapacity: true)
@@ -403,8 +437,9 @@ final class EngineLoop: @unchecked Sendable {
             timestamp = monotonic(atEngine: snapshot.time)
         }
         let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
-                                   state: state(of: snapshot), gesture: pendingGesture)
+                                   state: state(of: snapshot), gesture: pendingGesture, events: pendingEvents)
         pendingGesture = nil
+        pendingEvents.removeAll(keepingCapacity: true)
         server?.publish(update)
     }
 
@@ -426,7 +461,8 @@ final class EngineLoop: @unchecked Sendable {
             phase: phase, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
             screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
-            mover: mover, detents: detentPositions)
+            mover: mover, detents: detentPositions,
+            list: snapshot.list.map { ListState($0, content: engine.content, scale: scale) })
     }
 
     static func positions(of engine: Engine) -> [SheetProtocol.DetentPosition] {

@@ -165,3 +165,50 @@ let pointerEvents: [(String, PointerEvent)] = [
         }
     }
 }
+
+@Suite struct ListMachineTableTests {
+    /// 1080x1920 at scale 1, the highest detent at 30: the list starts at 86 with the card
+    /// there and 60 rows of 56 pt scroll by at most 1526 pt. Each state is reached through the
+    /// machine's own events from idle at offset 100.
+    @Test func listMatchesItsTable() throws {
+        let screen = ScreenSize.portraitFullHD
+        func machine(_ setup: [ListMachine.Event]) -> ListMachine {
+            var list = ListMachine(configuration: ListConfiguration(), sheet: SheetConfiguration(), screen: screen, topmostTop: 30)
+            list.setItems(count: 60, offset: 100)
+            var out: [ContentEventReport] = []
+            for event in setup { _ = list.handle(event, into: &out) }
+            return list
+        }
+        let onItem = Point(x: 300, y: 86 + 56 * 5 + 28)
+        let states: [(String, [ListMachine.Event])] = [
+            ("idle", []),
+            ("scrolling", [.scroll(rawOffset: 200, t0)]),
+            ("flinging", [.scroll(rawOffset: 200, t0), .release(offsetPointsPerSecond: 2000, t0)]),
+            ("reordering", [.hold(onItem, cardTop: 30, t0)]),
+        ]
+        let t = t0.adding(seconds: 0.05)
+        let events: [(String, ListMachine.Event)] = [
+            ("touch-down", .touchDown(t)),
+            ("scroll", .scroll(rawOffset: 300, t)),
+            ("release, fast", .release(offsetPointsPerSecond: 2000, t)),
+            ("release, slow", .release(offsetPointsPerSecond: 10, t)),
+            ("cancel", .cancel(t)),
+            ("hold on an item", .hold(onItem, cardTop: 30, t)),
+            ("hold on the title bar", .hold(Point(x: 300, y: 50), cardTop: 30, t)),
+            ("hold-moved", .holdMoved(Point(x: 300, y: 700), t)),
+            ("frame", .frame(t0.adding(microseconds: 16_667))),
+            ("frame after the end", .frame(t0.adding(seconds: 10))),
+        ]
+        try MachineTable.walk("list", states: states, events: events) { setup, event in
+            var list = machine(setup)
+            var out: [ContentEventReport] = []
+            let effect = list.handle(event, into: &out)
+            let name = switch effect {
+            case .none: "none"
+            case .changed: "changed"
+            case .claimed: "claimed"
+            }
+            return ("\(list.state.kind.name)", name)
+        }
+    }
+}

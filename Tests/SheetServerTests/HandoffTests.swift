@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import SheetClient
+import SheetCore
 import SheetProtocol
 @testable import SheetServer
 import SheetTestSupport
@@ -11,6 +12,7 @@ import Testing
 /// The server on its own, with a delegate that has nothing to control.
 private final class NothingToControl: SheetServiceDelegate {
     func devices() -> [DeviceReport] { [] }
+    func content() -> (content: SheetContent, order: [Int]) { (.empty, []) }
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
 }

@@ -5,6 +5,13 @@ public enum ArenaOutput: Sendable, Equatable {
     case primaryDown(Point, Timestamp)
     case primaryUp(Point, Timestamp, velocity: Vector)
     case primaryCancelled(Timestamp)
+    /// The primary finger was held still for the item long-press time (0.2 s): the engine
+    /// answers with `claimHold` (an item was picked up) or `declineHold`.
+    case primaryHeld(Point, Timestamp)
+    /// A claimed hold: the finger moved, lifted or was cancelled.
+    case heldMoved(Point, Timestamp)
+    case heldEnded(Point, Timestamp)
+    case heldCancelled(Timestamp)
 }
 
 /// The one place where gestures compete for the fingers. Its rules, in order
@@ -22,11 +29,21 @@ public enum ArenaOutput: Sendable, Equatable {
 ///    recognises nothing: a cancel is never a tap.
 /// 7. Once the primary has lifted or been cancelled, the remaining fingers start nothing until
 ///    every finger is up.
+/// 8. With items in the sheet, a still primary held for the item long-press time is offered to
+///    the engine (`primaryHeld`). Claimed (it was on an item), the hold has the sequence: tap,
+///    pan, swipe and long press are rejected, and the finger's moves, lift or cancel come as
+///    `heldMoved`, `heldEnded`, `heldCancelled`. Declined, nothing else changes.
 public struct GestureArena: Sendable {
     public private(set) var tap: TapRecognizer
     public private(set) var longPress: LongPressRecognizer
     public private(set) var pan: PanRecognizer
     public private(set) var swipe: SwipeRecognizer
+    /// The item hold: a long press with the item long-press time, offered to the engine.
+    public private(set) var itemHold: LongPressRecognizer
+    /// Whether the item hold runs (the sheet has items).
+    public private(set) var itemHoldEnabled = false
+    /// The engine took the hold: it has the sequence.
+    public private(set) var holdClaimed = false
 
     /// The slot of the primary finger while it is down.
     public private(set) var primarySlot: Int?
@@ -40,10 +57,28 @@ public struct GestureArena: Sendable {
         longPress = LongPressRecognizer(slop: slop, holdSeconds: configuration.longPressSeconds)
         pan = PanRecognizer(slop: slop)
         swipe = SwipeRecognizer(configuration: configuration, scale: scale)
+        itemHold = LongPressRecognizer(slop: slop, holdSeconds: configuration.itemLongPressSeconds)
     }
 
     /// When the arena wants `timeout(at:into:)`.
-    public var deadline: Timestamp? { longPress.deadline }
+    public var deadline: Timestamp? { longPress.deadline.earliest(itemHold.deadline) }
+
+    /// Turns the item hold on or off; takes effect from the next touch sequence.
+    public mutating func enableItemHold(_ enabled: Bool) { itemHoldEnabled = enabled }
+
+    /// The engine picked an item up: the hold has the sequence now (rule 8).
+    public mutating func claimHold(at time: Timestamp) {
+        holdClaimed = true
+        _ = tap.handle(.rejected(time))
+        _ = pan.handle(.rejected(time))
+        _ = swipe.handle(.rejected(time))
+        _ = longPress.handle(.rejected(time))
+    }
+
+    /// The hold was not on an item: it ends, and the other recognizers go on.
+    public mutating func declineHold(at time: Timestamp) {
+        _ = itemHold.handle(.rejected(time))
+    }
 
     public mutating func touchDown(slot: Int, at point: Point, time: Timestamp, into out: inout [ArenaOutput]) {
         fingersDown += 1
@@ -103,6 +138,7 @@ public struct GestureArena: Sendable {
             // Rule 3: the pan has the sequence now.
             _ = tap.handle(.rejected(time))
             _ = longPress.handle(.rejected(time))
+            _ = itemHold.handle(.rejected(time))
         case .changed(let start, let point, let time):
             out.append(.gesture(GestureEvent(kind: .pan, phase: .changed, time: time,
                                              positionInPixels: point, startInPixels: start)))
@@ -134,6 +170,7 @@ public struct GestureArena: Sendable {
             _ = tap.handle(.rejected(time))
             _ = pan.handle(.rejected(time))
             _ = swipe.handle(.rejected(time))
+            _ = itemHold.handle(.rejected(time))
         case .changed(let point, let time):
             out.append(.gesture(GestureEvent(kind: .longPress, phase: .changed, time: time,
                                              positionInPixels: point, startInPixels: primaryStart)))
@@ -143,6 +180,23 @@ public struct GestureArena: Sendable {
         case .cancelled(let point, let time):
             out.append(.gesture(GestureEvent(kind: .longPress, phase: .cancelled, time: time,
                                              positionInPixels: point, startInPixels: primaryStart)))
+        case .none, .failed:
+            break
+        }
+
+        guard itemHoldEnabled || itemHold.state != .idle else { return }
+        if case .down = event, !itemHoldEnabled { return }
+        switch itemHold.handle(event) {
+        case .recognized(let point, let time):
+            out.append(.primaryHeld(point, time))
+        case .changed(let point, let time):
+            if holdClaimed { out.append(.heldMoved(point, time)) }
+        case .ended(let point, let time):
+            if holdClaimed { out.append(.heldEnded(point, time)) }
+            holdClaimed = false
+        case .cancelled(_, let time):
+            if holdClaimed { out.append(.heldCancelled(time)) }
+            holdClaimed = false
         case .none, .failed:
             break
         }

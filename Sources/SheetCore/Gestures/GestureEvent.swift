@@ -108,6 +108,9 @@ public struct GestureConfiguration: Sendable, Hashable {
     /// Hold time before a still touch is a long press. 0.5 s: Android
     /// `ViewConfiguration.getLongPressTimeout()` (500 ms).
     public var longPressSeconds: Double = 0.5
+    /// Hold time before a still touch on an item picks it up for reordering. 0.2 s: the
+    /// reorder tutorial's `minimumPressDuration` (`item-long-press`).
+    public var itemLongPressSeconds: Double = 0.2
     /// A swipe is a flick: the lift comes at most this long after the touch-down.
     /// Same as the long press, so that a touch is a flick or a hold, never both.
     public var swipeMaximumSeconds: Double = 0.5

@@ -146,6 +146,11 @@ public struct SheetMachine: Sendable {
     public private(set) var cause: SheetCause = .initial
     /// Set by `handle` when the state changed kind or target; the caller logs it.
     public private(set) var lastTransition: SheetTransition?
+    /// Unsaved changes in the content: a user's dismissal springs back to the detent it left
+    /// and is reported in `lastDismissAttempt` instead. A `dismiss` event still hides.
+    public internal(set) var guarded = false
+    /// Set by `handle` when a user tried to dismiss a guarded sheet.
+    public private(set) var lastDismissAttempt: DismissCause?
 
     private var height: Double { screen.heightInPoints }
     private var width: Double { screen.widthInPoints }
@@ -233,6 +238,7 @@ public struct SheetMachine: Sendable {
     // MARK: The machine
 
     public mutating func handle(_ event: Event) -> Effect {
+        lastDismissAttempt = nil
         let before = state
         let effect = transition(event)
         let after = state
@@ -292,14 +298,23 @@ public struct SheetMachine: Sendable {
         case (.dragging, .panChanged(let translation, let velocity, _)):
             return moveDrag(translationY: translation, fingerVelocity: velocity)
         case (.dragging(let drag), .release(let velocity, let time)):
-            return settle(to: releaseTarget(drag: drag, velocity: velocity), velocity: velocity, at: time,
-                          cause: .animation)
+            let target = releaseTarget(drag: drag, velocity: velocity)
+            if target == detents.hiddenIndex, guarded, drag.originDetent != detents.hiddenIndex {
+                // Guarded: back to where the drag began, from rest (no overshoot off the screen).
+                lastDismissAttempt = isFling(velocity) ? .swipeDown : .drag
+                return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
+            }
+            return settle(to: target, velocity: velocity, at: time, cause: .animation)
         case (.dragging(let drag), .cancel(let time)):
             return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
-        case (.dragging, .tap(let point, let source, let time)):
+        case (.dragging(let drag), .tap(let point, let source, let time)):
             // A tap that ends a caught drag: the close button still closes.
-            return source == .touchscreen && layout.isOnCloseButton(point, top: top, screenWidth: width)
-                ? settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation) : .none
+            guard source == .touchscreen, layout.isOnCloseButton(point, top: top, screenWidth: width) else { return .none }
+            if guarded && drag.originDetent != detents.hiddenIndex {
+                lastDismissAttempt = .closeButton
+                return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
+            }
+            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation)
         case (.dragging, .swipe):
             return .none
         case (.dragging, .present(let detent, let time)):
@@ -417,6 +432,14 @@ public struct SheetMachine: Sendable {
         }
     }
 
+    /// A downward release fast enough to count as the rule set's fling.
+    private func isFling(_ velocity: Double) -> Bool {
+        switch configuration.ruleSet {
+        case .tutorial: return velocity > configuration.tutorialDismissPointsPerSecond
+        case .halfDrag, .projection: return velocity >= configuration.flingPointsPerSecond
+        }
+    }
+
     /// How far momentum carries at `decelerationRate` per ms: v/1000 · r/(1 − r) (0.499 s · v).
     public func projectedDistance(_ pointsPerSecond: Double) -> Double {
         let r = configuration.decelerationRate
@@ -492,15 +515,22 @@ public struct SheetMachine: Sendable {
 
     private mutating func dismissIfOutside(_ point: Point, _ source: TouchSource, _ time: Timestamp) -> Effect {
         guard isShown, source == .touchscreen else { return .none }
-        if !isOnCard(point, source) || layout.isOnCloseButton(point, top: top, screenWidth: width) {
-            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation)
+        let onCloseButton = layout.isOnCloseButton(point, top: top, screenWidth: width)
+        guard !isOnCard(point, source) || onCloseButton else { return .none }
+        if guarded {
+            lastDismissAttempt = onCloseButton ? .closeButton : .dimTap
+            return .none
         }
-        return .none
+        return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation)
     }
 
     private mutating func dismissIfSwipeFromDim(_ direction: SwipeDirection, _ start: Point, _ source: TouchSource,
                                                 _ time: Timestamp) -> Effect {
         guard isShown, direction == .down, source == .touchscreen, !isOnCard(start, source) else { return .none }
+        if guarded {
+            lastDismissAttempt = .swipeDown
+            return .none
+        }
         return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation)
     }
 }

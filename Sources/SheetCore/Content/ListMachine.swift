@@ -1,0 +1,538 @@
+import RealModule
+
+/// The list in the card: its order, its scroll offset, and the long-press reorder. Positions
+/// are in points on the screen; the list starts `titleBarHeightInPoints` below the card's top
+/// and shows what fits between there and the screen's bottom edge. Offsets are the scroll's,
+/// positive when the list has moved up.
+///
+///     idle --scroll--> scrolling --release, fast--> flinging --frame at rest--> idle
+///                      scrolling --release, slow / cancel--> idle (or flinging back into bounds)
+///     flinging --touch-down--> idle (caught where it is)
+///     idle --hold on an item--> reordering --hold-moved--> reordering (swaps, auto-scroll)
+///     reordering --release / cancel--> idle (the item drops where it is)
+///
+/// docs/machines/list.md holds the state × event table that the tests walk.
+public struct ListMachine: Sendable {
+    public enum StateKind: UInt8, Sendable {
+        case idle, scrolling, flinging, reordering
+
+        public var name: StaticString {
+            switch self {
+            case .idle: return "idle"
+            case .scrolling: return "scrolling"
+            case .flinging: return "flinging"
+            case .reordering: return "reordering"
+            }
+        }
+    }
+
+    /// The list moving on its own after a release: momentum, or a spring back into bounds.
+    public enum Fling: Sendable, Equatable {
+        /// Momentum decelerating at the sheet's rate per millisecond (0.998, UIScrollView).
+        case momentum(from: Double, pointsPerSecond: Double, startedAt: Timestamp)
+        /// Back to the nearest bound, carrying the velocity it had.
+        case bounce(SheetAnimation, startedAt: Timestamp)
+    }
+
+    /// An item held by the finger.
+    public struct Reorder: Sendable, Equatable {
+        public var item: Int
+        /// Its slot in the order now.
+        public var position: Int
+        /// Where in the row the finger holds it (points from the row's top).
+        public var grabInPoints: Double
+        /// The finger's height on the screen (points).
+        public var fingerY: Double
+        /// The visible list's top edge on the screen (the card rests while an item is held).
+        public var listTop: Double
+        /// When auto-scroll last stepped.
+        public var lastStep: Timestamp
+    }
+
+    public enum State: Sendable, Equatable {
+        case idle
+        /// A finger scrolls the list: the offset before the rubber band.
+        case scrolling(rawOffset: Double)
+        case flinging(Fling)
+        case reordering(Reorder)
+
+        public var kind: StateKind {
+            switch self {
+            case .idle: return .idle
+            case .scrolling: return .scrolling
+            case .flinging: return .flinging
+            case .reordering: return .reordering
+            }
+        }
+    }
+
+    public enum Event: Sendable {
+        /// The primary finger touched down somewhere: a flinging list stops where it is.
+        case touchDown(Timestamp)
+        /// The finger's share of a pan, as the offset it asks for (before the rubber band).
+        case scroll(rawOffset: Double, Timestamp)
+        /// The finger lifted; the offset's velocity (pt/s, positive when the list moves up).
+        case release(offsetPointsPerSecond: Double, Timestamp)
+        case cancel(Timestamp)
+        /// A still finger was held for the item long-press time at this point, the card's top
+        /// at `cardTop` (points).
+        case hold(Point, cardTop: Double, Timestamp)
+        /// The held finger moved.
+        case holdMoved(Point, Timestamp)
+        case frame(Timestamp)
+
+        public var name: StaticString {
+            switch self {
+            case .touchDown: return "touch-down"
+            case .scroll: return "scroll"
+            case .release: return "release"
+            case .cancel: return "cancel"
+            case .hold: return "hold"
+            case .holdMoved: return "hold-moved"
+            case .frame: return "frame"
+            }
+        }
+
+        public var time: Timestamp {
+            switch self {
+            case .touchDown(let t), .scroll(_, let t), .release(_, let t), .cancel(let t), .hold(_, _, let t),
+                 .holdMoved(_, let t), .frame(let t):
+                return t
+            }
+        }
+    }
+
+    public enum Effect: Sendable, Equatable {
+        case none
+        /// Something a renderer draws changed.
+        case changed
+        /// A hold picked an item up: the reorder has the finger now.
+        case claimed
+    }
+
+    public let configuration: ListConfiguration
+    public let screen: ScreenSize
+    /// The highest detent's top (points): the list's visible height is measured there.
+    public let topmostTop: Double
+    private let sheet: SheetConfiguration
+
+    public private(set) var state: State = .idle
+    /// The list's order: position → index into the content's items.
+    public private(set) var order: [Int] = []
+    public private(set) var orderRevision = 0
+    /// The scroll offset drawn now (points).
+    public private(set) var offset: Double = 0
+    /// When the machine wants the next `.frame`.
+    public private(set) var deadline: Timestamp?
+
+    // What is drawn away from rest.
+    private var lifted: LiftedTween?
+    private var othersScale: Tween
+    private var moving = InlineFour<MovingTween>()
+
+    private struct LiftedTween: Sendable, Equatable {
+        var item: Int
+        var position: Int
+        var offset: Tween
+        var shift: Tween
+        var scale: Tween
+        var opacity: Tween
+    }
+
+    private struct MovingTween: Sendable, Equatable {
+        var item: Int
+        var position: Int
+        var offset: Tween
+    }
+
+    public init(configuration: ListConfiguration, sheet: SheetConfiguration, screen: ScreenSize, topmostTop: Double) {
+        self.configuration = configuration
+        self.sheet = sheet
+        self.screen = screen
+        self.topmostTop = topmostTop
+        othersScale = Tween(value: 1, restDistance: 0.001)
+    }
+
+    // MARK: Content
+
+    /// Gives the list `count` items in `order` (the given order when it is a permutation of
+    /// 0..<count, else 0, 1, 2…). What was picked up or moving ends at once.
+    public mutating func setItems(count: Int, order requested: [Int]? = nil, offset newOffset: Double = 0) {
+        var valid = requested?.count == count
+        if valid, let requested {
+            var seen = [Bool](repeating: false, count: count)
+            for index in requested {
+                guard index >= 0, index < count, !seen[index] else { valid = false; break }
+                seen[index] = true
+            }
+        }
+        order = valid ? requested! : Array(0..<count)
+        order.reserveCapacity(count)
+        orderRevision += 1
+        state = .idle
+        lifted = nil
+        moving.removeAll()
+        othersScale = Tween(value: 1, restDistance: 0.001)
+        offset = min(max(newOffset.isFinite ? newOffset : 0, 0), maximumOffset)
+        deadline = nil
+    }
+
+    public var count: Int { order.count }
+    private var rowHeight: Double { configuration.itemHeightInPoints }
+
+    /// How far the list can scroll: its height past what fits under the title bar with the
+    /// card at its highest detent.
+    public var maximumOffset: Double {
+        let visible = screen.heightInPoints - topmostTop - configuration.titleBarHeightInPoints
+        return max(0, Double(order.count) * rowHeight - max(visible, 0))
+    }
+
+    /// The list is longer than the card shows: pans on it scroll.
+    public var scrolls: Bool { maximumOffset > 0 }
+
+    /// The position of the item under `point` with the card's top at `cardTop`, if any.
+    public func position(at point: Point, cardTop: Double) -> Int? {
+        let listTop = cardTop + configuration.titleBarHeightInPoints
+        guard point.y >= listTop, point.y < screen.heightInPoints, point.x >= 0, point.x < screen.widthInPoints
+        else { return nil }
+        let row = ((point.y - listTop + offset) / rowHeight).rounded(.down)
+        guard row >= 0, row < Double(order.count) else { return nil }
+        return Int(row)
+    }
+
+    /// Whether `point` is on the list (below the title bar, on the card).
+    public func isOnList(_ point: Point, cardTop: Double) -> Bool {
+        point.y >= cardTop + configuration.titleBarHeightInPoints
+    }
+
+    /// What a renderer draws now.
+    public func snapshot(at time: Timestamp) -> ListSnapshot {
+        var snapshot = ListSnapshot()
+        snapshot.scrollInPoints = offset
+        snapshot.orderRevision = orderRevision
+        snapshot.othersScale = othersScale.value(at: time)
+        if let lifted {
+            snapshot.lifted = LiftedItem(item: lifted.item, position: lifted.position,
+                                         offsetInPoints: lifted.offset.value(at: time) + lifted.shift.value(at: time),
+                                         scale: lifted.scale.value(at: time), opacity: lifted.opacity.value(at: time))
+        }
+        for entry in moving {
+            snapshot.moving.append(MovingItem(item: entry.item, position: entry.position,
+                                              offsetInPoints: entry.offset.value(at: time)))
+        }
+        return snapshot
+    }
+
+    // MARK: The machine
+
+    public mutating func handle(_ event: Event, into out: inout [ContentEventReport]) -> Effect {
+        let effect = transition(event, into: &out)
+        let time = event.time
+        if needsFrames {
+            if case .frame = event {
+                deadline = time.adding(microseconds: sheet.frameIntervalMicroseconds)
+            } else if deadline == nil || deadline! <= time {
+                deadline = time.adding(microseconds: sheet.frameIntervalMicroseconds)
+            }
+        } else {
+            deadline = nil
+        }
+        return effect
+    }
+
+    private mutating func transition(_ event: Event, into out: inout [ContentEventReport]) -> Effect {
+        switch (state, event) {
+        // idle
+        case (.idle, .touchDown), (.idle, .release), (.idle, .cancel), (.idle, .holdMoved):
+            return .none
+        case (.idle, .scroll(let raw, _)):
+            state = .scrolling(rawOffset: raw)
+            return setOffset(rubberBanded(raw))
+        case (.idle, .hold(let point, let cardTop, let time)):
+            return pickUp(at: point, cardTop: cardTop, time: time, into: &out)
+        case (.idle, .frame(let time)):
+            return animate(at: time)
+
+        // scrolling
+        case (.scrolling, .touchDown), (.scrolling, .hold), (.scrolling, .holdMoved):
+            return .none
+        case (.scrolling, .scroll(let raw, _)):
+            state = .scrolling(rawOffset: raw)
+            return setOffset(rubberBanded(raw))
+        case (.scrolling(let raw), .release(let velocity, let time)):
+            return letGo(raw: raw, velocity: velocity, at: time)
+        case (.scrolling(let raw), .cancel(let time)):
+            return letGo(raw: raw, velocity: 0, at: time)
+        case (.scrolling, .frame(let time)):
+            return animate(at: time)
+
+        // flinging
+        case (.flinging(let fling), .touchDown(let time)):
+            // Caught: the list stops where it is now, back inside its bounds if it was past them.
+            let position = sample(fling, at: time).offset
+            state = .idle
+            let inside = min(max(position, 0), maximumOffset)
+            if inside != position {
+                return startBounce(from: position, velocity: 0, at: time)
+            }
+            return setOffset(position)
+        case (.flinging, .scroll(let raw, _)):
+            state = .scrolling(rawOffset: raw)
+            return setOffset(rubberBanded(raw))
+        case (.flinging, .release), (.flinging, .cancel), (.flinging, .hold), (.flinging, .holdMoved):
+            return .none
+        case (.flinging, .frame(let time)):
+            let changed = stepFling(at: time)
+            let animated = animate(at: time)
+            return changed == .changed ? .changed : animated
+
+        // reordering
+        case (.reordering, .touchDown), (.reordering, .scroll), (.reordering, .hold):
+            return .none
+        case (.reordering(var reorder), .holdMoved(let point, let time)):
+            reorder.fingerY = point.y
+            return step(&reorder, at: time, into: &out)
+        case (.reordering(var reorder), .frame(let time)):
+            var effect = step(&reorder, at: time, into: &out)
+            if case .reordering = state, animate(at: time) == .changed { effect = .changed }
+            return effect
+        case (.reordering(let reorder), .release(_, let time)), (.reordering(let reorder), .cancel(let time)):
+            // A cancel drops the item where it is, as a lift does (the reorder tutorial).
+            return drop(reorder, at: time, into: &out)
+        }
+    }
+
+    // MARK: Scrolling
+
+    /// The offset drawn for a raw one: the sheet's rubber band past either end, over the height
+    /// the list shows.
+    public func rubberBanded(_ raw: Double) -> Double {
+        let maximum = maximumOffset
+        let dimension = max(screen.heightInPoints - topmostTop - configuration.titleBarHeightInPoints, 1)
+        let c = sheet.rubberBandCoefficient
+        func band(_ x: Double) -> Double { (1 - 1 / (x * c / dimension + 1)) * dimension }
+        if raw > maximum { return maximum + band(raw - maximum) }
+        if raw < 0 { return -band(-raw) }
+        return raw
+    }
+
+    private mutating func setOffset(_ value: Double) -> Effect {
+        guard value != offset else { return .none }
+        offset = value
+        return .changed
+    }
+
+    private var decay: Double { -1000 * Double.log(sheet.decelerationRate) }  // per second
+    private var restSpeed: Double { sheet.springRestPixelsPerSecond / screen.scale }
+    private var restDistance: Double { sheet.springRestDistanceInPixels / screen.scale }
+
+    private mutating func letGo(raw: Double, velocity: Double, at time: Timestamp) -> Effect {
+        let shown = offset
+        if shown < 0 || shown > maximumOffset {
+            return startBounce(from: shown, velocity: velocity, at: time)
+        }
+        if abs(velocity) < restSpeed {
+            state = .idle
+            return .none
+        }
+        state = .flinging(.momentum(from: shown, pointsPerSecond: velocity, startedAt: time))
+        return .none
+    }
+
+    private mutating func startBounce(from position: Double, velocity: Double, at time: Timestamp) -> Effect {
+        let bound = min(max(position, 0), maximumOffset)
+        let spring = Spring(from: position, target: bound, initialVelocity: velocity,
+                            stiffness: sheet.springStiffness, dampingRatio: sheet.springDampingRatio)
+        state = .flinging(.bounce(.spring(spring, clampAtTarget: false), startedAt: time))
+        return setOffset(position)
+    }
+
+    private func sample(_ fling: Fling, at time: Timestamp) -> (offset: Double, velocity: Double, finished: Bool) {
+        switch fling {
+        case .momentum(let from, let velocity, let start):
+            let t = time.seconds(since: start)
+            let fade = Double.exp(-decay * t)
+            let speed = velocity * fade
+            return (from + velocity / decay * (1 - fade), speed, abs(speed) < restSpeed)
+        case .bounce(let animation, let start):
+            let sample = animation.sample(after: time.seconds(since: start), restDistance: restDistance,
+                                          restSpeed: restSpeed)
+            return (sample.value, sample.velocity, sample.finished)
+        }
+    }
+
+    private mutating func stepFling(at time: Timestamp) -> Effect {
+        guard case .flinging(let fling) = state else { return .none }
+        let (position, velocity, finished) = sample(fling, at: time)
+        if case .momentum = fling, position < 0 || position > maximumOffset {
+            // Past an end: a spring carries the momentum back to it.
+            _ = startBounce(from: position, velocity: velocity, at: time)
+            offset = position
+            return .changed
+        }
+        if finished {
+            state = .idle
+        }
+        return setOffset(position)
+    }
+
+    // MARK: Reordering
+
+    private mutating func pickUp(at point: Point, cardTop: Double, time: Timestamp,
+                                 into out: inout [ContentEventReport]) -> Effect {
+        guard let position = position(at: point, cardTop: cardTop) else { return .none }
+        // A drop still in flight ends where it was going.
+        lifted = nil
+        moving.removeAll()
+        let listTop = cardTop + configuration.titleBarHeightInPoints
+        let item = order[position]
+        let grab = point.y - listTop + offset - Double(position) * rowHeight
+        state = .reordering(Reorder(item: item, position: position, grabInPoints: grab, fingerY: point.y,
+                                    listTop: listTop, lastStep: time))
+        var tween = LiftedTween(item: item, position: position, offset: Tween(value: 0, restDistance: restDistance),
+                                shift: Tween(value: 0, restDistance: restDistance),
+                                scale: Tween(value: 1, restDistance: 0.001), opacity: Tween(value: 1, restDistance: 0.001))
+        let c = configuration
+        tween.shift.start(ListConfiguration.spring(from: 0, to: c.liftedShiftInPoints, seconds: c.liftSeconds,
+                                                   dampingRatio: c.liftDampingRatio), at: time)
+        tween.scale.start(ListConfiguration.spring(from: 1, to: c.liftedScale, seconds: c.liftSeconds,
+                                                   dampingRatio: c.liftDampingRatio), at: time)
+        tween.opacity.start(ListConfiguration.spring(from: 1, to: c.liftedOpacity, seconds: c.liftSeconds,
+                                                     dampingRatio: c.liftDampingRatio), at: time)
+        lifted = tween
+        // The others start from wherever they are.
+        othersScale.start(ListConfiguration.spring(from: othersScale.value(at: time), to: c.othersScale,
+                                                   seconds: c.liftSeconds, dampingRatio: c.liftDampingRatio), at: time)
+        out.append(ContentEventReport(time: time, event: .reorderBegan(item: item, index: position)))
+        return .claimed
+    }
+
+    /// How fast the list scrolls by itself for a finger at `y` (pt/s, positive = list moves up).
+    public func autoScrollSpeed(fingerY y: Double, listTop: Double) -> Double {
+        let band = configuration.autoScrollBandInPoints
+        let fastest = configuration.autoScrollMaximumPointsPerSecond
+        guard band > 0 else { return 0 }
+        if y < listTop + band, offset > 0 {
+            return -fastest * min(1, (listTop + band - y) / band)
+        }
+        let bottom = screen.heightInPoints
+        if y > bottom - band, offset < maximumOffset {
+            return fastest * min(1, (y - (bottom - band)) / band)
+        }
+        return 0
+    }
+
+    /// Scrolls by itself when the finger is near an edge, moves the held item under the finger
+    /// and swaps it with each neighbour whose centre its centre has crossed.
+    private mutating func step(_ reorder: inout Reorder, at time: Timestamp, into out: inout [ContentEventReport]) -> Effect {
+        var changed = false
+        let speed = autoScrollSpeed(fingerY: reorder.fingerY, listTop: reorder.listTop)
+        let elapsed = time.seconds(since: reorder.lastStep)
+        reorder.lastStep = time
+        if speed != 0, elapsed > 0 {
+            let scrolled = min(max(offset + speed * elapsed, 0), maximumOffset)
+            if scrolled != offset {
+                offset = scrolled
+                changed = true
+            }
+        }
+        let top = reorder.fingerY - reorder.listTop + offset - reorder.grabInPoints
+        // Centre below the next one's centre is top below the next one's top.
+        while reorder.position + 1 < order.count, top > Double(reorder.position + 1) * rowHeight {
+            swap(&reorder, to: reorder.position + 1, at: time, into: &out)
+            changed = true
+        }
+        while reorder.position > 0, top < Double(reorder.position - 1) * rowHeight {
+            swap(&reorder, to: reorder.position - 1, at: time, into: &out)
+            changed = true
+        }
+        state = .reordering(reorder)
+        let itemOffset = top - Double(reorder.position) * rowHeight
+        if var tween = lifted, tween.offset.restValue != itemOffset || tween.position != reorder.position {
+            tween.offset = Tween(value: itemOffset, restDistance: restDistance)
+            tween.position = reorder.position
+            lifted = tween
+            changed = true
+        }
+        return changed ? .changed : .none
+    }
+
+    private mutating func swap(_ reorder: inout Reorder, to position: Int, at time: Timestamp,
+                               into out: inout [ContentEventReport]) {
+        let from = reorder.position
+        let neighbour = order[position]
+        order.swapAt(from, position)
+        orderRevision += 1
+        reorder.position = position
+        // The neighbour slides from where it is drawn to its new slot.
+        var start = Double(position - from) * rowHeight
+        if let index = moving.firstIndex(where: { $0.item == neighbour }) {
+            start += moving[index].offset.value(at: time)
+            moving.remove(at: index)
+        }
+        if moving.count == InlineFour<MovingTween>.capacity { moving.remove(at: 0) }  // the oldest lands at once
+        var offsetTween = Tween(value: start, restDistance: restDistance)
+        offsetTween.start(.curve(from: start, to: 0, seconds: configuration.swapSeconds, .easeInOut), at: time)
+        moving.append(MovingTween(item: neighbour, position: from, offset: offsetTween))
+        out.append(ContentEventReport(time: time, event: .reorderMoved(item: reorder.item, from: from, to: position)))
+    }
+
+    private mutating func drop(_ reorder: Reorder, at time: Timestamp, into out: inout [ContentEventReport]) -> Effect {
+        state = .idle
+        let c = configuration
+        if var tween = lifted {
+            let start = tween.offset.value(at: time)
+            tween.offset.start(ListConfiguration.spring(from: start, to: 0, seconds: c.liftSeconds,
+                                                        dampingRatio: c.liftDampingRatio), at: time)
+            tween.shift.start(ListConfiguration.spring(from: tween.shift.value(at: time), to: 0, seconds: c.liftSeconds,
+                                                       dampingRatio: c.liftDampingRatio), at: time)
+            tween.scale.start(ListConfiguration.spring(from: tween.scale.value(at: time), to: 1, seconds: c.liftSeconds,
+                                                       dampingRatio: c.liftDampingRatio), at: time)
+            tween.opacity.start(ListConfiguration.spring(from: tween.opacity.value(at: time), to: 1,
+                                                         seconds: c.liftSeconds, dampingRatio: c.liftDampingRatio), at: time)
+            lifted = tween
+        }
+        othersScale.start(.curve(from: othersScale.value(at: time), to: 1, seconds: c.dropOthersSeconds, .easeInOut),
+                          at: time)
+        out.append(ContentEventReport(time: time, event: .reorderEnded(item: reorder.item, order: order)))
+        return .changed
+    }
+
+    // MARK: Animations
+
+    private var needsFrames: Bool {
+        switch state {
+        case .flinging: return true
+        case .reordering(let reorder):
+            if autoScrollSpeed(fingerY: reorder.fingerY, listTop: reorder.listTop) != 0 { return true }
+        case .idle, .scrolling: break
+        }
+        return isAnimating
+    }
+
+    private var isAnimating: Bool {
+        if othersScale.isMoving || !moving.isEmpty { return true }
+        guard let lifted else { return false }
+        return lifted.offset.isMoving || lifted.shift.isMoving || lifted.scale.isMoving || lifted.opacity.isMoving
+    }
+
+    /// Ends the animations that are over; changed while any ran.
+    private mutating func animate(at time: Timestamp) -> Effect {
+        guard isAnimating else { return .none }
+        othersScale.settle(at: time)
+        var index = 0
+        while index < moving.count {
+            if moving[index].offset.settle(at: time) { index += 1 } else { moving.remove(at: index) }
+        }
+        if var tween = lifted {
+            tween.offset.settle(at: time)
+            tween.shift.settle(at: time)
+            tween.scale.settle(at: time)
+            tween.opacity.settle(at: time)
+            let reordering: Bool = if case .reordering = state { true } else { false }
+            let still = !tween.offset.isMoving && !tween.shift.isMoving && !tween.scale.isMoving && !tween.opacity.isMoving
+            lifted = still && !reordering ? nil : tween
+        }
+        return .changed
+    }
+}

@@ -1,0 +1,270 @@
+import SheetCore
+
+// The content on the wire: `SheetContent` and its events, with items named by their ids.
+
+extension SheetContent {
+    /// Reads `SetContent`'s parameters over `self`: `title`, `items` and `guarded` each
+    /// replace what is there when given; absent or null keep it. Wrong types and broken limits
+    /// are a `ContentProblem` naming the field and the item's index.
+    public func updated(with parameters: JSONValue) throws(ContentProblem) -> (content: SheetContent, itemsGiven: Bool) {
+        var content = self
+        guard case .object = parameters else { throw ContentProblem(field: "parameters", index: nil, reason: "not an object") }
+        if let title = parameters["title"], !title.isNull {
+            guard let text = title.stringValue else { throw ContentProblem(field: "title", index: nil, reason: "not a string") }
+            content.title = text
+        }
+        if let guarded = parameters["guarded"], !guarded.isNull {
+            guard let flag = guarded.boolValue else { throw ContentProblem(field: "guarded", index: nil, reason: "not a boolean") }
+            content.guarded = flag
+        }
+        var itemsGiven = false
+        if let items = parameters["items"], !items.isNull {
+            guard case .array(let list) = items else { throw ContentProblem(field: "items", index: nil, reason: "not an array") }
+            guard list.count <= Limits.items else {
+                throw ContentProblem(field: "items", index: nil, reason: "more than \(Limits.items) items")
+            }
+            var parsed: [SheetItem] = []
+            parsed.reserveCapacity(list.count)
+            for (index, item) in list.enumerated() {
+                guard case .object = item else { throw ContentProblem(field: "items", index: index, reason: "not an object") }
+                guard let id = item["id"]?.stringValue else {
+                    throw ContentProblem(field: "items.id", index: index, reason: "missing or not a string")
+                }
+                var label = ""
+                if let value = item["label"], !value.isNull {
+                    guard let text = value.stringValue else {
+                        throw ContentProblem(field: "items.label", index: index, reason: "not a string")
+                    }
+                    label = text
+                }
+                parsed.append(SheetItem(id: id, label: label))
+            }
+            content.items = parsed
+            itemsGiven = true
+        }
+        if let problem = content.problem() { throw problem }
+        return (content, itemsGiven)
+    }
+
+    /// `{"title":…,"items":[{"id":…,"label":…}…],"guarded":…}`, the items in `order`
+    /// (positions → indices into `items`; the given order when nil).
+    public func write(to w: inout JSONWriter, order: [Int]? = nil) {
+        w.append("{\"title\":")
+        w.appendString(title)
+        w.append(",\"items\":[")
+        let positions = order?.count == items.count ? order! : Array(items.indices)
+        for (position, index) in positions.enumerated() {
+            if position > 0 { w.append(UInt8(ascii: ",")) }
+            w.append("{\"id\":")
+            w.appendString(items[index].id)
+            w.append(",\"label\":")
+            w.appendString(items[index].label)
+            w.append(UInt8(ascii: "}"))
+        }
+        w.append("],\"guarded\":")
+        w.append(guarded ? "true" : "false")
+        w.append(UInt8(ascii: "}"))
+    }
+
+    /// Reads what `write` wrote (a client's side of `GetContent`).
+    public init(json: JSONValue) throws(ProtocolError) {
+        do {
+            self = try SheetContent.empty.updated(with: json).content
+        } catch {
+            throw ProtocolError("content: \(error)")
+        }
+    }
+}
+
+/// A content event as a client reads it: `{"event":"reorder-moved","item":"wifi","from":2,"to":3}`.
+/// Items are named by id; `order` lists ids.
+public struct SheetEvent: Sendable, Equatable {
+    /// `item-tapped`, `reorder-began`, `reorder-moved`, `reorder-ended` or `dismiss-attempted`.
+    public var name: String
+    public var item: String?
+    public var index: Int?
+    public var from: Int?
+    public var to: Int?
+    public var order: [String]?
+    /// For `dismiss-attempted`: `swipe-down`, `drag`, `dim-tap` or `close-button`.
+    public var cause: String?
+
+    public init(name: String, item: String? = nil, index: Int? = nil, from: Int? = nil, to: Int? = nil,
+                order: [String]? = nil, cause: String? = nil) {
+        self.name = name
+        self.item = item
+        self.index = index
+        self.from = from
+        self.to = to
+        self.order = order
+        self.cause = cause
+    }
+
+    /// The core's event, its items named from `content`.
+    public init(_ event: ContentEvent, content: SheetContent) {
+        func id(_ index: Int) -> String? { index >= 0 && index < content.items.count ? content.items[index].id : nil }
+        self.init(name: event.name.description)
+        switch event {
+        case .itemTapped(let item):
+            self.item = id(item)
+        case .reorderBegan(let item, let index):
+            self.item = id(item)
+            self.index = index
+        case .reorderMoved(let item, let from, let to):
+            self.item = id(item)
+            self.from = from
+            self.to = to
+        case .reorderEnded(let item, let order):
+            self.item = id(item)
+            self.order = order.compactMap(id)
+        case .dismissAttempted(let cause):
+            self.cause = cause.name.description
+        }
+    }
+
+    public func write(to w: inout JSONWriter) {
+        w.append("{\"event\":")
+        w.appendString(name)
+        if let item {
+            w.append(",\"item\":")
+            w.appendString(item)
+        }
+        if let index {
+            w.append(",\"index\":")
+            w.appendInteger(Int64(index))
+        }
+        if let from {
+            w.append(",\"from\":")
+            w.appendInteger(Int64(from))
+        }
+        if let to {
+            w.append(",\"to\":")
+            w.appendInteger(Int64(to))
+        }
+        if let order {
+            w.append(",\"order\":[")
+            for (position, id) in order.enumerated() {
+                if position > 0 { w.append(UInt8(ascii: ",")) }
+                w.appendString(id)
+            }
+            w.append(UInt8(ascii: "]"))
+        }
+        if let cause {
+            w.append(",\"cause\":")
+            w.appendString(cause)
+        }
+        w.append(UInt8(ascii: "}"))
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        guard let name = json["event"]?.stringValue else { throw ProtocolError("an event without a name") }
+        var order: [String]?
+        if case .array(let ids)? = json["order"] { order = ids.compactMap(\.stringValue) }
+        self.init(name: name, item: json["item"]?.stringValue, index: json["index"]?.intValue,
+                  from: json["from"]?.intValue, to: json["to"]?.intValue, order: order,
+                  cause: json["cause"]?.stringValue)
+    }
+}
+
+/// The list as a renderer draws it this frame: the scroll and what is away from rest, in
+/// pixels, items by id. `orderRevision` changes whenever the order does: read it with
+/// `GetContent` then (or apply the `reorder-moved` swaps).
+public struct ListState: Sendable, Equatable {
+    public struct Lifted: Sendable, Equatable {
+        public var item: String
+        public var index: Int
+        public var offsetInPixels: Double
+        public var scale: Double
+        public var opacity: Double
+    }
+
+    public struct Moving: Sendable, Equatable {
+        public var item: String
+        public var index: Int
+        public var offsetInPixels: Double
+    }
+
+    public var scrollInPixels: Double
+    public var orderRevision: Int
+    public var lifted: Lifted?
+    public var othersScale: Double
+    public var moving: [Moving]
+
+    public init(scrollInPixels: Double, orderRevision: Int, lifted: Lifted?, othersScale: Double, moving: [Moving]) {
+        self.scrollInPixels = scrollInPixels
+        self.orderRevision = orderRevision
+        self.lifted = lifted
+        self.othersScale = othersScale
+        self.moving = moving
+    }
+
+    /// The core's snapshot, in pixels, items named from `content`.
+    public init(_ list: ListSnapshot, content: SheetContent, scale: Double) {
+        func id(_ index: Int) -> String { index >= 0 && index < content.items.count ? content.items[index].id : "" }
+        self.init(scrollInPixels: list.scrollInPoints * scale, orderRevision: list.orderRevision,
+                  lifted: list.lifted.map { Lifted(item: id($0.item), index: $0.position, offsetInPixels: $0.offsetInPoints * scale,
+                                                   scale: $0.scale, opacity: $0.opacity) },
+                  othersScale: list.othersScale,
+                  moving: list.moving.map { Moving(item: id($0.item), index: $0.position, offsetInPixels: $0.offsetInPoints * scale) })
+    }
+
+    public func write(to w: inout JSONWriter) {
+        w.append("{\"scroll\":")
+        w.append(scrollInPixels, decimals: 2)
+        w.append(",\"orderRevision\":")
+        w.appendInteger(Int64(orderRevision))
+        w.append(",\"othersScale\":")
+        w.append(othersScale, decimals: 4)
+        if let lifted {
+            w.append(",\"lifted\":{\"item\":")
+            w.appendString(lifted.item)
+            w.append(",\"index\":")
+            w.appendInteger(Int64(lifted.index))
+            w.append(",\"offset\":")
+            w.append(lifted.offsetInPixels, decimals: 2)
+            w.append(",\"scale\":")
+            w.append(lifted.scale, decimals: 4)
+            w.append(",\"opacity\":")
+            w.append(lifted.opacity, decimals: 4)
+            w.append(UInt8(ascii: "}"))
+        }
+        w.append(",\"moving\":[")
+        for (position, moving) in self.moving.enumerated() {
+            if position > 0 { w.append(UInt8(ascii: ",")) }
+            w.append("{\"item\":")
+            w.appendString(moving.item)
+            w.append(",\"index\":")
+            w.appendInteger(Int64(moving.index))
+            w.append(",\"offset\":")
+            w.append(moving.offsetInPixels, decimals: 2)
+            w.append(UInt8(ascii: "}"))
+        }
+        w.append("]}")
+    }
+
+    public init(json: JSONValue) throws(ProtocolError) {
+        func number(_ value: JSONValue?, _ key: String) throws(ProtocolError) -> Double {
+            guard let number = value?[key]?.doubleValue, number.isFinite else { throw ProtocolError("list: field \"\(key)\" is not a number") }
+            return number
+        }
+        func integer(_ value: JSONValue?, _ key: String) throws(ProtocolError) -> Int {
+            guard let integer = value?[key]?.intValue, integer >= 0 else { throw ProtocolError("list: field \"\(key)\" is not a count") }
+            return integer
+        }
+        var lifted: Lifted?
+        if let value = json["lifted"], !value.isNull {
+            lifted = Lifted(item: value["item"]?.stringValue ?? "", index: try integer(value, "index"),
+                            offsetInPixels: try number(value, "offset"), scale: try number(value, "scale"),
+                            opacity: try number(value, "opacity"))
+        }
+        var moving: [Moving] = []
+        if case .array(let list)? = json["moving"] {
+            for value in list.prefix(InlineFour<MovingItem>.capacity) {
+                moving.append(Moving(item: value["item"]?.stringValue ?? "", index: try integer(value, "index"),
+                                     offsetInPixels: try number(value, "offset")))
+            }
+        }
+        self.init(scrollInPixels: try number(json, "scroll"), orderRevision: try integer(json, "orderRevision"),
+                  lifted: lifted, othersScale: try number(json, "othersScale"), moving: moving)
+    }
+}
