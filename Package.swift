@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "SheetServerTests", dependencies: [
             "SheetClient", "SheetProtocol", "SheetRecordings", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render",
             .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["python_varlink_client.py"]),
+        ], exclude: ["python_varlink_client.py", "python_content_client.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

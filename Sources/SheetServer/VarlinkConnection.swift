@@ -31,7 +31,12 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     private var isSubscriber = false
     private var closing = false
     /// The newest update a full socket could not take yet.
-    private var pendingUpdate: ByteBuffer?
+    /// Updates waiting for the socket: those with content events are all kept (a client
+    /// never loses an event); of the others only the newest is.
+    private var pendingUpdates: [ByteBuffer] = []
+    private var lastPendingConflatable = false
+    /// Event-carrying updates a subscriber may fall behind by before it is dropped.
+    static let maximumPendingEventUpdates = 1024
     private var stallTimer: Scheduled<Void>?
     private var conflated = 0
 
@@ -103,9 +108,10 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         if channel.isWritable {
             stallTimer?.cancel()
             stallTimer = nil
-            if let pending = pendingUpdate {
-                pendingUpdate = nil
-                context.writeAndFlush(wrapOutboundOut(pending), promise: nil)
+            if !pendingUpdates.isEmpty {
+                for pending in pendingUpdates { context.write(wrapOutboundOut(pending), promise: nil) }
+                pendingUpdates.removeAll(keepingCapacity: true)
+                context.flush()
             }
             if !isSubscriber { channel.setOption(.autoRead, value: true).whenFailure { _ in } }
         } else {
@@ -119,15 +125,28 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     // MARK: Subscribers
 
     /// Sends `update` now if the socket takes it, or keeps it as the newest pending one.
-    func offer(_ update: ByteBuffer) {
+    /// Sends an update, or queues it while the socket is full. `keep`: it carries content
+    /// events, so a newer update must not replace it.
+    func offer(_ update: ByteBuffer, keep: Bool = false) {
         guard !closing else { return }
-        if channel.isWritable, pendingUpdate == nil {
+        if channel.isWritable, pendingUpdates.isEmpty {
             channel.writeAndFlush(update, promise: nil)
-        } else {
-            if pendingUpdate != nil { conflated += 1 }
-            pendingUpdate = update
-            startStallTimer()
+            return
         }
+        if lastPendingConflatable, !pendingUpdates.isEmpty {
+            pendingUpdates[pendingUpdates.count - 1] = update
+            conflated += 1
+        } else if pendingUpdates.count >= Self.maximumPendingEventUpdates {
+            logger.warning("\(who): fell \(pendingUpdates.count) updates with events behind; dropped")
+            server.subscriberDropped()
+            closing = true
+            channel.close(promise: nil)
+            return
+        } else {
+            pendingUpdates.append(update)
+        }
+        lastPendingConflatable = !keep
+        startStallTimer()
     }
 
     private func startStallTimer() {

@@ -140,10 +140,13 @@ public final class VarlinkServer: @unchecked Sendable {
     public func publish(_ update: MonitorUpdate) {
         let bytes = VarlinkReply.encode(continues: true, capacity: 640) { update.writeParameters(to: &$0) }
         let mustHop = handoff.withLockedValue { box -> Bool in
-            if let last = box.updates.last, last.0.gesture == nil {
+            if let last = box.updates.last, last.0.gesture == nil, last.0.events.isEmpty {
                 box.updates[box.updates.count - 1] = (update, bytes)
             } else {
-                if box.updates.count == Self.handoffLimit { box.updates.removeFirst() }
+                if box.updates.count == Self.handoffLimit {
+                    // Far behind: drop the oldest state that carries no content event.
+                    box.updates.remove(at: box.updates.firstIndex { $0.0.events.isEmpty } ?? 0)
+                }
                 box.updates.append((update, bytes))
             }
             defer { box.scheduled = true }
@@ -163,7 +166,8 @@ public final class VarlinkServer: @unchecked Sendable {
             var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
             latestReply = buffer
-            for subscriber in subscribers.values { subscriber.offer(buffer) }
+            let keep = !update.events.isEmpty
+            for subscriber in subscribers.values { subscriber.offer(buffer, keep: keep) }
         }
     }
 

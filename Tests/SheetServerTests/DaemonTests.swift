@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SheetClient
+import SheetCore
 import SheetProtocol
 import SheetRecordings
 import SheetTestSupport
@@ -259,5 +260,61 @@ enum LibinputClock {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+}
+
+@Suite(.serialized) struct ContentDaemonTests {
+    @Test func contentThroughAVarlinkClientWrittenBySomeoneElse() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python_content_client.py")
+        let result = try runTool("", [script.path, daemon.socketPath], prefix: ["/usr/bin/env", "python3"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        for check in ["SetContent/GetContent ok", "bad content refused ok", "guarded Dismiss refused ok", "forced Dismiss ok"] {
+            #expect(result.stdout.contains(check), "\(result.stdout)\(result.stderr)")
+        }
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func aReorderOnTheDaemonReachesMonitorAndGetContent() throws {
+        // The configuration gives the content; the recording waits for the subscriber (the
+        // daemon says READY before it plays), then holds row 1 and drags it down two rows.
+        let config = try temporaryFile("content.yaml", """
+            content:
+              title: Menu
+              items:
+                - {id: a, label: Alpha}
+                - {id: b, label: Beta}
+                - {id: c, label: Gamma}
+                - {id: d, label: Delta}
+            """)
+        var r = SyntheticRecording()
+        r.report()  // the recording's time starts here
+        r.at(2)
+        r.down(slot: 0, x: 300, y: 1016 + 56 + 28)
+        r.report()
+        r.wait(0.3)
+        for index in 1...30 {
+            r.wait(0.01)
+            r.move(slot: 0, x: 300, y: 1016 + 56 + 28 + Int32(index * 4))
+            r.report()
+        }
+        r.up(slot: 0)
+        r.report()
+        let recording = try temporaryFile("reorder.evemu", r.evemu())
+        let daemon = try RunningDaemon(["--config", config, "--input", "replay:\(recording)@1"])
+        let client = try daemon.client()
+        var events: [SheetEvent] = []
+        var sawLifted = false
+        try client.monitor { update, _ in
+            events += update.events
+            if let lifted = update.state.list?.lifted, lifted.scale > 1.1 { sawLifted = true }
+            return !events.contains { $0.name == "reorder-ended" }
+        }
+        #expect(events.map(\.name) == ["reorder-began", "reorder-moved", "reorder-moved", "reorder-ended"])
+        #expect(events.last?.order == ["a", "c", "d", "b"])
+        #expect(sawLifted, "the state carries the lifted item")
+        #expect(try daemon.client().content().items.map(\.id) == ["a", "c", "d", "b"])
+        #expect(daemon.stop() == 0)
     }
 }
