@@ -18,9 +18,6 @@ public struct Settings: Sendable {
     public var logLevel = "info"
     /// What the sheet holds when no client has said (a kiosk's menu): `content:`.
     public var content: SheetContent?
-    /// Where the daemon keeps the content, the order and the resting detent across restarts
-    /// (`state-directory`; systemd's `StateDirectory=` sets `STATE_DIRECTORY`). Nil: nowhere.
-    public var stateDirectory: String?
 
     public init() {}
 
@@ -32,7 +29,6 @@ public struct Settings: Sendable {
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
         "item-height", "item-long-press", "content",
         "input", "seat", "socket", "socket-mode", "socket-group", "max-connections", "client-stall-timeout", "log-level",
-        "state-directory",
     ]
 
     /// Sets one key from its text form; the error is the reason only (the caller adds where).
@@ -79,11 +75,7 @@ public struct Settings: Sendable {
             engine.gestures.itemLongPressSeconds = try number(0.05...10, "seconds")
         case "content":
             content = try ContentFile.contentOrReason(text: value)
-        case "state-directory":
-            guard value.hasPrefix("/"), value.utf8.count < 4096 else {
-                throw SettingError("`state-directory` wants an absolute path; got `\(value)`")
-            }
-            stateDirectory = value
+
         case "input":
             guard value.hasPrefix("udev:") || value == "udev" || value.hasPrefix("path:") || value.hasPrefix("replay:") else {
                 throw SettingError("`input` wants udev[:SEAT], path:DEV[,DEV...] or replay:FILE[@SPEED]; got `\(value)`")

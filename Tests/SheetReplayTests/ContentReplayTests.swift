@@ -280,6 +280,18 @@ import SheetRecordings
         #expect(engine.sheet.targetDetentIndex == engine.sheet.detents.hiddenIndex)
     }
 
+    @Test func realFastTapsOnARowTapTheItemsUnderThem() throws {
+        // Nine real taps at y 912…1056 px; with half at 45 % (864) the rows start at 920, so the
+        // tap at 912 is on the title bar and the others on the first three rows.
+        var replayOptions = options(touches: false)
+        replayOptions.engine.sheet.detents.append(DetentSpec(name: "half", position: .fractionOfHeight(0.45)))
+        replayOptions.content = Self.content(9)
+        let run = try replay(path: trace("ts-atmel-maxtouch.1-finger-fast-taps.evemu"), replayOptions)
+        #expect(events(run, "item-tapped").map { $0["item"] as? String }
+            == ["item-0", "item-0", "item-1", "item-1", "item-1", "item-1", "item-2", "item-1"])
+        #expect(run.lastSheet?["detent"] as? String == "half")
+    }
+
     // MARK: Output
 
     @Test func theSummaryCarriesTheFinalOrderAndTheSameBytesEveryTime() throws {
