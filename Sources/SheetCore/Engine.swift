@@ -310,8 +310,7 @@ public struct Engine: Sendable {
                     break
                 }
             case .primaryDown(let point, let time):
-                let shown: Bool = if case .resting(let detent) = sheet.state { detent != sheet.detents.hiddenIndex } else { false }
-                sequenceBeganAtRest = shown && list.state.kind == .idle
+                sequenceBeganAtRest = sheet.state.kind == .resting && sheet.isShown && list.state.kind == .idle
                 panRoute = .sheet
                 feedSheet(.touchDown(points(point), source, time), into: &out)
                 feedList(.touchDown(time), into: &out)
@@ -378,12 +377,8 @@ public struct Engine: Sendable {
     }
 
     private func beginsNestedPan(at start: Point, translation: Vector) -> Bool {
-        guard source == .touchscreen, list.scrolls, abs(translation.dy) >= abs(translation.dx) else { return false }
-        switch sheet.state {
-        case .resting(let detent): guard detent != sheet.detents.hiddenIndex else { return false }
-        case .dragging: break
-        case .settling: return false
-        }
+        guard source == .touchscreen, list.scrolls, abs(translation.dy) >= abs(translation.dx),
+              sheet.state.kind != .settling, sheet.isShown else { return false }
         return list.isOnList(start, cardTop: sheet.top)
     }
 

@@ -61,9 +61,12 @@ public struct Tween: Sendable, Equatable {
     public var isMoving: Bool { animation != nil }
 
     public func value(at time: Timestamp) -> Double {
-        guard let animation else { return restValue }
-        return animation.sample(after: time.seconds(since: startedAt), restDistance: restDistance,
-                                restSpeed: restDistance * 60).value
+        sample(at: time)?.value ?? restValue
+    }
+
+    /// Rest speed: the rest distance per 60 Hz frame.
+    private func sample(at time: Timestamp) -> (value: Double, velocity: Double, finished: Bool)? {
+        animation?.sample(after: time.seconds(since: startedAt), restDistance: restDistance, restSpeed: restDistance * 60)
     }
 
     /// Starts `animation` at `time` (it should begin where the value is now).
@@ -76,10 +79,8 @@ public struct Tween: Sendable, Equatable {
     /// Ends the animation when it is over; returns whether it still moves.
     @discardableResult
     public mutating func settle(at time: Timestamp) -> Bool {
-        guard let animation else { return false }
-        let sample = animation.sample(after: time.seconds(since: startedAt), restDistance: restDistance,
-                                      restSpeed: restDistance * 60)
-        if sample.finished { self.animation = nil }
+        guard let sample = sample(at: time) else { return false }
+        if sample.finished { animation = nil }
         return !sample.finished
     }
 

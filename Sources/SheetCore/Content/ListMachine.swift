@@ -51,8 +51,8 @@ public struct ListMachine: Sendable {
 
     public enum State: Sendable, Equatable {
         case idle
-        /// A finger scrolls the list: the offset before the rubber band.
-        case scrolling(rawOffset: Double)
+        /// A finger scrolls the list (the engine keeps its raw offset, before the rubber band).
+        case scrolling
         case flinging(Fling)
         case reordering(Reorder)
 
@@ -167,7 +167,6 @@ public struct ListMachine: Sendable {
             }
         }
         order = valid ? requested! : Array(0..<count)
-        order.reserveCapacity(count)
         orderRevision += 1
         state = .idle
         lifted = nil
@@ -180,12 +179,14 @@ public struct ListMachine: Sendable {
     public var count: Int { order.count }
     private var rowHeight: Double { configuration.itemHeightInPoints }
 
+    /// The list's height on the screen with the card at its highest detent.
+    private var visibleHeight: Double {
+        max(screen.heightInPoints - topmostTop - configuration.titleBarHeightInPoints, 0)
+    }
+
     /// How far the list can scroll: its height past what fits under the title bar with the
     /// card at its highest detent.
-    public var maximumOffset: Double {
-        let visible = screen.heightInPoints - topmostTop - configuration.titleBarHeightInPoints
-        return max(0, Double(order.count) * rowHeight - max(visible, 0))
-    }
+    public var maximumOffset: Double { max(0, Double(order.count) * rowHeight - visibleHeight) }
 
     /// The list is longer than the card shows: pans on it scroll.
     public var scrolls: Bool { maximumOffset > 0 }
@@ -246,7 +247,7 @@ public struct ListMachine: Sendable {
         case (.idle, .touchDown), (.idle, .release), (.idle, .cancel), (.idle, .holdMoved):
             return .none
         case (.idle, .scroll(let raw, _)):
-            state = .scrolling(rawOffset: raw)
+            state = .scrolling
             return setOffset(rubberBanded(raw))
         case (.idle, .hold(let point, let cardTop, let time)):
             return pickUp(at: point, cardTop: cardTop, time: time, into: &out)
@@ -257,12 +258,12 @@ public struct ListMachine: Sendable {
         case (.scrolling, .touchDown), (.scrolling, .hold), (.scrolling, .holdMoved):
             return .none
         case (.scrolling, .scroll(let raw, _)):
-            state = .scrolling(rawOffset: raw)
+            state = .scrolling
             return setOffset(rubberBanded(raw))
-        case (.scrolling(let raw), .release(let velocity, let time)):
-            return letGo(raw: raw, velocity: velocity, at: time)
-        case (.scrolling(let raw), .cancel(let time)):
-            return letGo(raw: raw, velocity: 0, at: time)
+        case (.scrolling, .release(let velocity, let time)):
+            return letGo(velocity: velocity, at: time)
+        case (.scrolling, .cancel(let time)):
+            return letGo(velocity: 0, at: time)
         case (.scrolling, .frame(let time)):
             return animate(at: time)
 
@@ -277,7 +278,7 @@ public struct ListMachine: Sendable {
             }
             return setOffset(position)
         case (.flinging, .scroll(let raw, _)):
-            state = .scrolling(rawOffset: raw)
+            state = .scrolling
             return setOffset(rubberBanded(raw))
         case (.flinging, .release), (.flinging, .cancel), (.flinging, .hold), (.flinging, .holdMoved):
             return .none
@@ -308,11 +309,9 @@ public struct ListMachine: Sendable {
     /// the list shows.
     public func rubberBanded(_ raw: Double) -> Double {
         let maximum = maximumOffset
-        let dimension = max(screen.heightInPoints - topmostTop - configuration.titleBarHeightInPoints, 1)
-        let c = sheet.rubberBandCoefficient
-        func band(_ x: Double) -> Double { (1 - 1 / (x * c / dimension + 1)) * dimension }
-        if raw > maximum { return maximum + band(raw - maximum) }
-        if raw < 0 { return -band(-raw) }
+        let band = RubberBand(coefficient: sheet.rubberBandCoefficient, dimension: max(visibleHeight, 1))
+        if raw > maximum { return maximum + band.offset(raw - maximum) }
+        if raw < 0 { return -band.offset(-raw) }
         return raw
     }
 
@@ -326,7 +325,7 @@ public struct ListMachine: Sendable {
     private var restSpeed: Double { sheet.springRestPixelsPerSecond / screen.scale }
     private var restDistance: Double { sheet.springRestDistanceInPixels / screen.scale }
 
-    private mutating func letGo(raw: Double, velocity: Double, at time: Timestamp) -> Effect {
+    private mutating func letGo(velocity: Double, at time: Timestamp) -> Effect {
         let shown = offset
         if shown < 0 || shown > maximumOffset {
             return startBounce(from: shown, velocity: velocity, at: time)

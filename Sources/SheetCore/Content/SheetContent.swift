@@ -67,6 +67,35 @@ public struct SheetContent: Hashable, Sendable {
     }
 }
 
+/// A change to the content, as `SetContent` asks for it: each field given replaces the current
+/// one; nil keeps it. New items reset the list's order.
+public struct ContentChange: Sendable, Equatable {
+    public var title: String?
+    public var items: [SheetItem]?
+    public var guarded: Bool?
+
+    public init(title: String? = nil, items: [SheetItem]? = nil, guarded: Bool? = nil) {
+        self.title = title
+        self.items = items
+        self.guarded = guarded
+    }
+
+    /// Every field given.
+    public init(_ content: SheetContent) {
+        self.init(title: content.title, items: content.items, guarded: content.guarded)
+    }
+
+    /// The first limit a given field breaks (each field's limits stand alone, so the change
+    /// applied to any valid content is valid).
+    public func problem() -> ContentProblem? {
+        SheetContent(title: title ?? "", items: items ?? []).problem()
+    }
+
+    public func applied(to content: SheetContent) -> SheetContent {
+        SheetContent(title: title ?? content.title, items: items ?? content.items, guarded: guarded ?? content.guarded)
+    }
+}
+
 /// Why content was refused: the field, the item's index when it is an item's, and the reason.
 /// Example: `items[3].id: the same as item 1's`.
 public struct ContentProblem: Error, Hashable, Sendable, CustomStringConvertible {

@@ -184,8 +184,8 @@ public struct GestureArena: Sendable {
             break
         }
 
+        // Off (no items), an idle hold never starts; one under way finishes its sequence.
         guard itemHoldEnabled || itemHold.state != .idle else { return }
-        if case .down = event, !itemHoldEnabled { return }
         switch itemHold.handle(event) {
         case .recognized(let point, let time):
             out.append(.primaryHeld(point, time))

@@ -91,6 +91,30 @@ public struct Spring: Hashable, Sendable {
     }
 }
 
+/// UIScrollView's rubber band past an edge: `(1 − 1/(x·c/d + 1))·d` for an overshoot x over a
+/// dimension d, slope c at the edge and never reaching d (c = 0.55, as quoted by FloatingPanel).
+/// The sheet bands over the screen's height, the list over the height it shows.
+public struct RubberBand: Sendable, Hashable {
+    public var coefficient: Double
+    public var dimension: Double
+
+    public init(coefficient: Double, dimension: Double) {
+        self.coefficient = coefficient
+        self.dimension = dimension
+    }
+
+    /// How far the banded value moves for `overshoot` of raw travel.
+    public func offset(_ overshoot: Double) -> Double {
+        (1 - 1 / (overshoot * coefficient / dimension + 1)) * dimension
+    }
+
+    /// The derivative: `c/(x·c/d + 1)²`.
+    public func slope(_ overshoot: Double) -> Double {
+        let k = overshoot * coefficient / dimension + 1
+        return coefficient / (k * k)
+    }
+}
+
 /// How the card moves on its own toward a detent.
 public enum SheetAnimation: Hashable, Sendable {
     /// A fixed-duration curve from `from` to `to` (the tutorials' UIView animations).

@@ -223,7 +223,8 @@ public struct SheetMachine: Sendable {
         return nil
     }
 
-    private var isShown: Bool {
+    /// At, or on its way to, a detent other than hidden (or held by a finger).
+    public var isShown: Bool {
         switch state {
         case .resting(let detent): return detent != detents.hiddenIndex
         case .dragging: return true
@@ -368,8 +369,8 @@ public struct SheetMachine: Sendable {
                 top = topmost  // the tutorial clamps at the expanded top
                 slope = 0
             case .projection:
-                top = topmost - rubberBand(topmost - raw)
-                slope = rubberBandSlope(topmost - raw)
+                top = topmost - rubberBand.offset(topmost - raw)
+                slope = rubberBand.slope(topmost - raw)
             }
         }
         if top > height {
@@ -385,17 +386,9 @@ public struct SheetMachine: Sendable {
         return changed ? .changed : .none
     }
 
-    /// UIScrollView's rubber band: `(1 − 1/(x·c/d + 1))·d`; slope c at 0, never reaching d.
-    private func rubberBand(_ overshoot: Double) -> Double {
-        let d = height, c = configuration.rubberBandCoefficient
-        return (1 - 1 / (overshoot * c / d + 1)) * d
-    }
-
-    /// The rubber band's derivative: `c/(x·c/d + 1)²`.
-    private func rubberBandSlope(_ overshoot: Double) -> Double {
-        let d = height, c = configuration.rubberBandCoefficient
-        let k = overshoot * c / d + 1
-        return c / (k * k)
+    /// The drag's rubber band above the top detent, over the screen's height.
+    private var rubberBand: RubberBand {
+        RubberBand(coefficient: configuration.rubberBandCoefficient, dimension: height)
     }
 
     // MARK: Releasing
