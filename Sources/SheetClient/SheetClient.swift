@@ -178,15 +178,9 @@ public final class SheetClient {
         _ = try method("Dismiss", force ? ["force": .bool(true)] : [:])
     }
 
-    /// Replaces what the sheet holds; fields left nil keep their value.
-    public func setContent(title: String? = nil, items: [SheetItem]? = nil, guarded: Bool? = nil) throws(ClientError) {
-        var parameters: [String: JSONValue] = [:]
-        if let title { parameters["title"] = .string(title) }
-        if let guarded { parameters["guarded"] = .bool(guarded) }
-        if let items {
-            parameters["items"] = .array(items.map { .object(["id": .string($0.id), "label": .string($0.label)]) })
-        }
-        _ = try method("SetContent", parameters)
+    /// Changes what the sheet holds; fields the change leaves nil keep their value.
+    public func setContent(_ change: ContentChange) throws(ClientError) {
+        _ = try method("SetContent", change.parameters)
     }
 
     /// What the sheet holds, its items in the list's current order.

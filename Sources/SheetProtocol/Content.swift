@@ -2,26 +2,25 @@ import SheetCore
 
 // The content on the wire: `SheetContent` and its events, with items named by their ids.
 
-extension SheetContent {
-    /// Reads `SetContent`'s parameters over `self`: `title`, `items` and `guarded` each
-    /// replace what is there when given; absent or null keep it. Wrong types and broken limits
-    /// are a `ContentProblem` naming the field and the item's index.
-    public func updated(with parameters: JSONValue) throws(ContentProblem) -> (content: SheetContent, itemsGiven: Bool) {
-        var content = self
+extension ContentChange {
+    /// Reads `SetContent`'s parameters: `title`, `items` and `guarded`, each absent or null
+    /// when it is to stay. Wrong types and broken limits are a `ContentProblem` naming the
+    /// field and the item's index.
+    public init(json parameters: JSONValue) throws(ContentProblem) {
+        self.init()
         guard case .object = parameters else { throw ContentProblem(field: "parameters", index: nil, reason: "not an object") }
         if let title = parameters["title"], !title.isNull {
             guard let text = title.stringValue else { throw ContentProblem(field: "title", index: nil, reason: "not a string") }
-            content.title = text
+            self.title = text
         }
         if let guarded = parameters["guarded"], !guarded.isNull {
             guard let flag = guarded.boolValue else { throw ContentProblem(field: "guarded", index: nil, reason: "not a boolean") }
-            content.guarded = flag
+            self.guarded = flag
         }
-        var itemsGiven = false
         if let items = parameters["items"], !items.isNull {
             guard case .array(let list) = items else { throw ContentProblem(field: "items", index: nil, reason: "not an array") }
-            guard list.count <= Limits.items else {
-                throw ContentProblem(field: "items", index: nil, reason: "more than \(Limits.items) items")
+            guard list.count <= SheetContent.Limits.items else {
+                throw ContentProblem(field: "items", index: nil, reason: "more than \(SheetContent.Limits.items) items")
             }
             var parsed: [SheetItem] = []
             parsed.reserveCapacity(list.count)
@@ -39,13 +38,24 @@ extension SheetContent {
                 }
                 parsed.append(SheetItem(id: id, label: label))
             }
-            content.items = parsed
-            itemsGiven = true
+            self.items = parsed
         }
-        if let problem = content.problem() { throw problem }
-        return (content, itemsGiven)
+        if let problem = problem() { throw problem }
     }
 
+    /// `SetContent`'s parameters: the fields given.
+    public var parameters: [String: JSONValue] {
+        var parameters: [String: JSONValue] = [:]
+        if let title { parameters["title"] = .string(title) }
+        if let guarded { parameters["guarded"] = .bool(guarded) }
+        if let items {
+            parameters["items"] = .array(items.map { .object(["id": .string($0.id), "label": .string($0.label)]) })
+        }
+        return parameters
+    }
+}
+
+extension SheetContent {
     /// `{"title":…,"items":[{"id":…,"label":…}…],"guarded":…}`, the items in `order`
     /// (positions → indices into `items`; the given order when nil).
     public func write(to w: inout JSONWriter, order: [Int]? = nil) {
@@ -69,7 +79,7 @@ extension SheetContent {
     /// Reads what `write` wrote (a client's side of `GetContent`).
     public init(json: JSONValue) throws(ProtocolError) {
         do {
-            self = try SheetContent.empty.updated(with: json).content
+            self = try ContentChange(json: json).applied(to: .empty)
         } catch {
             throw ProtocolError("content: \(error)")
         }
@@ -78,7 +88,7 @@ extension SheetContent {
 
 /// A content event as a client reads it: `{"event":"reorder-moved","item":"wifi","from":2,"to":3}`.
 /// Items are named by id; `order` lists ids.
-public struct SheetEvent: Sendable, Equatable {
+public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
     /// `item-tapped`, `reorder-began`, `reorder-moved`, `reorder-ended` or `dismiss-attempted`.
     public var name: String
     public var item: String?
@@ -123,7 +133,14 @@ public struct SheetEvent: Sendable, Equatable {
     }
 
     public func write(to w: inout JSONWriter) {
-        w.append("{\"event\":")
+        w.append(UInt8(ascii: "{"))
+        writeFields(to: &w)
+        w.append(UInt8(ascii: "}"))
+    }
+
+    /// The members without the braces, for a line that adds its own (`sheetctl replay`).
+    public func writeFields(to w: inout JSONWriter) {
+        w.append("\"event\":")
         w.appendString(name)
         if let item {
             w.append(",\"item\":")
@@ -153,7 +170,17 @@ public struct SheetEvent: Sendable, Equatable {
             w.append(",\"cause\":")
             w.appendString(cause)
         }
-        w.append(UInt8(ascii: "}"))
+    }
+
+    /// For people: `reorder-moved wifi 1 → 2`, `dismiss-attempted dim-tap`.
+    public var description: String {
+        var text = name
+        if let item { text += " \(item)" }
+        if let index { text += " at \(index)" }
+        if let from, let to { text += " \(from) → \(to)" }
+        if let order { text += " order \(order.joined(separator: ","))" }
+        if let cause { text += " \(cause)" }
+        return text
     }
 
     public init(json: JSONValue) throws(ProtocolError) {

@@ -29,6 +29,9 @@ public final class OutputBuffer {
 
     func append(_ string: String) { writer.appendRaw(string) }
 
+    /// Lets a protocol type write itself into the line.
+    func appendWritten(_ body: (inout JSONWriter) -> Void) { body(&writer) }
+
     /// Ends a line and flushes if the buffer is full.
     func endLine() throws {
         writer.append(0x0A)

@@ -1,4 +1,5 @@
 import SheetCore
+import SheetProtocol
 import SheetRecordings
 
 /// Formats engine outputs as JSON lines or as a text log.
@@ -274,71 +275,21 @@ struct Printer {
         output.append("]")
     }
 
+    /// The content's event, named as on the socket (`SheetEvent`).
     private func event(_ report: ContentEventReport) throws {
         let o = output
+        let event = SheetEvent(report.event, content: options.content ?? .empty)
         switch options.format {
         case .json:
             o.append("{\"kind\":\"event\",\"t\":")
             time(report.time)
-            o.append(",\"event\":\"")
-            o.append(report.event.name)
-            o.append("\"")
-            switch report.event {
-            case .itemTapped(let item):
-                o.append(",\"item\":")
-                appendItem(item)
-            case .reorderBegan(let item, let index):
-                o.append(",\"item\":")
-                appendItem(item)
-                o.append(",\"index\":")
-                o.appendInteger(Int64(index))
-            case .reorderMoved(let item, let from, let to):
-                o.append(",\"item\":")
-                appendItem(item)
-                o.append(",\"from\":")
-                o.appendInteger(Int64(from))
-                o.append(",\"to\":")
-                o.appendInteger(Int64(to))
-            case .reorderEnded(let item, let order):
-                o.append(",\"item\":")
-                appendItem(item)
-                o.append(",\"order\":")
-                appendOrder(order)
-            case .dismissAttempted(let cause):
-                o.append(",\"cause\":\"")
-                o.append(cause.name)
-                o.append("\"")
-            }
+            o.append(",")
+            o.appendWritten { event.writeFields(to: &$0) }
             o.append("}")
         case .text:
             time(report.time)
             o.append(" event: ")
-            o.append(report.event.name)
-            switch report.event {
-            case .itemTapped(let item):
-                o.append(" ")
-                appendItem(item)
-            case .reorderBegan(let item, let index):
-                o.append(" ")
-                appendItem(item)
-                o.append(" at ")
-                o.appendInteger(Int64(index))
-            case .reorderMoved(let item, let from, let to):
-                o.append(" ")
-                appendItem(item)
-                o.append(" ")
-                o.appendInteger(Int64(from))
-                o.append(" → ")
-                o.appendInteger(Int64(to))
-            case .reorderEnded(let item, let order):
-                o.append(" ")
-                appendItem(item)
-                o.append(" order ")
-                appendOrder(order)
-            case .dismissAttempted(let cause):
-                o.append(" ")
-                o.append(cause.name)
-            }
+            o.append(event.description)
         }
         try o.endLine()
     }

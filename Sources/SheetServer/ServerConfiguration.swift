@@ -55,8 +55,8 @@ public enum ControlRequest: Sendable, Equatable {
     case dismiss(force: Bool)
     case setDetent(String)
     case setScreen(width: Int, height: Int, scale: Double?)
-    /// Each field given replaces the current one; already held to `SheetContent`'s limits.
-    case setContent(title: String?, items: [SheetItem]?, guarded: Bool?)
+    /// Already held to `SheetContent`'s limits.
+    case setContent(ContentChange)
 
     public var methodName: String {
         switch self {

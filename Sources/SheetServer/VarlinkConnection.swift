@@ -290,16 +290,14 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             if let force, !force.isNull, force.boolValue == nil { return invalidParameter("force", call, context: context) }
             control(.dismiss(force: force?.boolValue ?? false), call, context: context)
         case "SetContent":
-            let content: SheetContent
+            let change: ContentChange
             do {
-                content = try SheetContent.empty.updated(with: parameters).content
+                change = try ContentChange(json: parameters)
             } catch {
                 logger.notice("\(who): SetContent refused: \(error)")
                 return invalidParameter(error.path, call, context: context)
             }
-            func given(_ key: String) -> Bool { parameters[key].map { !$0.isNull } ?? false }
-            control(.setContent(title: given("title") ? content.title : nil, items: given("items") ? content.items : nil,
-                                guarded: given("guarded") ? content.guarded : nil), call, context: context)
+            control(.setContent(change), call, context: context)
         case "GetContent":
             guard !call.oneway else { return }
             let (content, order) = server.delegate.content()

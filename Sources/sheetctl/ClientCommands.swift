@@ -102,7 +102,7 @@ struct WatchCommand: ParsableCommand {
                     var line = "#\(update.sequence)  \(describe(update.state))"
                     if let gesture = update.gesture { line += "  [\(gesture.kind) \(gesture.phase)]" }
                     try writeLine(Array(line.utf8))
-                    for event in update.events { try writeLine(Array("   event: \(describe(event))".utf8)) }
+                    for event in update.events { try writeLine(Array("   event: \(event)".utf8)) }
                 }
                 seen += 1
                 if let count, seen >= count { return false }
@@ -164,17 +164,6 @@ struct DismissCommand: ParsableCommand {
     }
 }
 
-/// An event for people: `reorder-moved wifi 2 → 3`.
-func describe(_ event: SheetEvent) -> String {
-    var text = event.name
-    if let item = event.item { text += " \(item)" }
-    if let index = event.index { text += " at \(index)" }
-    if let from = event.from, let to = event.to { text += " \(from) → \(to)" }
-    if let order = event.order { text += " order \(order.joined(separator: ","))" }
-    if let cause = event.cause { text += " \(cause)" }
-    return text
-}
-
 struct ContentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "content", abstract: "Show what the sheet holds (GetContent), or set it.",
@@ -222,34 +211,31 @@ struct SetContentCommand: ParsableCommand {
     @Option(help: "true: unsaved changes (a user cannot dismiss); false: none.")
     var guarded: Bool?
 
-    func request() throws -> (title: String?, items: [SheetItem]?, guarded: Bool?) {
-        var title: String?, items: [SheetItem]?, guarded: Bool?
+    func change() throws -> ContentChange {
+        var change = ContentChange()
         if let file {
-            let content: SheetContent
-            do { content = try ContentFile.load(path: file) } catch { throw ValidationError("\(error)") }
-            (title, items, guarded) = (content.title, content.items, content.guarded)
+            do { change = ContentChange(try ContentFile.load(path: file)) } catch { throw ValidationError("\(error)") }
         }
-        if let flag = self.title { title = flag }
-        if !self.items.isEmpty {
-            items = try self.items.map { text in
+        if let title { change.title = title }
+        if !items.isEmpty {
+            change.items = try items.map { text in
                 guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
                     throw ValidationError("--item wants ID=LABEL; got `\(text)`")
                 }
                 return SheetItem(id: String(text[..<equals]), label: String(text[text.index(after: equals)...]))
             }
         }
-        if let flag = self.guarded { guarded = flag }
-        let check = SheetContent(title: title ?? "", items: items ?? [], guarded: guarded ?? false)
-        if let problem = check.problem() { throw ValidationError("\(problem)") }
-        return (title, items, guarded)
+        if let guarded { change.guarded = guarded }
+        if let problem = change.problem() { throw ValidationError("\(problem)") }
+        return change
     }
 
-    func validate() throws { _ = try request() }
+    func validate() throws { _ = try change() }
 
     func run() throws {
-        let (title, items, guarded) = try request()
+        let change = try change()
         let client = try connection.connect()
-        try talking { try client.setContent(title: title, items: items, guarded: guarded) }
+        try talking { try client.setContent(change) }
     }
 }
 

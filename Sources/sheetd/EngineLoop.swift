@@ -355,12 +355,9 @@ final class EngineLoop: @unchecked Sendable {
             engine.perform(.present(detent), at: now, into: &outputs)
         case .dismiss(let force):
             if engine.perform(.dismiss(force: force), at: now, into: &outputs) == .guarded { return .guarded }
-        case .setContent(let title, let items, let guarded):
-            var content = engine.content
-            if let title { content.title = title }
-            if let guarded { content.guarded = guarded }
-            if let items {
-                content.items = items
+        case .setContent(let change):
+            let content = change.applied(to: engine.content)
+            if change.items != nil {
                 engine.setContent(content, at: now, into: &outputs)
             } else {
                 engine.setContent(content, order: engine.list.order, scrollInPoints: engine.list.offset, at: now, into: &outputs)
