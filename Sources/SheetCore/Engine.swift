@@ -36,8 +36,6 @@ public struct SheetSnapshot: Sendable, Equatable {
     public var progress: Double
     public var velocityInPixelsPerSecond: Double
     public var cause: SheetCause
-    /// The list's scroll and what is drawn away from rest; nil while the sheet has no items.
-    public var list: ListSnapshot?
 }
 
 /// What one step of the engine produced, in order.
@@ -45,6 +43,8 @@ public enum EngineOutput: Sendable, Equatable {
     case touch(TouchReport)
     case gesture(GestureEvent)
     case sheet(SheetSnapshot)
+    /// While the sheet has items: the list as drawn with the `sheet` state that follows it.
+    case list(ListSnapshot)
     case transition(SheetTransition)
     /// Something the content's client hears: an item tapped, a reorder, a dismissal refused.
     case content(ContentEventReport)
@@ -72,6 +72,7 @@ public struct Engine: Sendable {
     private var arenaScratch: [ArenaOutput] = []
     private var source: TouchSource = .touchscreen
     private var lastPublished: SheetSnapshot?
+    private var lastPublishedList: ListSnapshot?
     private let pointsPerPixel: Double
     private var listScratch: [ContentEventReport] = []
     /// Who the current pan moves: the sheet alone, or the list and the sheet in turn.
@@ -130,16 +131,23 @@ public struct Engine: Sendable {
             detent: sheet.detentIndex.map { sheet.detents[$0].name },
             target: sheet.targetDetentIndex.map { sheet.detents[$0].name },
             topInPixels: sheet.top * scale, dim: sheet.dim, progress: sheet.progress,
-            velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
-            list: content.items.isEmpty ? nil : list.snapshot(at: time))
+            velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause)
+    }
+
+    /// The list as it is drawn now, stamped `time`; nil while the sheet has no items.
+    public func listSnapshot(at time: Timestamp) -> ListSnapshot? {
+        content.items.isEmpty ? nil : list.snapshot(at: time)
     }
 
     /// Gives the sheet new content, with the list in `order` (indices into its items; the
     /// given order when it is not a permutation) scrolled to `scrollInPoints`. A reorder in
-    /// progress ends. The caller validates: see `SheetContent.problem()`.
+    /// progress ends. The caller validates (`SheetContent.problem()`); items past the limit
+    /// are left out here all the same, so that nothing a caller passes can trap the core.
     public mutating func setContent(_ content: SheetContent, order: [Int]? = nil, scrollInPoints: Double = 0,
                                     at time: Timestamp, into out: inout [EngineOutput]) {
         advance(to: time, into: &out)
+        var content = content
+        if content.items.count > SheetContent.Limits.items { content.items.removeLast(content.items.count - SheetContent.Limits.items) }
         self.content = content
         sheet.guarded = content.guarded
         list.setItems(count: content.items.count, order: order, offset: scrollInPoints)
@@ -426,18 +434,21 @@ public struct Engine: Sendable {
 
     /// Emits the sheet's state unless it looks the same as the last one published (to the
     /// hundredth of a pixel, the ten-thousandth of dim and the tenth of a pixel per second, the
-    /// precision of the output).
+    /// precision of the output), the list's first while the sheet has items.
     private mutating func publish(at time: Timestamp, into out: inout [EngineOutput]) {
         let snapshot = snapshot(at: time)
+        let listSnapshot = listSnapshot(at: time)
         if let last = lastPublished, last.state == snapshot.state, last.detent == snapshot.detent,
            last.target == snapshot.target,
            (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),
            (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded(),
            (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded(),
-           last.list == snapshot.list {
+           lastPublishedList == listSnapshot {
             return
         }
         lastPublished = snapshot
+        lastPublishedList = listSnapshot
+        if let listSnapshot { out.append(.list(listSnapshot)) }
         out.append(.sheet(snapshot))
     }
 }

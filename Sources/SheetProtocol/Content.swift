@@ -227,12 +227,14 @@ public struct ListState: Sendable, Equatable {
 
     /// The core's snapshot, in pixels, items named from `content`.
     public init(_ list: ListSnapshot, content: SheetContent, scale: Double) {
-        func id(_ index: Int) -> String { index >= 0 && index < content.items.count ? content.items[index].id : "" }
-        self.init(scrollInPixels: list.scrollInPoints * scale, orderRevision: list.orderRevision,
-                  lifted: list.lifted.map { Lifted(item: id($0.item), index: $0.position, offsetInPixels: $0.offsetInPoints * scale,
-                                                   scale: $0.scale, opacity: $0.opacity) },
-                  othersScale: list.othersScale,
-                  moving: list.moving.map { Moving(item: id($0.item), index: $0.position, offsetInPixels: $0.offsetInPoints * scale) })
+        func id(_ index: UInt16) -> String { Int(index) < content.items.count ? content.items[Int(index)].id : "" }
+        self.init(scrollInPixels: list.scrollInPoints * scale, orderRevision: Int(list.orderRevision),
+                  lifted: list.lifted.map { Lifted(item: id($0.item), index: Int($0.position),
+                                                   offsetInPixels: Double($0.offsetInPoints) * scale,
+                                                   scale: Double($0.scale), opacity: Double($0.opacity)) },
+                  othersScale: Double(list.othersScale),
+                  moving: list.moving.map { Moving(item: id($0.item), index: Int($0.position),
+                                                   offsetInPixels: Double($0.offsetInPoints) * scale) })
     }
 
     public func write(to w: inout JSONWriter) {
@@ -286,7 +288,7 @@ public struct ListState: Sendable, Equatable {
         }
         var moving: [Moving] = []
         if case .array(let list)? = json["moving"] {
-            for value in list.prefix(InlineFour<MovingItem>.capacity) {
+            for value in list.prefix(MovingItems.capacity) {
                 moving.append(Moving(item: value["item"]?.stringValue ?? "", index: try integer(value, "index"),
                                      offsetInPixels: try number(value, "offset")))
             }

@@ -9,6 +9,8 @@ struct Printer {
     /// Sees every sheet state as it is printed (pictures of a replay).
     let observer: ((SheetSnapshot) throws -> Void)?
     private(set) var lastSheet: SheetSnapshot?
+    /// The list that goes with the next sheet state (the engine emits it just before).
+    private var pendingList: ListSnapshot?
     private var scale: Double { options.engine.screen.scale }
 
     init(output: OutputBuffer, options: ReplayOptions, observer: ((SheetSnapshot) throws -> Void)? = nil) {
@@ -75,10 +77,13 @@ struct Printer {
                     summary.gestures[gesture.kind, default: 0] += 1
                 }
                 if !options.summary { try self.gesture(gesture) }
+            case .list(let list):
+                pendingList = list
             case .sheet(let sheet):
                 lastSheet = sheet
                 try observer?(sheet)
-                if !options.summary && options.format == .json { try self.sheet(sheet) }
+                if !options.summary && options.format == .json { try self.sheet(sheet, list: pendingList) }
+                pendingList = nil
             case .transition(let transition):
                 if !options.summary && options.format == .text { try self.transition(transition) }
             case .content(let report):
@@ -195,7 +200,7 @@ struct Printer {
         try o.endLine()
     }
 
-    private func sheet(_ sheet: SheetSnapshot) throws {
+    private func sheet(_ sheet: SheetSnapshot, list: ListSnapshot?) throws {
         let o = output
         o.append("{\"kind\":\"sheet\",\"t\":")
         time(sheet.time)
@@ -218,7 +223,7 @@ struct Printer {
         o.append(",\"cause\":\"")
         o.append(sheet.cause.name)
         o.append("\"")
-        if let list = sheet.list { self.list(list) }
+        if let list { self.list(list) }
         o.append("}")
         try o.endLine()
     }
@@ -230,31 +235,31 @@ struct Printer {
         o.append(list.scrollInPoints * scale, decimals: 2)
         if let lifted = list.lifted {
             o.append(",\"lifted\":{\"item\":")
-            appendItem(lifted.item)
+            appendItem(Int(lifted.item))
             o.append(",\"index\":")
             o.appendInteger(Int64(lifted.position))
             o.append(",\"offset\":")
-            o.append(lifted.offsetInPoints * scale, decimals: 2)
+            o.append(Double(lifted.offsetInPoints) * scale, decimals: 2)
             o.append(",\"scale\":")
-            o.append(lifted.scale, decimals: 4)
+            o.append(Double(lifted.scale), decimals: 4)
             o.append(",\"opacity\":")
-            o.append(lifted.opacity, decimals: 4)
+            o.append(Double(lifted.opacity), decimals: 4)
             o.append("}")
         }
         if list.othersScale != 1 {
             o.append(",\"othersScale\":")
-            o.append(list.othersScale, decimals: 4)
+            o.append(Double(list.othersScale), decimals: 4)
         }
         if !list.moving.isEmpty {
             o.append(",\"moving\":[")
             for (index, moving) in list.moving.enumerated() {
                 if index > 0 { o.append(",") }
                 o.append("{\"item\":")
-                appendItem(moving.item)
+                appendItem(Int(moving.item))
                 o.append(",\"index\":")
                 o.appendInteger(Int64(moving.position))
                 o.append(",\"offset\":")
-                o.append(moving.offsetInPoints * scale, decimals: 2)
+                o.append(Double(moving.offsetInPoints) * scale, decimals: 2)
                 o.append("}")
             }
             o.append("]")

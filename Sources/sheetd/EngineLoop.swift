@@ -397,12 +397,17 @@ final class EngineLoop: @unchecked Sendable {
 
     private func publishOutputs() {
         guard !outputs.isEmpty else { return }
-        var lastSheet: SheetSnapshot?
+        // A state and the list drawn with it (the engine emits the list just before).
+        var lastSheet: (SheetSnapshot, ListSnapshot?)?
+        var nextList: ListSnapshot?
         for output in outputs {
             switch output {
+            case .list(let list):
+                nextList = list
             case .sheet(let snapshot):
                 if let pending = lastSheet { publish(pending) }
-                lastSheet = snapshot
+                lastSheet = (snapshot, nextList)
+                nextList = nil
             case .gesture(let gesture):
                 if let pending = lastSheet { publish(pending); lastSheet = nil }
                 pendingGesture = Self.report(gesture)
@@ -420,12 +425,13 @@ final class EngineLoop: @unchecked Sendable {
         if let lastSheet {
             publish(lastSheet)
         } else if pendingGesture != nil || !pendingEvents.isEmpty {
-            publish(engine.snapshot(at: engineTime))
+            publish((engine.snapshot(at: engineTime), engine.listSnapshot(at: engineTime)))
         }
         outputs.removeAll(keepingCapacity: true)
     }
 
-    private func publish(_ snapshot: SheetSnapshot) {
+    private func publish(_ pair: (SheetSnapshot, ListSnapshot?)) {
+        let (snapshot, list) = pair
         sequence += 1
         let timestamp: Timestamp
         if replayingAsFastAsPossible {
@@ -434,13 +440,13 @@ final class EngineLoop: @unchecked Sendable {
             timestamp = monotonic(atEngine: snapshot.time)
         }
         let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
-                                   state: state(of: snapshot), gesture: pendingGesture, events: pendingEvents)
+                                   state: state(of: snapshot, list: list), gesture: pendingGesture, events: pendingEvents)
         pendingGesture = nil
         pendingEvents.removeAll(keepingCapacity: true)
         server?.publish(update)
     }
 
-    private func state(of snapshot: SheetSnapshot) -> SheetState {
+    private func state(of snapshot: SheetSnapshot, list: ListSnapshot?) -> SheetState {
         let configuration = engine.configuration
         let scale = configuration.screen.scale
         let phase: SheetPhase = switch snapshot.state {
@@ -459,7 +465,7 @@ final class EngineLoop: @unchecked Sendable {
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
             screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
             mover: mover, detents: detentPositions,
-            list: snapshot.list.map { ListState($0, content: engine.content, scale: scale) })
+            list: list.map { ListState($0, content: engine.content, scale: scale) })
     }
 
     static func positions(of engine: Engine) -> [SheetProtocol.DetentPosition] {

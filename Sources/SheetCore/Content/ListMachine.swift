@@ -128,7 +128,8 @@ public struct ListMachine: Sendable {
     // What is drawn away from rest.
     private var lifted: LiftedTween?
     private var othersScale: Tween
-    private var moving = InlineFour<MovingTween>()
+    /// The neighbours sliding after swaps, at most `MovingItems.capacity` (storage reserved once).
+    private var moving: [MovingTween] = []
 
     private struct LiftedTween: Sendable, Equatable {
         var item: Int
@@ -151,6 +152,7 @@ public struct ListMachine: Sendable {
         self.screen = screen
         self.topmostTop = topmostTop
         othersScale = Tween(value: 1, restDistance: 0.001)
+        moving.reserveCapacity(MovingItems.capacity)
     }
 
     // MARK: Content
@@ -170,7 +172,7 @@ public struct ListMachine: Sendable {
         orderRevision += 1
         state = .idle
         lifted = nil
-        moving.removeAll()
+        moving.removeAll(keepingCapacity: true)
         othersScale = Tween(value: 1, restDistance: 0.001)
         offset = min(max(newOffset.isFinite ? newOffset : 0, 0), maximumOffset)
         deadline = nil
@@ -210,16 +212,17 @@ public struct ListMachine: Sendable {
     public func snapshot(at time: Timestamp) -> ListSnapshot {
         var snapshot = ListSnapshot()
         snapshot.scrollInPoints = offset
-        snapshot.orderRevision = orderRevision
-        snapshot.othersScale = othersScale.value(at: time)
+        snapshot.orderRevision = UInt32(truncatingIfNeeded: orderRevision)
+        snapshot.othersScale = Float(othersScale.value(at: time))
+        // Items and positions are below 1,024 (`SheetContent.Limits.items`), so they fit UInt16.
         if let lifted {
-            snapshot.lifted = LiftedItem(item: lifted.item, position: lifted.position,
-                                         offsetInPoints: lifted.offset.value(at: time) + lifted.shift.value(at: time),
-                                         scale: lifted.scale.value(at: time), opacity: lifted.opacity.value(at: time))
+            snapshot.lifted = LiftedItem(item: UInt16(lifted.item), position: UInt16(lifted.position),
+                                         offsetInPoints: Float(lifted.offset.value(at: time) + lifted.shift.value(at: time)),
+                                         scale: Float(lifted.scale.value(at: time)), opacity: Float(lifted.opacity.value(at: time)))
         }
         for entry in moving {
-            snapshot.moving.append(MovingItem(item: entry.item, position: entry.position,
-                                              offsetInPoints: entry.offset.value(at: time)))
+            snapshot.moving.append(MovingItem(item: UInt16(entry.item), position: UInt16(entry.position),
+                                              offsetInPoints: Float(entry.offset.value(at: time))))
         }
         return snapshot
     }
@@ -382,7 +385,7 @@ public struct ListMachine: Sendable {
         guard let position = position(at: point, cardTop: cardTop) else { return .none }
         // A drop still in flight ends where it was going.
         lifted = nil
-        moving.removeAll()
+        moving.removeAll(keepingCapacity: true)
         let listTop = cardTop + configuration.titleBarHeightInPoints
         let item = order[position]
         let grab = point.y - listTop + offset - Double(position) * rowHeight
@@ -469,7 +472,7 @@ public struct ListMachine: Sendable {
             start += moving[index].offset.value(at: time)
             moving.remove(at: index)
         }
-        if moving.count == InlineFour<MovingTween>.capacity { moving.remove(at: 0) }  // the oldest lands at once
+        if moving.count == MovingItems.capacity { moving.remove(at: 0) }  // the oldest lands at once
         var offsetTween = Tween(value: start, restDistance: restDistance)
         offsetTween.start(.curve(from: start, to: 0, seconds: configuration.swapSeconds, .easeInOut), at: time)
         moving.append(MovingTween(item: neighbour, position: from, offset: offsetTween))

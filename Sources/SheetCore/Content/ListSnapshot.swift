@@ -1,84 +1,67 @@
-/// Up to four values stored inline, so that a published frame carries them without a heap
-/// allocation. Example: the neighbours still sliding to their new slots after swaps.
-public struct InlineFour<Element: Sendable & Equatable>: Sendable, Equatable, RandomAccessCollection {
-    private var storage: (Element?, Element?, Element?, Element?) = (nil, nil, nil, nil)
-    public private(set) var count = 0
-
-    public init() {}
-
-    public static var capacity: Int { 4 }
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
-
-    public subscript(index: Int) -> Element {
-        get {
-            precondition(index >= 0 && index < count, "index out of range")
-            switch index {
-            case 0: return storage.0!
-            case 1: return storage.1!
-            case 2: return storage.2!
-            default: return storage.3!
-            }
-        }
-        set {
-            precondition(index >= 0 && index < count, "index out of range")
-            switch index {
-            case 0: storage.0 = newValue
-            case 1: storage.1 = newValue
-            case 2: storage.2 = newValue
-            default: storage.3 = newValue
-            }
-        }
-    }
-
-    /// Appends; returns false when all four are taken.
-    @discardableResult
-    public mutating func append(_ element: Element) -> Bool {
-        guard count < 4 else { return false }
-        count += 1
-        self[count - 1] = element
-        return true
-    }
-
-    public mutating func remove(at index: Int) {
-        precondition(index >= 0 && index < count, "index out of range")
-        for i in index..<(count - 1) { self[i] = self[i + 1] }
-        switch count - 1 {
-        case 0: storage.0 = nil
-        case 1: storage.1 = nil
-        case 2: storage.2 = nil
-        default: storage.3 = nil
-        }
-        count -= 1
-    }
-
-    public mutating func removeAll() {
-        storage = (nil, nil, nil, nil)
-        count = 0
-    }
-
-    public static func == (a: InlineFour, b: InlineFour) -> Bool {
-        a.count == b.count && a.indices.allSatisfy { a[$0] == b[$0] }
-    }
-}
-
 /// The picked-up item as it is drawn: its position in the list, how far it is from its slot
 /// (points, down positive, the lift's 4 pt shift included), its scale and opacity.
+///
+/// Items and positions are `UInt16` (a list has at most 1,024) and the look is `Float`, so that
+/// a whole `ListSnapshot` is no larger than a `SheetSnapshot`: every engine output is the size
+/// of the largest, and each frame copies a few.
 public struct LiftedItem: Sendable, Equatable {
     /// Index into `SheetContent.items`.
-    public var item: Int
+    public var item: UInt16
     /// Its slot in the list's current order.
-    public var position: Int
-    public var offsetInPoints: Double
-    public var scale: Double
-    public var opacity: Double
+    public var position: UInt16
+    public var offsetInPoints: Float
+    public var scale: Float
+    public var opacity: Float
 }
 
 /// An item sliding to its slot after a swap: `offsetInPoints` from the slot, down positive.
 public struct MovingItem: Sendable, Equatable {
-    public var item: Int
-    public var position: Int
-    public var offsetInPoints: Double
+    public var item: UInt16
+    public var position: UInt16
+    public var offsetInPoints: Float
+
+    static let none = MovingItem(item: 0, position: 0, offsetInPoints: 0)
+}
+
+/// The items still sliding after swaps: at most four, stored inline (no heap allocation).
+/// A fifth swap while four slide lands the oldest at once.
+public struct MovingItems: Sendable, Equatable, RandomAccessCollection {
+    public static let capacity = 4
+    private var storage = (MovingItem.none, MovingItem.none, MovingItem.none, MovingItem.none)
+    private var stored: UInt8 = 0
+
+    public init() {}
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { Int(stored) }
+
+    public subscript(index: Int) -> MovingItem {
+        precondition(index >= 0 && index < count, "index out of range")
+        switch index {
+        case 0: return storage.0
+        case 1: return storage.1
+        case 2: return storage.2
+        default: return storage.3
+        }
+    }
+
+    /// Appends; false when all four are taken.
+    @discardableResult
+    mutating func append(_ item: MovingItem) -> Bool {
+        switch stored {
+        case 0: storage.0 = item
+        case 1: storage.1 = item
+        case 2: storage.2 = item
+        case 3: storage.3 = item
+        default: return false
+        }
+        stored += 1
+        return true
+    }
+
+    public static func == (a: MovingItems, b: MovingItems) -> Bool {
+        a.count == b.count && a.indices.allSatisfy { a[$0] == b[$0] }
+    }
 }
 
 /// How the list is drawn now: the scroll offset and every item whose layout differs from rest.
@@ -88,10 +71,10 @@ public struct ListSnapshot: Sendable, Equatable {
     /// How far the list is scrolled (points; 0 = first item at the top; past the end while
     /// rubber-banding).
     public var scrollInPoints: Double = 0
-    public var orderRevision: Int = 0
+    public var orderRevision: UInt32 = 0
+    public var othersScale: Float = 1
     public var lifted: LiftedItem?
-    public var othersScale: Double = 1
-    public var moving = InlineFour<MovingItem>()
+    public var moving = MovingItems()
 
     public init() {}
 
