@@ -68,7 +68,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The renderer kit: a canvas (XRGB8888, RGB565, any stride), the scene of a published
         // state, a software rasteriser with damage tracking, console fonts, PNG files.
-        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "CZlib"]),
+        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib"]),
         .executableTarget(name: "sheetctl", dependencies: [
             "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig", "SheetRenderKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -85,7 +85,7 @@ let package = Package(
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
         // a terminal or into PNG files.
         .executableTarget(name: "sheet-render", dependencies: [
-            "SheetClient", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay",
+            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
@@ -97,13 +97,13 @@ let package = Package(
         .target(name: "SheetTestSupport", path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore"]),
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
-        .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "sheetctl", "SheetTestSupport"]),
+        .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "SheetConfig", "sheetctl", "SheetTestSupport"]),
         .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol"]),
         .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetTestSupport"]),
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetProtocol", "SheetRecordings", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render",
+            "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["python_varlink_client.py", "python_content_client.py"]),
     ],

@@ -37,13 +37,23 @@ public final class VarlinkClientConnection {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     private var start = 0
-    /// Replies longer than this are refused (the daemon's are under 2 KiB).
-    public static let maximumReplyBytes = 1 << 20
+    /// Replies longer than this are refused. The daemon's longest is `GetContent` on a full
+    /// list: 1,024 items whose 320 bytes of id and label all need six-byte escapes come to
+    /// about 2 MiB; a state is under 2 KiB.
+    public static let maximumReplyBytes = 4 << 20
 
-    public init(path: String) throws(ClientError) {
+    /// `timeoutSeconds`: how long a read or a write may block before the call fails (none
+    /// when nil), for callers that must not hang on a daemon that stopped answering.
+    public init(path: String, timeoutSeconds: Double? = nil) throws(ClientError) {
         self.path = path
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .connect(path: path, reason: String(cString: strerror(errno))) }
+        if let timeoutSeconds, timeoutSeconds > 0 {
+            let whole = min(timeoutSeconds, 86_400)
+            var limit = timeval(tv_sec: Int(whole), tv_usec: Int((whole - whole.rounded(.down)) * 1_000_000))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
@@ -122,6 +132,7 @@ public final class VarlinkClientConnection {
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw .io(path: path, call: "read", reason: "no reply in time") }
                 throw .io(path: path, call: "read", reason: String(cString: strerror(errno)))
             }
             if count == 0 { throw .closed(path: path) }
@@ -144,8 +155,8 @@ public final class SheetClient {
     public static let defaultSocketPath = "/run/sheetd/io.sheetd.Sheet"
     public let connection: VarlinkClientConnection
 
-    public init(path: String = SheetClient.defaultSocketPath) throws(ClientError) {
-        connection = try VarlinkClientConnection(path: path)
+    public init(path: String = SheetClient.defaultSocketPath, timeoutSeconds: Double? = nil) throws(ClientError) {
+        connection = try VarlinkClientConnection(path: path, timeoutSeconds: timeoutSeconds)
     }
 
     private func method(_ name: String, _ parameters: [String: JSONValue] = [:]) throws(ClientError) -> JSONValue {
@@ -184,9 +195,19 @@ public final class SheetClient {
     }
 
     /// What the sheet holds, its items in the list's current order.
-    public func content() throws(ClientError) -> SheetContent {
+    /// The content, its items in the list's current order.
+    public func content() throws(ClientError) -> SheetContent { try contentAndRevision().content }
+
+    /// The content and its revision, to match against a state's `list.revision`.
+    public func contentAndRevision() throws(ClientError) -> (content: SheetContent, revision: Int) {
         let parameters = try method("GetContent")
-        return try decode { () throws(ProtocolError) in try SheetContent(json: parameters["content"] ?? .null) }
+        return try decode { () throws(ProtocolError) in
+            let content = try SheetContent(json: parameters["content"] ?? .null)
+            guard let revision = parameters["revision"]?.intValue, revision >= 0 else {
+                throw ProtocolError("GetContent: no revision")
+            }
+            return (content, revision)
+        }
     }
 
     public func setDetent(_ detent: String) throws(ClientError) { _ = try method("SetDetent", ["detent": .string(detent)]) }

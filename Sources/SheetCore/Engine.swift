@@ -134,23 +134,26 @@ public struct Engine: Sendable {
             velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause)
     }
 
-    /// The list as it is drawn now, stamped `time`; nil while the sheet has no items.
+    /// The list as it is drawn now, stamped `time`; nil while the sheet has no content (a
+    /// title alone has a list of no items, whose revision says when the title changed).
     public func listSnapshot(at time: Timestamp) -> ListSnapshot? {
-        content.items.isEmpty ? nil : list.snapshot(at: time)
+        content == .empty ? nil : list.snapshot(at: time)
     }
 
     /// Gives the sheet new content, with the list in `order` (indices into its items; the
     /// given order when it is not a permutation) scrolled to `scrollInPoints`. A reorder in
     /// progress ends. The caller validates (`SheetContent.problem()`); items past the limit
     /// are left out here all the same, so that nothing a caller passes can trap the core.
+    /// `revision`: the list's revision counts on from there (an engine that takes over from
+    /// another, so that consumers never see a revision twice).
     public mutating func setContent(_ content: SheetContent, order: [Int]? = nil, scrollInPoints: Double = 0,
-                                    at time: Timestamp, into out: inout [EngineOutput]) {
+                                    after revision: Int = 0, at time: Timestamp, into out: inout [EngineOutput]) {
         advance(to: time, into: &out)
         var content = content
         if content.items.count > SheetContent.Limits.items { content.items.removeLast(content.items.count - SheetContent.Limits.items) }
         self.content = content
         sheet.guarded = content.guarded
-        list.setItems(count: content.items.count, order: order, offset: scrollInPoints)
+        list.setItems(count: content.items.count, order: order, offset: scrollInPoints, after: revision)
         arena.enableItemHold(!content.items.isEmpty)
         panRoute = .sheet
         publish(at: time, into: &out)

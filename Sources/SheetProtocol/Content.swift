@@ -193,9 +193,11 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The list as a renderer draws it this frame: the scroll and what is away from rest, in
-/// pixels, items by id. `orderRevision` changes whenever the order does: read it with
-/// `GetContent` then (or apply the `reorder-moved` swaps).
+/// The list as a renderer draws it this frame, in pixels, items by id: where it lies on the
+/// card (`titleBarHeight` below the card's top, rows `itemHeight` tall), its scroll, and what
+/// is away from rest. `revision` changes with the content and its order: a renderer that
+/// applied every `reorder-moved` swap has it already; otherwise `GetContent` says which
+/// revision it returns.
 public struct ListState: Sendable, Equatable {
     public struct Lifted: Sendable, Equatable {
         public var item: String
@@ -203,32 +205,56 @@ public struct ListState: Sendable, Equatable {
         public var offsetInPixels: Double
         public var scale: Double
         public var opacity: Double
+
+        public init(item: String, index: Int, offsetInPixels: Double, scale: Double, opacity: Double) {
+            self.item = item
+            self.index = index
+            self.offsetInPixels = offsetInPixels
+            self.scale = scale
+            self.opacity = opacity
+        }
     }
 
     public struct Moving: Sendable, Equatable {
         public var item: String
         public var index: Int
         public var offsetInPixels: Double
+
+        public init(item: String, index: Int, offsetInPixels: Double) {
+            self.item = item
+            self.index = index
+            self.offsetInPixels = offsetInPixels
+        }
     }
 
+    public var titleBarHeightInPixels: Double
+    public var itemHeightInPixels: Double
     public var scrollInPixels: Double
-    public var orderRevision: Int
+    public var revision: Int
+    /// Nothing in the list moves: no finger on it, no momentum, no animation.
+    public var isSettled: Bool
     public var lifted: Lifted?
     public var othersScale: Double
     public var moving: [Moving]
 
-    public init(scrollInPixels: Double, orderRevision: Int, lifted: Lifted?, othersScale: Double, moving: [Moving]) {
+    public init(titleBarHeightInPixels: Double, itemHeightInPixels: Double, scrollInPixels: Double, revision: Int,
+                isSettled: Bool = true, lifted: Lifted?, othersScale: Double, moving: [Moving]) {
+        self.titleBarHeightInPixels = titleBarHeightInPixels
+        self.itemHeightInPixels = itemHeightInPixels
         self.scrollInPixels = scrollInPixels
-        self.orderRevision = orderRevision
+        self.revision = revision
+        self.isSettled = isSettled
         self.lifted = lifted
         self.othersScale = othersScale
         self.moving = moving
     }
 
-    /// The core's snapshot, in pixels, items named from `content`.
-    public init(_ list: ListSnapshot, content: SheetContent, scale: Double) {
+    /// The core's snapshot laid out by `layout`, in pixels, items named from `content`.
+    public init(_ list: ListSnapshot, layout: ListConfiguration, content: SheetContent, scale: Double) {
         func id(_ index: UInt16) -> String { Int(index) < content.items.count ? content.items[Int(index)].id : "" }
-        self.init(scrollInPixels: list.scrollInPoints * scale, orderRevision: Int(list.orderRevision),
+        self.init(titleBarHeightInPixels: layout.titleBarHeightInPoints * scale,
+                  itemHeightInPixels: layout.itemHeightInPoints * scale,
+                  scrollInPixels: list.scrollInPoints * scale, revision: Int(list.revision), isSettled: list.isSettled,
                   lifted: list.lifted.map { Lifted(item: id($0.item), index: Int($0.position),
                                                    offsetInPixels: Double($0.offsetInPoints) * scale,
                                                    scale: Double($0.scale), opacity: Double($0.opacity)) },
@@ -238,10 +264,16 @@ public struct ListState: Sendable, Equatable {
     }
 
     public func write(to w: inout JSONWriter) {
-        w.append("{\"scroll\":")
+        w.append("{\"titleBar\":")
+        w.append(titleBarHeightInPixels, decimals: 2)
+        w.append(",\"itemHeight\":")
+        w.append(itemHeightInPixels, decimals: 2)
+        w.append(",\"scroll\":")
         w.append(scrollInPixels, decimals: 2)
-        w.append(",\"orderRevision\":")
-        w.appendInteger(Int64(orderRevision))
+        w.append(",\"revision\":")
+        w.appendInteger(Int64(revision))
+        w.append(",\"settled\":")
+        w.append(isSettled ? "true" : "false")
         w.append(",\"othersScale\":")
         w.append(othersScale, decimals: 4)
         if let lifted {
@@ -271,6 +303,9 @@ public struct ListState: Sendable, Equatable {
         w.append("]}")
     }
 
+    /// Reads what `write` wrote. Numbers must be finite and counts not negative; what they
+    /// mean for a picture (a scale of 100, an offset past the screen) is the renderer's to
+    /// clamp.
     public init(json: JSONValue) throws(ProtocolError) {
         func number(_ value: JSONValue?, _ key: String) throws(ProtocolError) -> Double {
             guard let number = value?[key]?.doubleValue, number.isFinite else { throw ProtocolError("list: field \"\(key)\" is not a number") }
@@ -293,7 +328,8 @@ public struct ListState: Sendable, Equatable {
                                      offsetInPixels: try number(value, "offset")))
             }
         }
-        self.init(scrollInPixels: try number(json, "scroll"), orderRevision: try integer(json, "orderRevision"),
-                  lifted: lifted, othersScale: try number(json, "othersScale"), moving: moving)
+        self.init(titleBarHeightInPixels: try number(json, "titleBar"), itemHeightInPixels: try number(json, "itemHeight"),
+                  scrollInPixels: try number(json, "scroll"), revision: try integer(json, "revision"),
+                  isSettled: json["settled"]?.boolValue ?? true, lifted: lifted, othersScale: try number(json, "othersScale"), moving: moving)
     }
 }

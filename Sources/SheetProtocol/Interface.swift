@@ -61,12 +61,20 @@ public enum SheetInterface {
     type LiftedItem (item: string, index: int, offset: float, scale: float, opacity: float)
     type MovingItem (item: string, index: int, offset: float)
 
-    # The list while the sheet has items: scroll in pixels (0 = first item at the top), the
-    # picked-up item, the items still sliding after a swap; every other item sits in its
-    # slot at othersScale. orderRevision changes with the order (GetContent has it).
+    # The list while the sheet has content: it starts titleBar pixels below the card's
+    # top, in rows itemHeight pixels tall, scrolled by scroll pixels (0 = first item at
+    # the top); the picked-up item and the items still sliding after a swap are drawn
+    # away from their slots, every other item sits in its slot at othersScale. revision
+    # changes with the content and its order: one per reorder-moved swap, so a renderer
+    # that applies the swaps keeps up, and one per SetContent (GetContent says which
+    # revision it returns). settled: nothing in the list moves (no finger on it, no
+    # momentum, no animation).
     type List (
+      titleBar: float,
+      itemHeight: float,
       scroll: float,
-      orderRevision: int,
+      revision: int,
+      settled: bool,
       othersScale: float,
       lifted: ?LiftedItem,
       moving: []MovingItem
@@ -107,8 +115,9 @@ public enum SheetInterface {
     # (items[3].id) and changes nothing.
     method SetContent(title: ?string, items: ?[]Item, guarded: ?bool) -> ()
 
-    # What the sheet holds, its items in the list's current order.
-    method GetContent() -> (content: Content)
+    # What the sheet holds, its items in the list's current order, and the revision
+    # (List.revision) of that content and order.
+    method GetContent() -> (content: Content, revision: int)
 
     # Move the sheet to a detent.
     method SetDetent(detent: string) -> ()

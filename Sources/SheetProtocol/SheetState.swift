@@ -58,8 +58,11 @@ public struct SheetState: Sendable, Equatable {
     public var screen: ScreenGeometry
     public var mover: SheetMover
     public var detents: [DetentPosition]
-    /// The list in the card, while the sheet has items.
+    /// The list in the card, while the sheet has content.
     public var list: ListState?
+
+    /// Nothing moves: the sheet rests and its list, if any, is settled.
+    public var isAtRest: Bool { phase == .resting && (list?.isSettled ?? true) }
 
     public init(phase: SheetPhase, detent: String?, target: String?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,

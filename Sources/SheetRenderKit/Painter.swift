@@ -27,6 +27,7 @@ public struct Painter: Sendable {
         geometry.drawGrabber(rows: rows, into: canvas)
         geometry.drawClose(rows: rows, into: canvas)
         if let font { geometry.drawTitle(font: font, rows: rows, into: canvas) }
+        if let list = scene.list { geometry.drawList(list, font: font, rows: rows, into: canvas) }
     }
 }
 
@@ -181,7 +182,7 @@ struct Geometry {
         guard !visible.isEmpty else { return }
         let limit = Int(closeX - closeRadius - scene.points(8))
         var originX = Int(scene.points(scene.look.titleInsetPoints).rounded())
-        for scalar in scene.look.titleText.unicodeScalars {
+        for scalar in scene.title.unicodeScalars {
             guard originX + glyphWidth <= limit else { break }
             if let glyph = font.glyph(for: scalar) {
                 for y in visible {
@@ -192,6 +193,113 @@ struct Geometry {
                 }
             }
             originX += glyphWidth
+        }
+    }
+
+    // MARK: The list
+
+    /// The list under the title bar, clipped to the card below it: the rows at rest (white on
+    /// the white card, so a label and a separator), then the sliding ones, then the lifted
+    /// one over its shadow. A row scaled about its centre is drawn by mapping each pixel back
+    /// into the row at rest, so every scale shares one way of drawing.
+    func drawList(_ list: ListScene, font: PSF2Font?, rows: Range<Int>, into canvas: Canvas) {
+        let clipTop = max(top + list.titleBarHeight, 0)
+        guard clipTop < Double(scene.height) else { return }
+        let clip = rows.clamped(to: Int(clipTop.rounded(.up))..<scene.height)
+        guard !clip.isEmpty else { return }
+        list.rows(top: top, clip: Double(clip.lowerBound)..<Double(clip.upperBound)) { row in
+            if row.isLifted { drawLifted(row, list: list, clip: clip, into: canvas) }
+            if !row.isLifted, row.scale > 0 { drawSeparator(row, list: list, clip: clip, into: canvas) }
+            if let font { drawLabel(list.labels[row.position], row: row, list: list, font: font, clip: clip, into: canvas) }
+        }
+    }
+
+    /// A row's box at its scale: left, top, right, bottom (px).
+    private func box(_ row: ListScene.Row, list: ListScene) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
+        let halfWidth = Double(width) * row.scale / 2, halfHeight = list.itemHeight * row.scale / 2
+        let middle = Double(width) / 2
+        return (middle - halfWidth, row.centre - halfHeight, middle + halfWidth, row.centre + halfHeight)
+    }
+
+    /// The separator: one pixel row along the row's bottom edge, from the label's inset on.
+    private func drawSeparator(_ row: ListScene.Row, list: ListScene, clip: Range<Int>, into canvas: Canvas) {
+        let (x0, _, x1, y1) = box(row, list: list)
+        let y = Int(y1.rounded(.down)) - 1
+        guard clip.contains(y) else { return }
+        let start = x0 + scene.points(scene.look.labelInsetPoints) * row.scale
+        canvas.fill(row: y, from: Int(max(start, 0).rounded()), to: Int(min(x1, Double(width)).rounded()), scene.look.separator)
+    }
+
+    /// The picked-up row: a rounded box of the card's colour at the row's opacity, over a soft
+    /// shadow, over what is drawn there already.
+    private func drawLifted(_ row: ListScene.Row, list: ListScene, clip: Range<Int>, into canvas: Canvas) {
+        let (x0, y0, x1, y1) = box(row, list: list)
+        let radius = min(scene.points(scene.look.liftedCornerRadiusPoints) * row.scale, (y1 - y0) / 2, (x1 - x0) / 2)
+        let blur = max(scene.points(scene.look.shadowBlurPoints), 1), drop = scene.points(scene.look.shadowDropPoints)
+        let band = Int((y0 - blur).rounded(.down))..<Int((y1 + drop + blur).rounded(.up))
+        let columns = max(0, Int((x0 - blur).rounded(.down)))..<min(width, Int((x1 + blur).rounded(.up)))
+        guard !columns.isEmpty else { return }
+        for y in band.clamped(to: clip) {
+            let py = Double(y) + 0.5
+            for x in columns {
+                let px = Double(x) + 0.5
+                let inside = coverage(Self.roundedBoxDistance(px, py, x0, y0, x1, y1, radius)) * row.opacity
+                let shadowDistance = Self.roundedBoxDistance(px, py - drop, x0, y0, x1, y1, radius)
+                let fade = 1 - min(max(shadowDistance / blur, 0), 1)
+                let shade = scene.look.shadowAlpha * fade * fade
+                guard inside > 0 || shade > 0 else { continue }
+                let below = scene.look.shadow.over(canvas.pixel(x: x, y: y), alpha: shade)
+                canvas.set(x: x, y: y, card.over(below, alpha: inside))
+            }
+        }
+    }
+
+    /// Signed distance from a box with rounded corners (negative inside).
+    static func roundedBoxDistance(_ px: Double, _ py: Double, _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double,
+                                   _ radius: Double) -> Double {
+        let cx = (x0 + x1) / 2, cy = (y0 + y1) / 2
+        let qx = abs(px - cx) - ((x1 - x0) / 2 - radius), qy = abs(py - cy) - ((y1 - y0) / 2 - radius)
+        return hypot(max(qx, 0), max(qy, 0)) + min(max(qx, qy), 0) - radius
+    }
+
+    /// A label in the console font, magnified to the scale in whole pixels as the title is,
+    /// 20 pt in and centred on the row, cut where the card ends; then scaled with the row
+    /// (its left edge kept at the inset or right of it).
+    private func drawLabel(_ label: String, row: ListScene.Row, list: ListScene, font: PSF2Font, clip: Range<Int>,
+                           into canvas: Canvas) {
+        guard row.scale > 0.01, row.opacity > 0 else { return }
+        let zoom = max(1, Int(scene.scale.rounded()))
+        let glyphWidth = Double(font.width * zoom), glyphHeight = Double(font.height * zoom)
+        let inset = scene.points(scene.look.labelInsetPoints)
+        let fits = max(0, Int((Double(width) - 2 * inset) / glyphWidth))
+        var glyphs: [Int?] = []
+        for scalar in label.unicodeScalars.prefix(fits) { glyphs.append(font.glyph(for: scalar)) }
+        guard !glyphs.isEmpty else { return }
+        // The text's box in the row at rest (x from the card's left, y from the row's top).
+        let textTop = (list.itemHeight - glyphHeight) / 2
+        let middle = Double(width) / 2
+        let s = row.scale
+        // Scaled about the row's centre, but never left of the inset: a row grown past the
+        // card's edges keeps its label on the screen.
+        let left = max(middle + (inset - middle) * s, inset), right = left + Double(glyphs.count) * glyphWidth * s
+        let upper = row.centre + (textTop - list.itemHeight / 2) * s, lower = upper + glyphHeight * s
+        let ink = scene.look.label
+        let columns = max(0, Int(left.rounded(.down)))..<min(width, Int(right.rounded(.up)))
+        guard !columns.isEmpty else { return }
+        for y in (Int(upper.rounded(.down))..<Int(lower.rounded(.up))).clamped(to: clip) {
+            let v = (Double(y) + 0.5 - upper) / s
+            guard v >= 0, v < glyphHeight else { continue }
+            let glyphRow = Int(v) / zoom
+            for x in columns {
+                let u = (Double(x) + 0.5 - left) / s
+                guard u >= 0 else { continue }
+                let index = Int(u / glyphWidth)
+                guard index < glyphs.count, let glyph = glyphs[index] else { continue }
+                let column = (Int(u) - index * Int(glyphWidth)) / zoom
+                if font.isSet(glyph: glyph, x: column, y: glyphRow) {
+                    canvas.set(x: x, y: y, row.opacity >= 1 ? ink : ink.over(canvas.pixel(x: x, y: y), alpha: row.opacity))
+                }
+            }
         }
     }
 }

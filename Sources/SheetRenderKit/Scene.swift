@@ -1,3 +1,4 @@
+import SheetCore
 import SheetProtocol
 
 /// How the sheet looks. The default is the one tests check pixels against: a mid-gray
@@ -20,9 +21,21 @@ public struct Look: Sendable, Equatable {
     /// hit test places it.
     public var closeDiameterPoints = 30.0
     public var closeInsetPoints = 16.0
-    /// The title, left-aligned 20 pt in, centred on the close button's row.
+    /// The title when the sheet has no content, left-aligned 20 pt in, centred on the close
+    /// button's row.
     public var titleText = "sheetd"
     public var titleInsetPoints = 20.0
+    /// The list's rows: labels in the title's colour 20 pt in, a 1 px separator under each.
+    public var label = RGB(hex: 0x1C1C1E)
+    public var separator = RGB(hex: 0xC6C6C8)
+    public var labelInsetPoints = 20.0
+    /// The picked-up row: rounded 8 pt, over a soft shadow (black at 22 % under the row,
+    /// fading out over 10 pt, 3 pt lower).
+    public var liftedCornerRadiusPoints = 8.0
+    public var shadow = RGB.black
+    public var shadowAlpha = 0.22
+    public var shadowBlurPoints = 10.0
+    public var shadowDropPoints = 3.0
     /// A picture under the dim instead of the plain background colour.
     public var backdrop: Backdrop?
 
@@ -83,9 +96,13 @@ public struct SheetScene: Sendable, Equatable {
     /// a hidden sheet leaves nothing on screen.
     public var grabberAlpha: Double
     public var look: Look
+    /// The title in the card: the content's, or the look's when the sheet has none.
+    public var title: String
+    /// The list in the card, when the sheet has content.
+    public var list: ListScene?
 
     public init(width: Int, height: Int, scale: Double, top: Double, dim: Double, progress: Double,
-                look: Look = Look()) {
+                look: Look = Look(), title: String? = nil, list: ListScene? = nil) {
         self.width = width
         self.height = height
         self.scale = scale
@@ -93,24 +110,26 @@ public struct SheetScene: Sendable, Equatable {
         self.dim = min(max(dim, 0), 1)
         self.grabberAlpha = min(max(progress * 2, 0), 1)
         self.look = look
+        self.title = title ?? look.titleText
+        self.list = list
     }
 
-    /// The scene of `state` on its own screen.
-    public init(_ state: SheetState, look: Look = Look()) {
-        self.init(width: state.screen.width, height: state.screen.height, scale: state.screen.scale,
-                  top: state.topInPixels, dim: state.dim, progress: state.progress, look: look)
+    /// The scene of `state` on its own screen, with `content` (its items in the list's order)
+    /// drawn as `state.list` places it.
+    public init(_ state: SheetState, content: SheetContent? = nil, look: Look = Look()) {
+        self.init(state, width: state.screen.width, height: state.screen.height, content: content, look: look)
     }
 
     /// The scene of `state` on a display of another size (a renderer whose `SetScreen` was
     /// refused): positions and sizes follow the height, the width is the display's.
-    public init(_ state: SheetState, width: Int, height: Int, look: Look = Look()) {
-        if state.screen.width == width && state.screen.height == height {
-            self.init(state, look: look)
-            return
+    public init(_ state: SheetState, width: Int, height: Int, content: SheetContent? = nil, look: Look = Look()) {
+        let zoom = state.screen.width == width && state.screen.height == height
+            ? 1 : Double(height) / Double(max(1, state.screen.height))
+        let list = content.flatMap { content in
+            state.list.map { ListScene($0, labels: content.items.map(\.label), zoom: zoom, height: height) }
         }
-        let zoom = Double(height) / Double(max(1, state.screen.height))
         self.init(width: width, height: height, scale: state.screen.scale * zoom, top: state.topInPixels * zoom,
-                  dim: state.dim, progress: state.progress, look: look)
+                  dim: state.dim, progress: state.progress, look: look, title: content?.title, list: list)
     }
 
     func points(_ value: Double) -> Double { value * scale }
@@ -141,7 +160,8 @@ public struct SheetScene: Sendable, Equatable {
 
     /// The rows that differ from `previous` (nil: nothing drawn yet), or nil when none do.
     /// When only the card moved, that is the band between the two tops and their decorations;
-    /// a change of dim, size or look redraws everything.
+    /// with content, the card's whole face from the higher top down (the list moves with the
+    /// card); a change of dim, size or look redraws everything.
     public func damage(since previous: SheetScene?) -> Range<Int>? {
         let all = 0..<height
         guard let previous else { return all }
@@ -149,10 +169,126 @@ public struct SheetScene: Sendable, Equatable {
         guard previous.width == width, previous.height == height, previous.scale == scale,
               previous.dim == dim, previous.look == look else { return all }
         let low = min(previous.top, top) - reach.above
-        let high = max(previous.top, top) + reach.below
+        let withContent = list != nil || previous.list != nil || title != previous.title
+        let high = withContent ? Double(height) : max(previous.top, top) + reach.below
         // Either top may be off the screen (a rubber band above it, a hidden card below it).
         let lower = Int(min(max(low.rounded(.down), 0), Double(height)))
         let upper = Int(min(max(high.rounded(.up) + 1, 0), Double(height)))
         return lower < upper ? lower..<upper : nil
+    }
+}
+
+/// The list as one frame draws it, in pixels: the labels in the list's order and where
+/// `ListState` puts each row. Every value is clamped to what a picture can hold, so a state
+/// from a broken or hostile daemon draws something odd rather than trapping or hanging.
+public struct ListScene: Sendable, Equatable {
+    public struct Lifted: Sendable, Equatable {
+        public var position: Int
+        public var offset: Double
+        public var scale: Double
+        public var opacity: Double
+
+        public init(position: Int, offset: Double, scale: Double, opacity: Double) {
+            self.position = position
+            self.offset = offset
+            self.scale = scale
+            self.opacity = opacity
+        }
+    }
+
+    public struct Moving: Sendable, Equatable {
+        public var position: Int
+        public var offset: Double
+
+        public init(position: Int, offset: Double) {
+            self.position = position
+            self.offset = offset
+        }
+    }
+
+    /// Labels by position in the list.
+    public var labels: [String]
+    public var titleBarHeight: Double
+    public var itemHeight: Double
+    public var scroll: Double
+    public var othersScale: Double
+    public var lifted: Lifted?
+    public var moving: [Moving]
+
+    /// A row is at least a pixel tall; scales stay within 0…4, offsets and the scroll within
+    /// the list's length and a few screens either way.
+    public init(labels: [String], titleBarHeight: Double, itemHeight: Double, scroll: Double, othersScale: Double,
+                lifted: Lifted?, moving: [Moving], height: Int) {
+        func clamp(_ value: Double, _ low: Double, _ high: Double) -> Double { value.isFinite ? min(max(value, low), high) : low }
+        let screens = 4 * Double(max(height, 1))
+        self.labels = labels
+        self.itemHeight = clamp(itemHeight, 1, screens)
+        self.titleBarHeight = clamp(titleBarHeight, 0, screens)
+        let reach = Double(labels.count) * self.itemHeight + screens
+        self.scroll = clamp(scroll, -reach, reach)
+        self.othersScale = clamp(othersScale, 0, 4)
+        let positions = 0..<labels.count
+        self.lifted = lifted.flatMap {
+            positions.contains($0.position)
+                ? Lifted(position: $0.position, offset: clamp($0.offset, -reach, reach), scale: clamp($0.scale, 0, 4),
+                         opacity: clamp($0.opacity, 0, 1))
+                : nil
+        }
+        self.moving = moving.filter { positions.contains($0.position) && $0.position != lifted?.position }
+            .map { Moving(position: $0.position, offset: clamp($0.offset, -reach, reach)) }
+    }
+
+    /// `state` with `labels` (the content's, in the list's order), zoomed by `zoom` for a
+    /// display `height` pixels tall.
+    public init(_ state: ListState, labels: [String], zoom: Double, height: Int) {
+        self.init(labels: labels, titleBarHeight: state.titleBarHeightInPixels * zoom,
+                  itemHeight: state.itemHeightInPixels * zoom, scroll: state.scrollInPixels * zoom,
+                  othersScale: state.othersScale,
+                  lifted: state.lifted.map { Lifted(position: $0.index, offset: $0.offsetInPixels * zoom, scale: $0.scale,
+                                                    opacity: $0.opacity) },
+                  moving: state.moving.map { Moving(position: $0.index, offset: $0.offsetInPixels * zoom) },
+                  height: height)
+    }
+
+    /// One row where this frame draws it: the centre of its box (px from the screen's top),
+    /// its scale about that centre and its opacity.
+    public struct Row: Sendable, Equatable {
+        public var position: Int
+        public var centre: Double
+        public var scale: Double
+        public var opacity: Double
+        public var isLifted: Bool
+    }
+
+    /// The rows that reach into `clip` (px from the screen's top) with the card's top at
+    /// `top`, in drawing order: the rows at rest, then the sliding ones, then the lifted one.
+    public func rows(top: Double, clip: Range<Double>, _ body: (Row) -> Void) {
+        guard !labels.isEmpty, !clip.isEmpty else { return }
+        let listTop = top + titleBarHeight
+        func centre(_ position: Int) -> Double { listTop + (Double(position) + 0.5) * itemHeight - scroll }
+        // Rows at rest: those whose slot, scaled, reaches the clip (a row reaches half its
+        // height times its scale either side of its centre).
+        let reach = itemHeight * max(othersScale, 1) / 2
+        let first = ((clip.lowerBound - reach - listTop + scroll) / itemHeight - 0.5).rounded(.down)
+        let last = ((clip.upperBound + reach - listTop + scroll) / itemHeight - 0.5).rounded(.up)
+        let count = Double(labels.count)
+        if last >= 0, first < count {
+            for position in Int(max(first, 0))...Int(min(last, count - 1)) {
+                if position == lifted?.position || moving.contains(where: { $0.position == position }) { continue }
+                body(Row(position: position, centre: centre(position), scale: othersScale, opacity: 1, isLifted: false))
+            }
+        }
+        for entry in moving {
+            let y = centre(entry.position) + entry.offset
+            if y + reach > clip.lowerBound, y - reach < clip.upperBound {
+                body(Row(position: entry.position, centre: y, scale: othersScale, opacity: 1, isLifted: false))
+            }
+        }
+        if let lifted {
+            let y = centre(lifted.position) + lifted.offset, half = itemHeight * lifted.scale / 2
+            if y + half > clip.lowerBound - itemHeight, y - half < clip.upperBound + itemHeight {
+                body(Row(position: lifted.position, centre: y, scale: lifted.scale, opacity: lifted.opacity, isLifted: true))
+            }
+        }
     }
 }

@@ -2,21 +2,32 @@ import SheetCore
 import SheetProtocol
 import SheetRecordings
 
+/// A sheet state of a replay with the list drawn with it and the list's order then.
+public struct ReplayFrame {
+    public var sheet: SheetSnapshot
+    public var list: ListSnapshot?
+    /// Positions → indices into the content's items.
+    public var order: [Int]
+}
+
 /// Formats engine outputs as JSON lines or as a text log.
 struct Printer {
     let output: OutputBuffer
     let options: ReplayOptions
     /// Sees every sheet state as it is printed (pictures of a replay).
-    let observer: ((SheetSnapshot) throws -> Void)?
+    let observer: ((ReplayFrame) throws -> Void)?
+    /// The list's order as the events so far have left it (for the observer's pictures).
+    private var order: [Int]
     private(set) var lastSheet: SheetSnapshot?
     /// The list that goes with the next sheet state (the engine emits it just before).
     private var pendingList: ListSnapshot?
     private var scale: Double { options.engine.screen.scale }
 
-    init(output: OutputBuffer, options: ReplayOptions, observer: ((SheetSnapshot) throws -> Void)? = nil) {
+    init(output: OutputBuffer, options: ReplayOptions, observer: ((ReplayFrame) throws -> Void)? = nil) {
         self.output = output
         self.options = options
         self.observer = observer
+        order = Array(0..<(options.content?.items.count ?? 0))
     }
 
     // MARK: Devices
@@ -81,12 +92,15 @@ struct Printer {
                 pendingList = list
             case .sheet(let sheet):
                 lastSheet = sheet
-                try observer?(sheet)
+                try observer?(ReplayFrame(sheet: sheet, list: pendingList, order: order))
                 if !options.summary && options.format == .json { try self.sheet(sheet, list: pendingList) }
                 pendingList = nil
             case .transition(let transition):
                 if !options.summary && options.format == .text { try self.transition(transition) }
             case .content(let report):
+                if case .reorderMoved(_, let from, let to) = report.event, order.indices.contains(from), order.indices.contains(to) {
+                    order.swapAt(from, to)
+                }
                 summary.events[report.event.name.description, default: 0] += 1
                 if !options.summary { try self.event(report) }
             }

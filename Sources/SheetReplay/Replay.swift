@@ -55,13 +55,13 @@ public enum Replay {
     /// `observer`, when given, sees each sheet state in order (for pictures); what it throws
     /// ends the replay.
     public static func run(path: String, options: ReplayOptions, output: OutputBuffer,
-                           observer: ((SheetSnapshot) throws -> Void)? = nil) throws -> ReplayResult {
+                           observer: ((ReplayFrame) throws -> Void)? = nil) throws -> ReplayResult {
         let source = try Recording.open(path, descriptionPath: options.descriptionPath)
         return try run(source: source, options: options, output: output, observer: observer)
     }
 
     public static func run(source: KernelEventSource, options: ReplayOptions, output: OutputBuffer,
-                           observer: ((SheetSnapshot) throws -> Void)? = nil) throws -> ReplayResult {
+                           observer: ((ReplayFrame) throws -> Void)? = nil) throws -> ReplayResult {
         var printer = Printer(output: output, options: options, observer: observer)
         var summary = ReplaySummary()
         var warnings: [RecordingWarning] = []

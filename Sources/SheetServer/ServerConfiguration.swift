@@ -78,12 +78,25 @@ public enum ControlResult: Sendable, Equatable {
     case guarded
 }
 
+/// What `GetContent` answers: the content, the list's order (positions → indices into its
+/// items) and the revision of both, as the states' `list.revision` counts it.
+public struct SharedContent: Sendable {
+    public var content: SheetContent
+    public var order: [Int]
+    public var revision: Int
+
+    public init(content: SheetContent, order: [Int], revision: Int) {
+        self.content = content
+        self.order = order
+        self.revision = revision
+    }
+}
+
 /// What the server asks of the daemon. Called on the server's event loop; `completion` may be
 /// called from any thread.
 public protocol SheetServiceDelegate: AnyObject, Sendable {
     func devices() -> [DeviceReport]
-    /// The content, with the list's order (positions → indices into its items).
-    func content() -> (content: SheetContent, order: [Int])
+    func content() -> SharedContent
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void)
 }

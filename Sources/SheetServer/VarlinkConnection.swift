@@ -300,10 +300,12 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             control(.setContent(change), call, context: context)
         case "GetContent":
             guard !call.oneway else { return }
-            let (content, order) = server.delegate.content()
-            write(VarlinkReply.encode(continues: false, capacity: 256 + content.items.count * 48) { body in
+            let shared = server.delegate.content()
+            write(VarlinkReply.encode(continues: false, capacity: 256 + shared.content.items.count * 48) { body in
                 body.append("{\"content\":")
-                content.write(to: &body, order: order)
+                shared.content.write(to: &body, order: shared.order)
+                body.append(",\"revision\":")
+                body.appendInteger(Int64(shared.revision))
                 body.append("}")
             }, context: context)
         case "SetDetent":

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SheetCore
 import SheetProtocol
 import SheetRenderKit
 
@@ -46,7 +47,8 @@ protocol Backend: AnyObject {
     var isReady: Bool { get }
     /// How frames reach the output, for the log (`two pages, panned`).
     var method: String { get }
-    func show(_ state: SheetState) throws(RenderError) -> Presentation
+    /// Draws `state` with `content` (its items in the list's order) when the sheet has some.
+    func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation
     /// The event descriptor is readable: the CLOCK_MONOTONIC microsecond at which the queued
     /// frame reached the screen, or nil if it has not yet.
     func handleEvent() throws(RenderError) -> Int64?

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CDisplay
+import SheetCore
 import SheetProtocol
 import SheetRenderKit
 
@@ -139,10 +140,10 @@ final class DRMBackend: Backend {
         return buffer
     }
 
-    func show(_ state: SheetState) throws(RenderError) -> Presentation {
+    func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
         precondition(flipping == nil, "a frame while a flip is pending")
         let (width, height) = (Int(mode.hdisplay), Int(mode.vdisplay))
-        let scene = SheetScene(state, width: width, height: height, look: looks.look(width: width, height: height))
+        let scene = SheetScene(state, width: width, height: height, content: content, look: looks.look(width: width, height: height))
         // The first frame goes into the buffer that is set on the CRTC; later ones into the back one.
         let target = configured ? 1 - front : front
         let rows = scene.damage(since: buffers[target].scene)

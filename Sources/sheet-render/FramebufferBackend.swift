@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CDisplay
+import SheetCore
 import SheetProtocol
 import SheetRenderKit
 
@@ -117,10 +118,10 @@ final class FramebufferBackend: Backend {
         return snapshotLook
     }
 
-    func show(_ state: SheetState) throws(RenderError) -> Presentation {
+    func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
         let hidden = state.phase == .resting && state.progress <= 0 && state.dim <= 0
         guard let look = look(hidden: hidden) else { return .skipped }
-        let scene = SheetScene(state, width: width, height: height, look: look)
+        let scene = SheetScene(state, width: width, height: height, content: content, look: look)
         if snapshot && hidden {
             // Put back what was there (the hidden scene over the snapshot is the snapshot), then
             // forget it: the next opening takes a fresh one.

@@ -1,3 +1,4 @@
+import SheetCore
 import SheetProtocol
 import SheetRenderKit
 
@@ -18,8 +19,8 @@ final class PictureBackend: Backend {
         self.looks = looks
     }
 
-    func show(_ state: SheetState) throws(RenderError) -> Presentation {
-        let scene = SheetScene(state, look: looks.look(width: state.screen.width, height: state.screen.height))
+    func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
+        let scene = SheetScene(state, content: content, look: looks.look(width: state.screen.width, height: state.screen.height))
         do {
             return try writer.frame(scene) ? .shown(rows: nil) : .skipped
         } catch {

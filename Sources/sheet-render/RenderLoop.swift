@@ -26,6 +26,10 @@ final class RenderLoop {
     private var queued: (update: MonitorUpdate, rows: Range<Int>?)?
     private var sawMotion = false
     private var announced = false
+    /// The content the states place, fetched on a connection of its own (the subscription's
+    /// is taken by `Monitor`) when the swaps on the stream do not account for the revision.
+    private var mirror = ContentMirror()
+    private var contentFailureSaid = false
 
     init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
          frames: FrameLog?, log: Log) {
@@ -72,10 +76,12 @@ final class RenderLoop {
             }
             switch event {
             case .connected:
+                mirror.reset()
                 log.say("sheet-render: following sheetd on \(subscription.path)")
                 systemd.notify("STATUS=following sheetd on \(subscription.path)")
                 announceScreen()
             case .update(let update):
+                if mirror.follow(update), let revision = update.state.list?.revision { fetchContent(at: revision) }
                 latest = update
                 if !subscription.hasBufferedUpdate, backend.isReady, try present() { return 0 }
             case .disconnected(let error):
@@ -109,7 +115,7 @@ final class RenderLoop {
     private func present() throws(RenderError) -> Bool {
         guard let latest, latest != drawn else { return false }
         drawn = latest
-        switch try backend.show(latest.state) {
+        switch try backend.show(latest.state, content: mirror.content) {
         case .shown(let rows): return try recorded(latest, shown: monotonicMicroseconds(), rows: rows)
         case .queued(let rows): queued = (latest, rows)
         case .skipped: break
@@ -120,8 +126,24 @@ final class RenderLoop {
     /// Logs a frame that reached the output; true when it is the rest `--until-rest` waits for.
     private func recorded(_ update: MonitorUpdate, shown: Int64, rows: Range<Int>?) throws(RenderError) -> Bool {
         try frames?.record(update, backend: backend.name, shown: shown, rows: rows)
-        if update.state.phase != .resting { sawMotion = true }
-        return untilRest && sawMotion && update.state.phase == .resting
+        if !update.state.isAtRest { sawMotion = true }
+        return untilRest && sawMotion && update.state.isAtRest
+    }
+
+    /// Asks the daemon for its content (items in the list's order). A daemon that does not
+    /// answer within two seconds, or answers with something that is not content, leaves the
+    /// list drawn as it was; that is said once.
+    private func fetchContent(at revision: Int) {
+        do {
+            let client = try SheetClient(path: subscription.path, timeoutSeconds: 2)
+            let (content, fetched) = try client.contentAndRevision()
+            mirror.fetched(content, revision: fetched)
+            drawn = nil
+        } catch {
+            mirror.fetchFailed(at: revision)
+            if !contentFailureSaid { log.say("sheet-render: GetContent failed (\(error)); drawing the list without it") }
+            contentFailureSaid = true
+        }
     }
 
     /// Tells the daemon the display's size, once per connection; a refusal (not root, not in

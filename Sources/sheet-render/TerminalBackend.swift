@@ -1,13 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SheetCore
 import SheetProtocol
 import SheetRenderKit
 
 /// `--backend term`: the sheet in a terminal, for SSH sessions and demos. Each character cell
 /// is two pixels, one above the other: `▀` in the upper pixel's colour over the lower's (24-bit
-/// colour, which current terminals and tmux take). The title and the close mark are written as
-/// text on the card. Only the cell rows that changed are written again; the terminal's own
+/// colour, which current terminals and tmux take). The title, the close mark and the list's
+/// rows are written as text on the card, a row a line, the picked-up one highlighted. Only the cell rows that changed are written again; the terminal's own
 /// screen comes back on exit (the alternate screen).
 final class TerminalBackend: Backend {
     let name = "term"
@@ -18,8 +19,9 @@ final class TerminalBackend: Backend {
     private var columns: Int
     private var lines: Int
     private var drawn: SheetScene?
-    /// The cell row that holds the title now, which the next frame must also redraw.
-    private var titleLine: Int?
+    /// The text on the screen by line (the title, the list's rows), which the next frame
+    /// rewrites where it changes.
+    private var written: [Int: TextLine] = [:]
     private let looks: Looks
     private var entered = false
 
@@ -49,59 +51,93 @@ final class TerminalBackend: Backend {
         (columns, lines) = try Self.size(of: output)
         canvas = Canvas(width: columns, height: lines * 2, format: .xrgb8888)
         drawn = nil
+        written = [:]
         try writeAll(output, Array("\u{1B}[2J".utf8), naming: "the terminal")
     }
 
-    func show(_ state: SheetState) throws(RenderError) -> Presentation {
-        let scene = SheetScene(state, width: columns, height: lines * 2, look: looks.look(width: columns, height: lines * 2))
-        guard let rows = scene.damage(since: drawn) else { return .shown(rows: nil) }
-        painter.draw(scene, into: canvas, rows: rows)
+    func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
+        var scene = SheetScene(state, width: columns, height: lines * 2, content: content,
+                               look: looks.look(width: columns, height: lines * 2))
+        // The list is text here, a line a row; the pixels are the card's.
+        let list = scene.list
+        scene.list = nil
+        let rows = scene.damage(since: drawn)
+        if let rows { painter.draw(scene, into: canvas, rows: rows) }
         drawn = scene
 
-        // Cell rows to write: those the damaged pixel rows touch, and the title's old and new rows.
-        let title = titlePlacement(scene)
-        var cells = Set((rows.lowerBound / 2)..<((rows.upperBound + 1) / 2))
-        if let titleLine { cells.insert(titleLine) }
-        if let title { cells.insert(title.line) }
-        titleLine = title?.line
+        // Cell rows to write: those the damaged pixel rows touch, and those whose text changed.
+        let text = textLines(scene, list: list)
+        var cells = Set<Int>()
+        if let rows { cells.formUnion((rows.lowerBound / 2)..<((rows.upperBound + 1) / 2)) }
+        for (line, content) in text where written[line] != content { cells.insert(line) }
+        for line in written.keys where text[line] == nil { cells.insert(line) }
+        written = text
+        guard !cells.isEmpty else { return .shown(rows: nil) }
 
-        var text = ""
-        for line in cells.sorted() where line < lines {
-            text += "\u{1B}[\(line + 1);1H"
+        var out = ""
+        for line in cells.sorted() where line >= 0 && line < lines {
+            out += "\u{1B}[\(line + 1);1H"
             var previous: (RGB, RGB)?
+            let overlay = text[line]
             for column in 0..<columns {
+                if let overlay, let character = overlay.character(column, columns: columns) {
+                    // Text on the card: its background (or the lifted row's) behind, ink in front.
+                    let ground = overlay.highlighted ? scene.look.separator : scene.look.card, ink = scene.look.label
+                    out += "\u{1B}[38;2;\(ink.r);\(ink.g);\(ink.b);48;2;\(ground.r);\(ground.g);\(ground.b)m\(character)"
+                    previous = nil
+                    continue
+                }
                 let upper = canvas.pixel(x: column, y: line * 2), lower = canvas.pixel(x: column, y: line * 2 + 1)
                 if previous.map({ $0.0 != upper || $0.1 != lower }) ?? true {
-                    text += "\u{1B}[38;2;\(upper.r);\(upper.g);\(upper.b);48;2;\(lower.r);\(lower.g);\(lower.b)m"
+                    out += "\u{1B}[38;2;\(upper.r);\(upper.g);\(upper.b);48;2;\(lower.r);\(lower.g);\(lower.b)m"
                     previous = (upper, lower)
                 }
-                if let title, line == title.line, let character = title.character(column) {
-                    // Text on the card: the card's colour behind, the title's in front.
-                    let card = scene.look.card, ink = scene.look.title
-                    text += "\u{1B}[38;2;\(ink.r);\(ink.g);\(ink.b);48;2;\(card.r);\(card.g);\(card.b)m\(character)"
-                    previous = nil
-                } else {
-                    text += "▀"
-                }
+                out += "▀"
             }
         }
-        text += "\u{1B}[0m"
-        try writeAll(output, Array(text.utf8), naming: "the terminal")
+        out += "\u{1B}[0m"
+        try writeAll(output, Array(out.utf8), naming: "the terminal")
         return .shown(rows: rows)
     }
 
-    /// Where the title and the close mark go: the second cell row wholly on the card, when the
-    /// card shows that much.
-    private func titlePlacement(_ scene: SheetScene) -> (line: Int, character: (Int) -> Character?)? {
-        let line = Int((scene.top / 2).rounded(.up)) + 1
-        guard line < lines, columns >= 12 else { return nil }
-        let title = Array(scene.look.titleText.prefix(columns - 8))
-        let closeColumn = columns - 3
-        return (line, { column in
-            if column >= 2 && column < 2 + title.count { return title[column - 2] }
-            if column == closeColumn { return "×" }
-            return nil
-        })
+    /// A line of text over the card: the title with the close mark, or a row of the list.
+    struct TextLine: Equatable {
+        var text: [Character]
+        var close: Bool
+        /// The picked-up row: the whole line on a darker ground.
+        var highlighted: Bool
+
+        func character(_ column: Int, columns: Int) -> Character? {
+            if close && column == columns - 3 { return "×" }
+            if column >= 2 && column < 2 + text.count { return text[column - 2] }
+            return highlighted ? " " : nil
+        }
+    }
+
+    /// The text this frame shows, by line: the title on the second line wholly on the card,
+    /// then, from two lines below it, the list a row a line, scrolled and reordered as the
+    /// state says (a row's offset and the scroll counted in rows), cut at the screen's foot.
+    private func textLines(_ scene: SheetScene, list: ListScene?) -> [Int: TextLine] {
+        var text: [Int: TextLine] = [:]
+        let titleLine = Int((scene.top / 2).rounded(.up)) + 1
+        guard titleLine < lines, columns >= 12 else { return text }
+        text[titleLine] = TextLine(text: Array(scene.title.prefix(columns - 8)), close: true, highlighted: false)
+        guard let list else { return text }
+        let firstLine = titleLine + 2
+        guard firstLine < lines else { return text }
+        // The same list a line a row: two canvas pixels are one line.
+        let rows = 2 / list.itemHeight
+        let lined = ListScene(labels: list.labels, titleBarHeight: Double(firstLine * 2) - scene.top, itemHeight: 2,
+                              scroll: list.scroll * rows, othersScale: 1,
+                              lifted: list.lifted.map { .init(position: $0.position, offset: $0.offset * rows, scale: 1, opacity: 1) },
+                              moving: list.moving.map { .init(position: $0.position, offset: $0.offset * rows) },
+                              height: lines * 2)
+        lined.rows(top: scene.top, clip: Double(firstLine * 2)..<Double(lines * 2)) { row in
+            let line = Int((row.centre / 2).rounded(.down))
+            guard line >= firstLine, line < lines, text[line]?.highlighted != true else { return }
+            text[line] = TextLine(text: Array(list.labels[row.position].prefix(columns - 4)), close: false, highlighted: row.isLifted)
+        }
+        return text
     }
 
     func finish() throws(RenderError) -> Bool {

@@ -106,7 +106,7 @@ struct WatchCommand: ParsableCommand {
                 }
                 seen += 1
                 if let count, seen >= count { return false }
-                if untilRest, seen > 1, update.state.phase == .resting { return false }
+                if untilRest, seen > 1, update.state.isAtRest { return false }
                 return true
             }
         }

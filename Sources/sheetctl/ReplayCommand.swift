@@ -2,6 +2,7 @@ import ArgumentParser
 import SheetConfig
 import SheetRecordings
 import SheetRenderKit
+import SheetProtocol
 import SheetReplay
 
 struct ReplayCommand: AsyncParsableCommand {
@@ -87,9 +88,18 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             let animation = apng.map { AnimatedPNGWriter(path: $0, painter: Painter(font: PSF2Font.system()), framesPerSecond: apngFPS) }
             let screen = options.engine.screen
-            let result = try Replay.run(path: file, options: options, output: output) { sheet in
+            let content = options.content
+            let result = try Replay.run(path: file, options: options, output: output) { frame in
+                let sheet = frame.sheet
+                let list = content.flatMap { content in
+                    frame.list.map {
+                        ListScene(ListState($0, layout: options.engine.list, content: content, scale: screen.scale),
+                                  labels: frame.order.map { content.items[$0].label }, zoom: 1, height: screen.heightInPixels)
+                    }
+                }
                 let scene = SheetScene(width: screen.widthInPixels, height: screen.heightInPixels, scale: screen.scale,
-                                       top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress)
+                                       top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress,
+                                       title: content?.title, list: list)
                 try pictures?.frame(scene)
                 animation?.frame(scene, at: sheet.time.microseconds)
             }

@@ -66,8 +66,9 @@ final class EngineLoop: @unchecked Sendable {
     // Shared with other threads.
     private let inbox = Mutex<(commands: [(ControlRequest, @Sendable (ControlResult) -> Void)], stopping: Bool)>(([], false))
     private let deviceList = Mutex<[InputDevice]>([])
-    /// The content and the list's order, for `GetContent` on the server's thread.
-    private let contentBox = Mutex<(content: SheetContent, order: [Int])>((.empty, []))
+    /// The content, the list's order and its revision, for `GetContent` on the server's thread.
+    private let contentBox = Mutex<SharedContent>(SharedContent(content: .empty, order: [], revision: 0))
+    private var sharedRevision = 0
     private let waiter: Waiter
 
     init(settings: Settings, systemd: Systemd, logger: Logger) throws {
@@ -91,11 +92,16 @@ final class EngineLoop: @unchecked Sendable {
 
     var devices: [InputDevice] { deviceList.withLock { $0 } }
 
-    var content: (content: SheetContent, order: [Int]) { contentBox.withLock { $0 } }
+    var content: SharedContent { contentBox.withLock { $0 } }
 
-    /// Tells `GetContent` what the engine holds now.
+    /// Tells `GetContent` what the engine holds now, whenever the list's revision has moved on
+    /// (new content, or a swap: a few a second at most while a finger drags an item). Called
+    /// before states are published, so `GetContent` never answers with a revision older than
+    /// a state a client has seen.
     private func shareContent() {
-        let shared = (engine.content, engine.list.order)
+        guard engine.list.revision != sharedRevision else { return }
+        sharedRevision = engine.list.revision
+        let shared = SharedContent(content: engine.content, order: engine.list.order, revision: sharedRevision)
         contentBox.withLock { $0 = shared }
     }
 
@@ -172,7 +178,6 @@ final class EngineLoop: @unchecked Sendable {
         engineTime = engineNow()
         if let content = settings.content {
             engine.setContent(content, at: engineTime, into: &outputs)
-            shareContent()
         }
         engine.start(at: engineTime, into: &outputs)
         publishOutputs()
@@ -363,7 +368,6 @@ final class EngineLoop: @unchecked Sendable {
                 engine.setContent(content, order: engine.list.order, scrollInPoints: engine.list.offset, at: now, into: &outputs)
             }
             logger.notice("content: \(content.items.count) item(s), title \"\(content.title)\"\(content.guarded ? ", guarded" : "")")
-            shareContent()
         case .setDetent(let detent):
             guard names.contains(detent) else { return .unknownDetent(detent, known: names) }
             engine.perform(.setDetent(detent), at: now, into: &outputs)
@@ -382,11 +386,13 @@ final class EngineLoop: @unchecked Sendable {
             // Keep the sheet where it was going, on the new screen.
             let sheet = engine.sheet
             if let index = sheet.targetDetentIndex ?? sheet.detentIndex { configuration.initialDetent = sheet.detents[index].name }
-            let content = engine.content, order = engine.list.order
+            let content = engine.content, order = engine.list.order, revision = engine.list.revision
             engine = Engine(configuration: configuration)
             detentPositions = Self.positions(of: engine)
             settings.engine.screen = screen
-            if content != .empty { engine.setContent(content, order: order, at: now, into: &outputs) }
+            if content != .empty {
+                engine.setContent(content, order: order, after: revision, at: now, into: &outputs)
+            }
             engine.start(at: now, into: &outputs)
         }
         publishOutputs()
@@ -396,6 +402,7 @@ final class EngineLoop: @unchecked Sendable {
     // MARK: Publishing
 
     private func publishOutputs() {
+        shareContent()
         guard !outputs.isEmpty else { return }
         // A state and the list drawn with it (the engine emits the list just before).
         var lastSheet: (SheetSnapshot, ListSnapshot?)?
@@ -417,7 +424,6 @@ final class EngineLoop: @unchecked Sendable {
                 // Events ride on the state they came with, or the next one.
                 if let pending = lastSheet { publish(pending); lastSheet = nil }
                 pendingEvents.append(SheetEvent(report.event, content: engine.content))
-                if case .reorderEnded = report.event { shareContent() }
             case .touch:
                 break
             }
@@ -465,7 +471,7 @@ final class EngineLoop: @unchecked Sendable {
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
             screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
             mover: mover, detents: detentPositions,
-            list: list.map { ListState($0, content: engine.content, scale: scale) })
+            list: list.map { ListState($0, layout: configuration.list, content: engine.content, scale: scale) })
     }
 
     static func positions(of engine: Engine) -> [SheetProtocol.DetentPosition] {

@@ -126,7 +126,7 @@ final class ControlBridge: SheetServiceDelegate {
         loop.devices.map { DeviceReport(name: $0.name, node: $0.node, type: $0.kind.rawValue, used: $0.used, reason: $0.reason) }
     }
 
-    func content() -> (content: SheetContent, order: [Int]) { loop.content }
+    func content() -> SharedContent { loop.content }
 
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void) {

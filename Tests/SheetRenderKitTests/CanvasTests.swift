@@ -223,3 +223,25 @@ import Testing
         #expect(picture == last.rgbBytes(), "the composed animation ends on the last scene")
     }
 }
+
+@Suite struct ListPaintingTests {
+    /// Values a broken or hostile daemon could publish (the wire takes any finite number): the
+    /// painter clamps them and draws, neither trapping nor looping over a list of 10¹⁸ rows.
+    @Test func aListWithAbsurdValuesDrawsWithoutTrapping() {
+        let painter = Painter(font: PSF2Font.system())
+        let canvas = Canvas(width: 64, height: 96, format: .rgb565)
+        let labels = (0..<1024).map { "row \($0) \(String(repeating: "é", count: 100))" }
+        for value in [0, -1e300, 1e300, 4.9e-324, -0.0, 1e18] {
+            let state = ListState(titleBarHeightInPixels: value, itemHeightInPixels: value, scrollInPixels: value, revision: 1,
+                                  lifted: .init(item: "x", index: Int.max, offsetInPixels: value, scale: value, opacity: value),
+                                  othersScale: value, moving: [.init(item: "y", index: 3, offsetInPixels: value)])
+            var lifted = state
+            lifted.lifted?.index = 2
+            for list in [state, lifted] {
+                let scene = SheetScene(width: 64, height: 96, scale: value.magnitude > 100 ? 16 : 1, top: 10, dim: 0.5, progress: 1,
+                                       title: "t", list: ListScene(list, labels: labels, zoom: 1, height: 96))
+                painter.draw(scene, into: canvas)
+            }
+        }
+    }
+}

@@ -42,8 +42,44 @@ import Testing
         let scene = SheetScene(width: c.width, height: c.height, scale: c.scale, top: c.top, dim: c.dim, progress: c.progress)
         let canvas = Canvas(width: c.width, height: c.height, format: c.format)
         Painter(font: font).draw(scene, into: canvas)
+        try compare(canvas, name: c.name)
+    }
+
+    // The list: a 540x960 panel at scale 1 with the card at 300 px and twelve rows (the
+    // list starts at 356 px); at rest, mid-reorder (row 2 picked up and 31 px down, at 1.2
+    // and 0.85 opaque, the others at 0.9, row 1 sliding 22 px from its new slot) and scrolled.
+    static let labels = ["Wi-Fi", "Bluetooth", "Display", "Sound", "Network", "Language", "Date and time", "Updates",
+                         "Über dieses Gerät", "Accessibility", "Privacy", "About this panel"]
+
+    struct ListCase: CustomTestStringConvertible, Sendable {
+        var name: String
+        var list: ListScene
+        var testDescription: String { name }
+    }
+
+    static let listCases: [ListCase] = [
+        ListCase(name: "list-at-rest-540x960", list: ListScene(
+            labels: labels, titleBarHeight: 56, itemHeight: 56, scroll: 0, othersScale: 1, lifted: nil, moving: [], height: 960)),
+        ListCase(name: "list-mid-reorder-540x960", list: ListScene(
+            labels: labels, titleBarHeight: 56, itemHeight: 56, scroll: 0, othersScale: 0.9,
+            lifted: .init(position: 2, offset: 31, scale: 1.2, opacity: 0.85), moving: [.init(position: 1, offset: 22)], height: 960)),
+        ListCase(name: "list-scrolled-540x960", list: ListScene(
+            labels: labels, titleBarHeight: 56, itemHeight: 56, scroll: 150.5, othersScale: 1, lifted: nil, moving: [], height: 960)),
+    ]
+
+    @Test(arguments: listCases)
+    func aListMatchesItsGoldenImage(_ c: ListCase) throws {
+        let font = try #require(Self.font, "no console font in \(PSF2Font.searchPaths) (Debian: console-setup-linux)")
+        let scene = SheetScene(width: 540, height: 960, scale: 1, top: 300, dim: 0.7, progress: 0.7, title: "Settings", list: c.list)
+        let canvas = Canvas(width: 540, height: 960, format: .xrgb8888)
+        Painter(font: font).draw(scene, into: canvas)
+        try compare(canvas, name: c.name)
+    }
+
+    /// `canvas` against the golden image `name`, or written as it when updating.
+    func compare(_ canvas: Canvas, name: String) throws {
         let drawn = PNG.encode(canvas)
-        let golden = fixtures.appendingPathComponent("golden/\(c.name).png")
+        let golden = fixtures.appendingPathComponent("golden/\(name).png")
         if ProcessInfo.processInfo.environment["SHEETD_UPDATE_GOLDENS"] == "1" {
             try Data(drawn).write(to: golden)
             return
@@ -52,12 +88,12 @@ import Testing
         let actual = canvas.rgbBytes()
         let same = expected.rgb.count == actual.count
             && expected.rgb.withUnsafeBytes { a in actual.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
-        if expected.width != c.width || expected.height != c.height || !same {
+        if expected.width != canvas.width || expected.height != canvas.height || !same {
             let differing = zip(expected.rgb, actual).enumerated().filter { $0.element.0 != $0.element.1 }.map { $0.offset / 3 }
-            let written = try temporaryFolder().appendingPathComponent("\(c.name).drawn.png")
+            let written = try temporaryFolder().appendingPathComponent("\(name).drawn.png")
             try Data(drawn).write(to: written)
-            let first = differing.first.map { "first at (\($0 % c.width), \($0 / c.width))" } ?? "size differs"
-            Issue.record("\(c.name): \(Set(differing).count) pixels differ from \(golden.path), \(first); drawn: \(written.path)")
+            let first = differing.first.map { "first at (\($0 % canvas.width), \($0 / canvas.width))" } ?? "size differs"
+            Issue.record("\(name): \(Set(differing).count) pixels differ from \(golden.path), \(first); drawn: \(written.path)")
         }
     }
 

@@ -1,6 +1,9 @@
 import Testing
 import SheetCore
 import SheetRecordings
+import SheetConfig
+import Foundation
+import SheetTestSupport
 @testable import SheetReplay
 
 /// Content in the sheet, replayed: a 1080x1920 screen at scale 1 where one device unit is one
@@ -305,5 +308,33 @@ import SheetRecordings
         #expect(summary["order"] as? [String] == ["item-1", "item-0", "item-2"])
         #expect(try replay(r, summaryOptions).text == first.text)
         #expect(try run(r).text == (try run(r)).text)
+    }
+
+    // MARK: The bundled example
+
+    /// `examples/reorder.evemu`, the README's reorder, is this generated recording (after a
+    /// deliberate change, `SHEETD_UPDATE_GOLDENS=1` writes it again): on `examples/menu.yaml`
+    /// at half, a finger rests on Bluetooth for 0.4 s, drags it down past Display and Sound,
+    /// holds, and lifts.
+    @Test func theBundledReorderRecordingIsThisOneAndReordersTheMenu() throws {
+        var r = SyntheticRecording()
+        r.name = "sheetd example: a long-press reorder"
+        r.report()
+        r.wait(0.5)
+        pressAndDrag(&r, x: 420, y: rowCentre(1), hold: 0.4, dy: 2 * Self.row + 30, seconds: 0.8, after: 0.3)
+        r.wait(0.6)
+        r.report()
+        let bundled = examples.appendingPathComponent("reorder.evemu")
+        if ProcessInfo.processInfo.environment["SHEETD_UPDATE_GOLDENS"] == "1" {
+            try Data(r.evemu().utf8).write(to: bundled)
+        }
+        #expect(try String(contentsOf: bundled, encoding: .utf8) == r.evemu(), "\(bundled.path) is not what the test generates")
+
+        var replayOptions = options(touches: false)
+        replayOptions.content = try ContentFile.load(path: examples.appendingPathComponent("menu.yaml").path)
+        let run = try replay(path: bundled.path, replayOptions)
+        #expect(events(run).map { $0["event"] as? String } == ["reorder-began", "reorder-moved", "reorder-moved", "reorder-ended"])
+        let ended = try #require(events(run, "reorder-ended").first)
+        #expect((ended["order"] as? [String])?.prefix(4) == ["wifi", "display", "sound", "bluetooth"])
     }
 }

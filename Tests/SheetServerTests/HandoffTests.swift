@@ -12,7 +12,7 @@ import Testing
 /// The server on its own, with a delegate that has nothing to control.
 private final class NothingToControl: SheetServiceDelegate {
     func devices() -> [DeviceReport] { [] }
-    func content() -> (content: SheetContent, order: [Int]) { (.empty, []) }
+    func content() -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import SheetClient
+import SheetConfig
+import SheetCore
 import SheetProtocol
 import SheetRecordings
 import SheetRenderKit
@@ -118,6 +120,66 @@ struct RendererTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// `--backend png` draws the content: the daemon takes `examples/menu.yaml` from its
+    /// configuration and replays `examples/reorder.evemu` (Bluetooth held and dragged down two
+    /// rows). Every picture is exactly what the kit paints for its logged state with the items
+    /// in the order they had then (during the drag: the held item at the lifted index; before
+    /// it and after it, the menu's order and the replay's final one), so the renderer fetched
+    /// the content and kept up with the swaps.
+    @Test func thePNGBackendDrawsTheContentThroughAReorder() throws {
+        let menu = examples.appendingPathComponent("menu.yaml").path
+        let recording = examples.appendingPathComponent("reorder.evemu").path
+        let content = try ContentFile.load(path: menu)
+        let finalOrder = ["wifi", "display", "sound", "bluetooth", "network", "language", "time", "updates", "about"]
+
+        let folder = try temporaryFolder()
+        let config = try temporaryFile("content.yaml", "content: \(menu)\n")
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let pictures = folder.appendingPathComponent("pictures").path
+        let frameLog = folder.appendingPathComponent("frames.jsonl").path
+        let renderer = try Renderer(["--backend", "png", "--output", pictures, "--socket", socket,
+                                     "--frame-log", frameLog, "--until-rest"], folder: folder)
+        let daemon = try RunningDaemon(["--config", config, "--input", "replay:\(recording)"], socketPath: socket)
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+
+        func items(in ids: [String]) -> SheetContent {
+            var ordered = content
+            ordered.items = ids.map { id in content.items.first { $0.id == id }! }
+            return ordered
+        }
+        // The order each frame had; pictures are compared for the first, the last, and six
+        // frames of the drag (a debug build paints and decodes a 1080x1920 picture slowly).
+        var sawLifted = false
+        var frames: [(name: String, state: SheetState, ids: [String])] = []
+        let lines = try String(contentsOfFile: frameLog, encoding: .utf8).split(separator: "\n")
+        for (index, line) in lines.enumerated() {
+            let state = try SheetState(json: try JSONReader.parse(String(line))["state"] ?? .null)
+            let list = try #require(state.list, "frame \(index + 1) has no list")
+            var ids = content.items.map(\.id)
+            if let lifted = list.lifted {
+                sawLifted = true
+                ids.removeAll { $0 == lifted.item }
+                ids.insert(lifted.item, at: lifted.index)
+            } else if sawLifted {
+                ids = finalOrder
+            }
+            frames.append((String(format: "frame-%06d.png", index + 1), state, ids))
+        }
+        let drag = frames.indices.filter { frames[$0].state.list?.lifted != nil }
+        let checked = Set([0, frames.count - 1] + stride(from: 0, to: drag.count, by: max(1, drag.count / 6)).map { drag[$0] })
+        let painter = Painter(font: PSF2Font.system())
+        for index in checked.sorted() {
+            let (name, state, ids) = frames[index]
+            let canvas = Canvas(width: 1080, height: 1920, format: .xrgb8888)
+            painter.draw(SheetScene(state, content: items(in: ids)), into: canvas)
+            let picture = try PNG.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(pictures)/\(name)"))))
+            #expect(picture.rgb == canvas.rgbBytes(), "\(name) is not the list in the order \(ids)")
+        }
+        #expect(sawLifted, "the renderer drew the held item")
+        #expect(try daemon.client().content().items.map(\.id) == finalOrder)
+        #expect(daemon.stop() == 0)
+    }
+
     /// `--backend term` in a real terminal: tmux runs it, the test reads the pane back with its
     /// colours, and waits for each frame on the frame log (a FIFO), never for a time.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
@@ -168,6 +230,17 @@ struct RendererTests {
         pane = try capture { $0.text(2).contains("sheetd") }
         #expect(pane.cell(5, 10) == card)
         #expect(pane.text(2).contains("sheetd"))
+
+        // Content: the title on the title line, then a row a line from two lines below it,
+        // fetched by the renderer when the revision moved.
+        try daemon.client().setContent(ContentChange(title: "Settings", items: [
+            SheetItem(id: "wifi", label: "Wi-Fi"), SheetItem(id: "bt", label: "Bluetooth"), SheetItem(id: "display", label: "Display"),
+        ]))
+        pane = try capture { $0.text(4).contains("Wi-Fi") }
+        #expect(pane.text(2).contains("Settings") && !pane.text(2).contains("sheetd"), "the content's title: \(pane.text(2))")
+        #expect(pane.text(4).contains("Wi-Fi") && pane.text(5).contains("Bluetooth") && pane.text(6).contains("Display"),
+                "rows: \(pane.lines.indices.map(pane.text))")
+        #expect(pane.cell(7, 10) == card, "below the list, the card")
 
         // Ctrl-C: the renderer leaves, the frame log ends, and the terminal's own screen is back.
         _ = try tmux(["send-keys", "-t", "sheet", "C-c"])

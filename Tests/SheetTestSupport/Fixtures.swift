@@ -4,6 +4,9 @@ import Foundation
 public let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures")
 
+/// The repository's `examples` folder.
+public let examples = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
+
 /// A real recording from `Tests/Fixtures/traces`.
 public func trace(_ name: String) -> String { fixtures.appendingPathComponent("traces/\(name)").path }
 

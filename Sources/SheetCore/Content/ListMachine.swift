@@ -119,7 +119,10 @@ public struct ListMachine: Sendable {
     public private(set) var state: State = .idle
     /// The list's order: position → index into the content's items.
     public private(set) var order: [Int] = []
-    public private(set) var orderRevision = 0
+    /// Counts changes of the content and its order: each new content (`setItems`) and each
+    /// swap adds one, so a consumer that saw every `reorderMoved` knows the order without
+    /// asking, and one that did not knows to ask.
+    public private(set) var revision = 0
     /// The scroll offset drawn now (points).
     public private(set) var offset: Double = 0
     /// When the machine wants the next `.frame`.
@@ -159,7 +162,8 @@ public struct ListMachine: Sendable {
 
     /// Gives the list `count` items in `order` (the given order when it is a permutation of
     /// 0..<count, else 0, 1, 2…). What was picked up or moving ends at once.
-    public mutating func setItems(count: Int, order requested: [Int]? = nil, offset newOffset: Double = 0) {
+    public mutating func setItems(count: Int, order requested: [Int]? = nil, offset newOffset: Double = 0,
+                                  after previousRevision: Int = 0) {
         var valid = requested?.count == count
         if valid, let requested {
             var seen = [Bool](repeating: false, count: count)
@@ -169,7 +173,7 @@ public struct ListMachine: Sendable {
             }
         }
         order = valid ? requested! : Array(0..<count)
-        orderRevision += 1
+        revision = max(revision, previousRevision) + 1
         state = .idle
         lifted = nil
         moving.removeAll(keepingCapacity: true)
@@ -212,7 +216,8 @@ public struct ListMachine: Sendable {
     public func snapshot(at time: Timestamp) -> ListSnapshot {
         var snapshot = ListSnapshot()
         snapshot.scrollInPoints = offset
-        snapshot.orderRevision = UInt32(truncatingIfNeeded: orderRevision)
+        snapshot.revision = UInt32(truncatingIfNeeded: revision)
+        if case .idle = state { snapshot.isSettled = lifted == nil && !isAnimating } else { snapshot.isSettled = false }
         snapshot.othersScale = Float(othersScale.value(at: time))
         // Items and positions are below 1,024 (`SheetContent.Limits.items`), so they fit UInt16.
         if let lifted {
@@ -464,7 +469,7 @@ public struct ListMachine: Sendable {
         let from = reorder.position
         let neighbour = order[position]
         order.swapAt(from, position)
-        orderRevision += 1
+        revision += 1
         reorder.position = position
         // The neighbour slides from where it is drawn to its new slot.
         var start = Double(position - from) * rowHeight

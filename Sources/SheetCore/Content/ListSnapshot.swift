@@ -66,12 +66,15 @@ public struct MovingItems: Sendable, Equatable, RandomAccessCollection {
 
 /// How the list is drawn now: the scroll offset and every item whose layout differs from rest.
 /// Every other item sits in its slot at `othersScale` and full opacity. The order itself is
-/// `ListMachine.order`; `orderRevision` counts its changes, so a consumer knows when to read it.
+/// `ListMachine.order`; `revision` counts changes of the content and its order, so a consumer
+/// knows when to read them.
 public struct ListSnapshot: Sendable, Equatable {
     /// How far the list is scrolled (points; 0 = first item at the top; past the end while
     /// rubber-banding).
     public var scrollInPoints: Double = 0
-    public var orderRevision: UInt32 = 0
+    public var revision: UInt32 = 0
+    /// Nothing in the list moves: no finger on it, no momentum, no animation.
+    public var isSettled = true
     public var othersScale: Float = 1
     public var lifted: LiftedItem?
     public var moving = MovingItems()

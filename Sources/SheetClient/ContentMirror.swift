@@ -1,0 +1,63 @@
+import SheetCore
+import SheetProtocol
+
+/// The sheet's content as a follower of the `Monitor` stream needs it to draw: the items in
+/// the list's current order, kept in step with the states' `list.revision`.
+///
+/// Each `reorder-moved` event is one swap and one revision, so while a finger drags an item
+/// the mirror follows by swapping, with no call; anything it cannot account for (new content,
+/// a missed update, a daemon that restarted) makes `follow` ask for `GetContent`, whose
+/// answer `fetched` takes with its own revision.
+public struct ContentMirror: Sendable {
+    /// The content, items in the list's order; nil until fetched, or when the sheet has none.
+    public private(set) var content: SheetContent?
+    public private(set) var revision: Int?
+    /// The state revision a fetch last failed for: not asked again until the revision moves.
+    private var failed: Int?
+
+    public init() {}
+
+    /// Takes `update` in: applies its swaps when they lead from the mirror's revision to the
+    /// state's. Returns whether the mirror needs `GetContent` to draw this state.
+    public mutating func follow(_ update: MonitorUpdate) -> Bool {
+        guard let list = update.state.list else {
+            content = nil
+            revision = nil
+            return false
+        }
+        guard var items = content?.items, let known = revision else { return failed != list.revision }
+        // A fetch can be ahead of the states still queued on the stream: their swaps are in it.
+        if known >= list.revision { return false }
+        var swaps = 0
+        for event in update.events where event.name == "reorder-moved" { swaps += 1 }
+        guard known + swaps == list.revision else { return failed != list.revision }
+        for event in update.events where event.name == "reorder-moved" {
+            guard let from = event.from, let to = event.to, items.indices.contains(from), items.indices.contains(to) else {
+                revision = nil
+                return failed != list.revision
+            }
+            items.swapAt(from, to)
+        }
+        content?.items = items
+        revision = list.revision
+        return false
+    }
+
+    /// What `GetContent` answered.
+    public mutating func fetched(_ content: SheetContent, revision: Int) {
+        self.content = content
+        self.revision = revision
+        failed = nil
+    }
+
+    /// `GetContent` failed while the states were at `revision`; the mirror keeps what it had
+    /// and asks again once the revision moves on.
+    public mutating func fetchFailed(at revision: Int) {
+        failed = revision
+    }
+
+    /// The daemon went away: what it held may not be what the next one holds.
+    public mutating func reset() {
+        self = ContentMirror()
+    }
+}

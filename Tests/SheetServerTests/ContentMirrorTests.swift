@@ -1,0 +1,60 @@
+import SheetClient
+import SheetCore
+import SheetProtocol
+import Testing
+
+/// How a renderer keeps the items in the list's order: swaps from the stream when they account
+/// for the revision, `GetContent` when they do not.
+@Suite struct ContentMirrorTests {
+    static let content = SheetContent(title: "Menu", items: ["a", "b", "c", "d"].map { SheetItem(id: $0, label: $0.uppercased()) },
+                                      guarded: false)
+
+    func update(revision: Int?, swaps: [(Int, Int)] = []) -> MonitorUpdate {
+        let list = revision.map {
+            ListState(titleBarHeightInPixels: 56, itemHeightInPixels: 56, scrollInPixels: 0, revision: $0, lifted: nil,
+                      othersScale: 1, moving: [])
+        }
+        let state = SheetState(phase: .resting, detent: "half", target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
+                               velocityInPixelsPerSecond: 0, screen: ScreenGeometry(width: 1080, height: 1920, scale: 1),
+                               mover: .initial, detents: [], list: list)
+        return MonitorUpdate(sequence: 1, timestampInMicroseconds: 0, state: state, gesture: nil,
+                             events: swaps.map { SheetEvent(name: "reorder-moved", item: "x", from: $0.0, to: $0.1) })
+    }
+
+    func ask(_ mirror: inout ContentMirror, _ update: MonitorUpdate) -> Bool { mirror.follow(update) }
+
+    @Test func swapsThatAccountForTheRevisionAreAppliedWithoutACall() {
+        var mirror = ContentMirror()
+        #expect(ask(&mirror, update(revision: 3)) == true, "nothing fetched yet")
+        mirror.fetched(Self.content, revision: 3)
+        #expect(ask(&mirror, update(revision: 5, swaps: [(1, 2), (2, 3)])) == false)
+        #expect(mirror.content?.items.map(\.id) == ["a", "c", "d", "b"])
+        #expect(mirror.revision == 5)
+        // A state still queued from before the fetch changes nothing.
+        #expect(ask(&mirror, update(revision: 4, swaps: [(0, 1)])) == false)
+        #expect(mirror.content?.items.map(\.id) == ["a", "c", "d", "b"])
+    }
+
+    @Test func aRevisionTheSwapsDoNotExplainAsksForTheContent() {
+        var mirror = ContentMirror()
+        mirror.fetched(Self.content, revision: 3)
+        #expect(ask(&mirror, update(revision: 4)) == true, "new content")
+        #expect(ask(&mirror, update(revision: 6, swaps: [(0, 1)])) == true, "a missed swap")
+        #expect(ask(&mirror, update(revision: 4, swaps: [(0, 9)])) == true, "a swap outside the list")
+    }
+
+    @Test func aFailedFetchIsNotRetriedUntilTheRevisionMoves() {
+        var mirror = ContentMirror()
+        #expect(ask(&mirror, update(revision: 2)) == true)
+        mirror.fetchFailed(at: 2)
+        #expect(ask(&mirror, update(revision: 2)) == false)
+        #expect(ask(&mirror, update(revision: 3)) == true)
+    }
+
+    @Test func noListMeansNoContent() {
+        var mirror = ContentMirror()
+        mirror.fetched(Self.content, revision: 1)
+        #expect(ask(&mirror, update(revision: nil)) == false)
+        #expect(mirror.content == nil)
+    }
+}
