@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
     ],
     targets: [
         // The pure core: touch frames in, gestures and sheet states out. No I/O, no clocks.
@@ -60,7 +61,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // systemd's service protocol without libsystemd: sd_notify and socket activation.
-        .target(name: "SheetService"),
+        .target(name: "SheetService", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         // A blocking varlink client for sheetctl, tests and renderers, and a subscription that
         // follows the daemon across restarts.
         .target(name: "SheetClient", dependencies: ["SheetProtocol", "SheetCore"]),

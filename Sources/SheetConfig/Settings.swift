@@ -18,6 +18,8 @@ public struct Settings: Sendable {
     public var logLevel = "info"
     /// What the sheet holds when no client has said (a kiosk's menu): `content:`.
     public var content: SheetContent?
+    /// Where the daemon keeps what survives a restart (`state-directory`); none when nil.
+    public var stateDirectory: String?
 
     public init() {}
 
@@ -29,6 +31,7 @@ public struct Settings: Sendable {
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
         "item-height", "item-long-press", "content",
         "input", "seat", "socket", "socket-mode", "socket-group", "max-connections", "client-stall-timeout", "log-level",
+        "state-directory",
     ]
 
     /// Sets one key from its text form; the error is the reason only (the caller adds where).
@@ -92,6 +95,11 @@ public struct Settings: Sendable {
                 throw SettingError("`socket` wants an absolute path shorter than 108 bytes; got `\(value)`")
             }
             socketPath = value
+        case "state-directory":
+            guard value.hasPrefix("/"), value.utf8.count < 4000 else {
+                throw SettingError("`state-directory` wants an absolute path; got `\(value)`")
+            }
+            stateDirectory = value
         case "socket-mode":
             guard let mode = UInt32(value, radix: 8), mode <= 0o777 else {
                 throw SettingError("`socket-mode` wants an octal mode like 0660; got `\(value)`")

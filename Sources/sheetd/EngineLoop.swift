@@ -52,6 +52,16 @@ final class EngineLoop: @unchecked Sendable {
     private var pendingGesture: GestureReport?
     private var pendingEvents: [SheetEvent] = []
     private var nextWatchdog: Timestamp?
+
+    // What survives a restart (`state-directory`).
+    private let store: StateStore?
+    private var restored: SavedState?
+    /// What was last handed to the store, and when; the next save is due a second after.
+    private var savedRevision = -1
+    private var savedDetent: String?
+    private var lastSave: Timestamp?
+    private var nextSave: Timestamp?
+    private var lastRestingDetent: String?
     /// While a recording plays: the monotonic time its next frame or deadline is due.
     private var replayDue: Timestamp?
     weak var server: VarlinkServer?
@@ -75,7 +85,18 @@ final class EngineLoop: @unchecked Sendable {
         self.settings = settings
         self.systemd = systemd
         self.logger = logger
-        engine = Engine(configuration: settings.engine)
+        store = settings.stateDirectory.map { StateStore(directory: $0, logger: logger) }
+        restored = store?.load()
+        var configuration = settings.engine
+        if let detent = restored?.detent {
+            if configuration.sheet.detents.contains(where: { $0.name == detent }) {
+                configuration.initialDetent = detent
+            } else {
+                logger.warning("the saved detent \(detent) is not one of the configuration's; starting at \(configuration.initialDetent)")
+            }
+        }
+        engine = Engine(configuration: configuration)
+        lastRestingDetent = configuration.initialDetent
         waiter = try Waiter()
         detentPositions = Self.positions(of: engine)
         source = .none
@@ -176,9 +197,11 @@ final class EngineLoop: @unchecked Sendable {
             anchorMonotonic = now
         }
         engineTime = engineNow()
-        if let content = settings.content {
+        // What was saved wins over the configuration's content: it is what a client set last.
+        if let content = restored?.content ?? settings.content {
             engine.setContent(content, at: engineTime, into: &outputs)
         }
+        restored = nil
         engine.start(at: engineTime, into: &outputs)
         publishOutputs()
         if let interval = systemd.watchdogIntervalMicroseconds {
@@ -218,8 +241,11 @@ final class EngineLoop: @unchecked Sendable {
             if !fastReplay { catchUp() }
             publishOutputs()
             watchdog()
+            persist()
         }
         waiter.arm(at: nil)
+        persist(now: true)
+        store?.flush()
         logger.info("input loop stopped")
     }
 
@@ -318,6 +344,7 @@ final class EngineLoop: @unchecked Sendable {
         }
         replayDue = replaying ? wake : nil
         if let watchdog = nextWatchdog { wake = wake.map { min($0, watchdog) } ?? watchdog }
+        if let save = nextSave { wake = wake.map { min($0, save) } ?? save }
         if let due = replayDue, let planned = wake, due <= planned {
             wake = due.adding(microseconds: -Self.replayWakeLead)
         }
@@ -338,6 +365,29 @@ final class EngineLoop: @unchecked Sendable {
         systemd.notify("WATCHDOG=1")
         nextWatchdog = now.adding(microseconds: interval)
         updateStatus()
+    }
+
+    /// Hands the content, its order and the detent the sheet last rested at to the store when
+    /// they changed: at once when the last save is a second old (or `now`: at stop), else a
+    /// second after it, when the timer wakes the loop. The store writes on its own thread.
+    private func persist(now immediately: Bool = false) {
+        guard let store else { return }
+        let sheet = engine.sheet
+        if sheet.state.kind == .resting, let index = sheet.detentIndex { lastRestingDetent = sheet.detents[index].name }
+        guard engine.list.revision != savedRevision || lastRestingDetent != savedDetent else {
+            nextSave = nil
+            return
+        }
+        let now = LibinputInput.monotonicNow()
+        if !immediately, let last = lastSave, now < last.adding(microseconds: 1_000_000) {
+            nextSave = last.adding(microseconds: 1_000_000)
+            return
+        }
+        store.save(SavedState(content: engine.content, order: engine.list.order, detent: lastRestingDetent))
+        savedRevision = engine.list.revision
+        savedDetent = lastRestingDetent
+        lastSave = now
+        nextSave = nil
     }
 
     private func updateStatus() {

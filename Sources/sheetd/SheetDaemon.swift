@@ -50,6 +50,9 @@ struct SheetDaemon: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
+    @Option(name: .customLong("state-directory"), help: "Where the content, its order and the resting detent are kept across restarts (default $STATE_DIRECTORY from systemd; none without it).")
+    var stateDirectory: String?
+
     @Flag(name: .customLong("check-config"), help: "Check the configuration file and flags, print the result, and exit.")
     var checkConfig = false
 
@@ -58,11 +61,17 @@ struct SheetDaemon: AsyncParsableCommand {
         try engine.settings(extra: [
             ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup),
             ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections), ("log-level", logLevel),
+            ("state-directory", stateDirectory),
         ])
     }
 
     func run() async throws {
-        let settings = try settings()
+        var settings = try settings()
+        // systemd's StateDirectory=sheetd says where, unless the configuration did.
+        if settings.stateDirectory == nil, let folders = Systemd.environment()["STATE_DIRECTORY"],
+           let first = folders.split(separator: ":").first {
+            settings.stateDirectory = String(first)
+        }
         if checkConfig {
             print("configuration ok: input \(settings.input), socket \(settings.socketPath), screen \(settings.engine.screen), policy \(settings.engine.sheet.ruleSet.rawValue), initial \(settings.engine.initialDetent), detents \(settings.engine.sheet.detents.map(\.name).joined(separator: ","))")
             return

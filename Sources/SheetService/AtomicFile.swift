@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SystemPackage
+
+/// What went wrong with a file, naming it.
+public struct FileError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// A small file that is replaced whole: the new bytes go to a temporary file beside it, which
+/// is synced, renamed over the old one, and the folder synced, so that a crash or a power cut
+/// leaves the old file or the new one, never a mix or nothing.
+public enum AtomicFile {
+    /// The file's bytes, or nil when there is none; a file longer than `limit` bytes is an error.
+    public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8]? {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+        } catch Errno.noSuchFileOrDirectory {
+            return nil
+        } catch {
+            throw FileError(path: path, reason: "cannot be opened: \(error)")
+        }
+        defer { try? descriptor.close() }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0, retryOnInterrupt: true) }
+            } catch {
+                throw FileError(path: path, reason: "cannot be read: \(error)")
+            }
+            if count == 0 { return bytes }
+            guard bytes.count + count <= limit else { throw FileError(path: path, reason: "longer than \(limit) bytes") }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Replaces `path` with `bytes` (mode 0600).
+    public static func write(_ bytes: [UInt8], to path: String) throws(FileError) {
+        let temporary = path + ".tmp"
+        do {
+            let descriptor = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                                     permissions: [.ownerReadWrite])
+            try descriptor.closeAfter {
+                _ = try descriptor.writeAll(bytes)
+                guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            throw FileError(path: temporary, reason: "cannot be written: \(error)")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw FileError(path: path, reason: "cannot replace it with \(temporary): \(reason)")
+        }
+        try syncFolder(of: path)
+    }
+
+    /// Moves `path` aside as `path + suffix` (replacing an older one) and returns where it went.
+    public static func moveAside(_ path: String, suffix: String) throws(FileError) -> String {
+        let aside = path + suffix
+        guard rename(path, aside) == 0 else { throw FileError(path: path, reason: "cannot be moved to \(aside): \(String(cString: strerror(errno)))") }
+        try syncFolder(of: path)
+        return aside
+    }
+
+    /// Makes a rename in the folder of `path` durable.
+    private static func syncFolder(of path: String) throws(FileError) {
+        let folder = FilePath(path).removingLastComponent()
+        let name = folder.isEmpty ? "." : folder.string
+        do {
+            let descriptor = try FileDescriptor.open(FilePath(name), .readOnly, options: [.directory, .closeOnExec])
+            try descriptor.closeAfter {
+                guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            throw FileError(path: name, reason: "cannot be synced: \(error)")
+        }
+    }
+}

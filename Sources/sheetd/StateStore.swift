@@ -1,0 +1,118 @@
+import Dispatch
+import Logging
+import SheetCore
+import SheetProtocol
+import SheetService
+import Synchronization
+
+/// What sheetd keeps across a restart: the content with its items in the list's order, and the
+/// detent the sheet last rested at. On disk: `{"version":1,"detent":…,"content":{…}}`, the
+/// content as `GetContent` writes it.
+struct SavedState: Equatable {
+    static let version = 1
+    /// A full list whose every byte needs an escape is about 2 MiB.
+    static let maximumBytes = 4 << 20
+
+    var content: SheetContent
+    var detent: String?
+
+    /// `content` with its items in `order` (positions → indices).
+    init(content: SheetContent, order: [Int], detent: String?) {
+        var ordered = content
+        if order.count == content.items.count, order.allSatisfy(content.items.indices.contains) {
+            ordered.items = order.map { content.items[$0] }
+        }
+        self.content = ordered
+        self.detent = detent
+    }
+
+    var bytes: [UInt8] {
+        var w = JSONWriter(capacity: 256 + content.items.count * 48)
+        w.append("{\"version\":")
+        w.appendInteger(Int64(Self.version))
+        w.append(",\"detent\":")
+        if let detent { w.appendString(detent) } else { w.append("null") }
+        w.append(",\"content\":")
+        content.write(to: &w)
+        w.append("}\n")
+        return w.bytes
+    }
+
+    /// Reads what `bytes` wrote; the error is the reason.
+    init(bytes: [UInt8]) throws(ProtocolError) {
+        let json: JSONValue
+        do { json = try JSONReader.parse(bytes) } catch { throw ProtocolError("not JSON (\(error)); cut short?") }
+        guard let version = json["version"]?.intValue else { throw ProtocolError("no version") }
+        guard version == Self.version else { throw ProtocolError("version \(version), this sheetd reads \(Self.version)") }
+        guard let content = json["content"], !content.isNull else { throw ProtocolError("no content") }
+        self.content = try SheetContent(json: content)
+        if let detent = json["detent"], !detent.isNull {
+            guard let name = detent.stringValue else { throw ProtocolError("detent is not a string") }
+            self.detent = name
+        }
+    }
+}
+
+/// The state file in the state directory: read once at start (a bad one is moved aside as
+/// `state.json.corrupt` and said), written on a thread of its own so that a slow disk never
+/// holds up a touch frame. Saves coalesce: the writer takes the newest.
+final class StateStore: Sendable {
+    let path: String
+    private let logger: Logger
+    private let pending = Mutex<[UInt8]?>(nil)
+    private let queue = DispatchQueue(label: "sheetd.state")
+
+    init(directory: String, logger: Logger) {
+        path = directory.hasSuffix("/") ? directory + "state.json" : directory + "/state.json"
+        self.logger = logger
+    }
+
+    /// The saved state, or nil (none yet, or a file that could not be used: then it is moved
+    /// aside and the reason logged with its path).
+    func load() -> SavedState? {
+        do {
+            guard let bytes = try AtomicFile.read(path, limit: SavedState.maximumBytes) else {
+                logger.info("no saved state in \(path) yet")
+                return nil
+            }
+            do {
+                let state = try SavedState(bytes: bytes)
+                logger.notice("restored from \(path): \(state.content.items.count) item(s), detent \(state.detent ?? "none")")
+                return state
+            } catch {
+                throw FileError(path: path, reason: error.reason)
+            }
+        } catch {
+            var said = "\(error)"
+            do {
+                said += "; moved to \(try AtomicFile.moveAside(path, suffix: ".corrupt"))"
+            } catch let moving {
+                said += "; \(moving)"
+            }
+            logger.error("saved state unusable, starting from the configuration: \(said)")
+            return nil
+        }
+    }
+
+    /// Writes `state` soon, on the store's thread.
+    func save(_ state: SavedState) {
+        let wasIdle = pending.withLock { box in
+            defer { box = state.bytes }
+            return box == nil
+        }
+        guard wasIdle else { return }
+        queue.async { [self] in
+            guard let bytes = pending.withLock({ box in defer { box = nil }; return box }) else { return }
+            do {
+                try AtomicFile.write(bytes, to: path)
+            } catch {
+                logger.error("cannot save the state: \(error)")
+            }
+        }
+    }
+
+    /// Returns once every save so far is on disk.
+    func flush() {
+        queue.sync {}
+    }
+}

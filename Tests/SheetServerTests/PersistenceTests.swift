@@ -1,0 +1,96 @@
+import Foundation
+import Glibc
+import SheetClient
+import SheetCore
+import SheetTestSupport
+import Testing
+
+/// What the daemon keeps in its state directory: the content, its order and the resting detent,
+/// across a stop (SIGTERM) and a crash (SIGKILL), and what it does with a file it cannot use.
+@Suite(.serialized) struct PersistenceTests {
+    static let menu = examples.appendingPathComponent("menu.yaml").path
+    static let reorder = examples.appendingPathComponent("reorder.evemu").path
+    static let menuOrder = ["wifi", "bluetooth", "display", "sound", "network", "language", "time", "updates", "about"]
+    static let reordered = ["wifi", "display", "sound", "bluetooth", "network", "language", "time", "updates", "about"]
+
+    /// The daemon with the menu from its configuration, replaying the reorder at full speed.
+    func reorderedDaemon(state: String) throws -> RunningDaemon {
+        let config = try temporaryFile("content.yaml", "content: \(Self.menu)\n")
+        let daemon = try RunningDaemon(["--config", config, "--state-directory", state, "--input", "replay:\(Self.reorder)@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        return daemon
+    }
+
+    /// Waits until `state.json` in `folder` satisfies `match`, woken by inotify when a file is
+    /// renamed into the folder (how the daemon replaces it), never by a timer.
+    @discardableResult
+    func waitForStateFile(in folder: String, _ match: (String) -> Bool) throws -> String {
+        let path = folder + "/state.json"
+        let notifications = inotify_init1(Int32(IN_CLOEXEC))
+        defer { close(notifications) }
+        guard inotify_add_watch(notifications, folder, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
+            throw DaemonTestError("inotify on \(folder): \(String(cString: strerror(errno)))")
+        }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            if match(text) { return text }
+            var ready = pollfd(fd: notifications, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(RunningDaemon.patienceSeconds * 1000)) > 0 else {
+                throw DaemonTestError("\(path) never matched; it holds: \(text)")
+            }
+            _ = buffer.withUnsafeMutableBytes { read(notifications, $0.baseAddress, $0.count) }
+        }
+    }
+
+    @Test func theOrderAndTheRestingDetentSurviveAStop() throws {
+        let state = try temporaryFolder().path
+        var daemon = try reorderedDaemon(state: state)
+        try daemon.client().setDetent("expanded")
+        try waitForStateFile(in: state) { $0.contains("\"detent\":\"expanded\"") }
+        #expect(daemon.stop() == 0)
+
+        // No content in the configuration now: all of it comes from the state directory.
+        daemon = try RunningDaemon(["--state-directory", state, "--input", "replay:\(try Generated.idle())@max"])
+        #expect(try daemon.client().content().items.map(\.id) == Self.reordered)
+        #expect(try daemon.client().content().title == "Settings")
+        #expect(try daemon.client().state().detent == "expanded")
+        #expect(daemon.log.contains("restored from \(state)/state.json"), "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func whatWasSavedASecondBeforeACrashSurvivesIt() throws {
+        let state = try temporaryFolder().path
+        var daemon = try reorderedDaemon(state: state)
+        // Within a second of the reorder's end the file has the new order; then SIGKILL,
+        // which leaves the daemon no time for anything.
+        try waitForStateFile(in: state) { $0.contains("\"bluetooth\",\"label\":\"Bluetooth\"},{\"id\":\"network\"") }
+        kill(daemon.process.processIdentifier, SIGKILL)
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationReason == .uncaughtSignal)
+
+        daemon = try RunningDaemon(["--state-directory", state, "--input", "replay:\(try Generated.idle())@max"])
+        #expect(try daemon.client().content().items.map(\.id) == Self.reordered)
+        #expect(!FileManager.default.fileExists(atPath: state + "/state.json.corrupt"))
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test(arguments: [
+        ("{\"version\":1,\"detent\":\"half\",\"content\":{\"title\":\"Sett", "cut short"),
+        ("{\"version\":7,\"detent\":\"half\",\"content\":{\"title\":\"\",\"items\":[],\"guarded\":false}}", "version 7"),
+        ("{\"version\":1,\"content\":{\"title\":\"\",\"items\":[{\"id\":\"a\"},{\"id\":\"a\"}],\"guarded\":false}}", "items[1].id"),
+        ("\u{FF}\u{FE}binary", "not JSON"),
+    ])
+    func aStateFileItCannotUseIsMovedAsideAndSaid(_ contents: String, _ reason: String) throws {
+        let state = try temporaryFolder().path
+        let file = state + "/state.json"
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: file))
+        let config = try temporaryFile("content.yaml", "content: \(Self.menu)\n")
+        let daemon = try RunningDaemon(["--config", config, "--state-directory", state, "--input", "replay:\(try Generated.idle())@max"])
+        #expect(try daemon.client().content().items.map(\.id) == Self.menuOrder, "started from the configuration")
+        #expect(try String(contentsOfFile: file + ".corrupt", encoding: .utf8) == contents)
+        let said = daemon.log.split(separator: "\n").first { $0.contains("saved state unusable") } ?? ""
+        #expect(said.contains(file) && said.contains(reason) && said.contains("moved to \(file).corrupt"), "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+}
