@@ -1,3 +1,4 @@
+import SheetCore
 /// What the sheet is doing, as published on `io.sheetd.Sheet`.
 public enum SheetPhase: String, Sendable, CaseIterable {
     case resting, dragging, settling
@@ -339,5 +340,31 @@ extension MonitorUpdate {
         self.init(sequence: Int64(try number(parameters, "seq")),
                   timestampInMicroseconds: Int64(try number(parameters, "timestampUSec")),
                   state: try SheetState(json: try field(parameters, "state")), gesture: gesture, events: events)
+    }
+}
+
+extension SheetState {
+    /// The core's snapshot (and its list's) as the wire carries them: pixels, names, items by
+    /// id from `content`; `detents` as the screen places them.
+    public init(_ snapshot: SheetSnapshot, list: ListSnapshot?, configuration: EngineConfiguration, content: SheetContent,
+                detents: [DetentPosition]) {
+        let scale = configuration.screen.scale
+        let phase: SheetPhase = switch snapshot.state {
+        case .resting: .resting
+        case .dragging: .dragging
+        case .settling: .settling
+        }
+        let mover: SheetMover = switch snapshot.cause {
+        case .initial: .initial
+        case .user: .user
+        case .animation: .animation
+        case .command: .command
+        }
+        self.init(
+            phase: phase, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
+            progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
+            screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
+            mover: mover, detents: detents,
+            list: list.map { ListState($0, layout: configuration.list, content: content, scale: scale) })
     }
 }

@@ -181,8 +181,10 @@ final class EngineLoop: @unchecked Sendable {
     // MARK: The loop
 
     /// Runs until `stop()`. Call on a thread of its own.
-    func run() {
-        reduceTimerSlack()
+    /// Starts the clocks and the engine and publishes the first state (and the content), before
+    /// the socket is served: a call that comes the moment it is never finds the daemon without
+    /// a state or without its restored content. Called once, before `run`, on any thread.
+    func begin() {
         let now = LibinputInput.monotonicNow()
         switch source {
         case .recording(let input, let speed):
@@ -208,7 +210,11 @@ final class EngineLoop: @unchecked Sendable {
             nextWatchdog = now.adding(microseconds: interval)
         }
         updateStatus()
+    }
 
+    /// The loop, on its own thread: waits for input, timers and commands, and dispatches them.
+    func run() {
+        reduceTimerSlack()
         while true {
             let (commands, stopping) = inbox.withLock { box in
                 defer { box.commands.removeAll() }
@@ -503,25 +509,7 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     private func state(of snapshot: SheetSnapshot, list: ListSnapshot?) -> SheetState {
-        let configuration = engine.configuration
-        let scale = configuration.screen.scale
-        let phase: SheetPhase = switch snapshot.state {
-        case .resting: .resting
-        case .dragging: .dragging
-        case .settling: .settling
-        }
-        let mover: SheetMover = switch snapshot.cause {
-        case .initial: .initial
-        case .user: .user
-        case .animation: .animation
-        case .command: .command
-        }
-        return SheetState(
-            phase: phase, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
-            progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
-            screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
-            mover: mover, detents: detentPositions,
-            list: list.map { ListState($0, layout: configuration.list, content: engine.content, scale: scale) })
+        SheetState(snapshot, list: list, configuration: engine.configuration, content: engine.content, detents: detentPositions)
     }
 
     static func positions(of engine: Engine) -> [SheetProtocol.DetentPosition] {

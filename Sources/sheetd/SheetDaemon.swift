@@ -104,6 +104,7 @@ struct SheetDaemon: AsyncParsableCommand {
         let delegate = ControlBridge(loop: loop)
         let server = VarlinkServer(configuration: serverConfiguration, delegate: delegate, logger: logger)
         loop.server = server
+        loop.begin()
         do {
             try await server.start()
         } catch {

@@ -1,0 +1,148 @@
+import CAllocationCounter
+import SheetCore
+import SheetProtocol
+
+// MARK: The core with a full list
+
+/// 1,024 items with ids of 64 bytes and labels of 256: the largest content a client can set.
+func fullContent() -> SheetContent {
+    let items = (0..<SheetContent.Limits.items).map { index -> SheetItem in
+        let id = "item-\(index)-" + String(repeating: "x", count: 64)
+        let label = "Row \(index) " + String(repeating: "label ", count: 50)
+        return SheetItem(id: String(id.utf8.prefix(64))!, label: String(label.utf8.prefix(256))!)
+    }
+    return SheetContent(title: String(repeating: "T", count: 256), items: items)
+}
+
+/// A frame with no contact stands for a display tick: the engine advances to its time.
+func step(_ engine: inout Engine, _ frame: TouchFrame, _ outputs: inout [EngineOutput]) {
+    if frame.isEmpty { engine.advance(to: frame.time, into: &outputs) } else { engine.process(frame, into: &outputs) }
+}
+
+/// One long reorder at 120 Hz on the card at half (the list starts at 1,016 px): a finger
+/// rests on row 1 for 0.3 s, then drags the item down and up between the list's top and the
+/// screen's foot at 700 px/s, into both auto-scroll bands, and never lifts.
+func reorderFrames(count: Int) -> [TouchFrame] {
+    var frames: [TouchFrame] = []
+    frames.reserveCapacity(count)
+    let step: Int64 = 8_333
+    var y = 1100.0, direction = 1.0
+    for index in 0..<count {
+        var frame = TouchFrame(time: Timestamp(microseconds: Int64(index + 1) * step))
+        if index > 36 {
+            y += direction * 700 * Double(step) / 1_000_000
+            if y > 1_900 { direction = -1 }
+            if y < 1_030 { direction = 1 }
+        }
+        frame.contacts.append(Contact(slot: 0, phase: index == 0 ? .down : .move, positionInPixels: Point(x: 540, y: y)))
+        frames.append(frame)
+    }
+    return frames
+}
+
+/// Scrolling at 120 Hz on the card at expanded: a flick up and its momentum, then a slow
+/// drag down, over and over (it walks down the list to its end and rubber-bands there).
+func scrollFrames(count: Int) -> [TouchFrame] {
+    var frames: [TouchFrame] = []
+    frames.reserveCapacity(count)
+    let step: Int64 = 8_333
+    var time: Int64 = 0
+    func add(_ contact: Contact?) {
+        time += step
+        var frame = TouchFrame(time: Timestamp(microseconds: time))
+        if let contact { frame.contacts.append(contact) }
+        frames.append(frame)
+    }
+    while frames.count < count {
+        for index in 0...12 {
+            add(Contact(slot: 0, phase: index == 0 ? .down : (index == 12 ? .up : .move),
+                        positionInPixels: Point(x: 540, y: 1_600 - Double(index) * 50)))
+        }
+        for _ in 0..<60 { add(nil) }
+        for index in 0...40 {
+            add(Contact(slot: 0, phase: index == 0 ? .down : (index == 40 ? .up : .move),
+                        positionInPixels: Point(x: 540, y: 1_000 + Double(index) * 7)))
+        }
+        for _ in 0..<30 { add(nil) }
+    }
+    return Array(frames.prefix(count))
+}
+
+func benchmarkContent() {
+    let content = fullContent()
+    for (name, initial, frames) in [("reorder drag", "half", reorderFrames(count: 600_000)),
+                                    ("scroll", "expanded", scrollFrames(count: 600_000))] {
+        var configuration = EngineConfiguration()
+        configuration.initialDetent = initial
+        var engine = Engine(configuration: configuration)
+        var outputs: [EngineOutput] = []
+        outputs.reserveCapacity(256)
+        engine.setContent(content, at: .zero, into: &outputs)
+        engine.start(at: .zero, into: &outputs)
+        outputs.removeAll(keepingCapacity: true)
+        let warmUp = 20_000
+        for frame in frames.prefix(warmUp) {
+            step(&engine, frame, &outputs)
+            outputs.removeAll(keepingCapacity: true)
+        }
+        var produced = 0
+        let allocationsBefore = sheetd_allocation_count()
+        let start = now()
+        for frame in frames.dropFirst(warmUp) {
+            step(&engine, frame, &outputs)
+            produced &+= outputs.count
+            outputs.removeAll(keepingCapacity: true)
+        }
+        let elapsed = now() - start
+        let allocations = sheetd_allocation_count() - allocationsBefore
+        let measured = Double(frames.count - warmUp)
+        let moved = name == "scroll" ? "scrolled to \(Int(engine.list.offset)) pt" : "order revision \(engine.list.revision)"
+        report("content: 1,024 items, \(name): frames per second", measured / elapsed, "frames/s",
+               "\(Int(measured)) frames in \((elapsed * 1000).rounded()) ms, one core; \(moved)")
+        report("content: 1,024 items, \(name): heap allocations per frame", Double(allocations) / measured, "allocations/frame",
+               "\(allocations) in all; \(produced) outputs")
+    }
+    monitorReplySizeDuringAReorder(content)
+}
+
+/// The largest Monitor reply while an item of the full list is dragged: the state with the
+/// list's moving parts, the events, and the reply's frame, as the daemon writes them.
+func monitorReplySizeDuringAReorder(_ content: SheetContent) {
+    var configuration = EngineConfiguration()
+    configuration.initialDetent = "half"
+    var engine = Engine(configuration: configuration)
+    var outputs: [EngineOutput] = []
+    engine.setContent(content, at: .zero, into: &outputs)
+    engine.start(at: .zero, into: &outputs)
+    let scale = configuration.screen.scale
+    let detents = engine.sheet.detents.detents.map { DetentPosition(name: $0.name, topInPixels: $0.topInPoints * scale) }
+    var largest = 0, replies = 0, withList = 0
+    var list: ListSnapshot?
+    var events: [SheetEvent] = []
+    for frame in reorderFrames(count: 20_000) {
+        step(&engine, frame, &outputs)
+        for output in outputs {
+            switch output {
+            case .list(let snapshot): list = snapshot
+            case .content(let report): events.append(SheetEvent(report.event, content: engine.content))
+            case .sheet(let snapshot):
+                let state = SheetState(snapshot, list: list, configuration: configuration, content: engine.content, detents: detents)
+                let update = MonitorUpdate(sequence: Int64(replies), timestampInMicroseconds: snapshot.time.microseconds,
+                                           state: state, gesture: nil, events: events)
+                var w = JSONWriter(capacity: 2048)
+                w.append("{\"parameters\":")
+                update.writeParameters(to: &w)
+                w.append(",\"continues\":true}")
+                largest = max(largest, w.bytes.count + 1)
+                replies += 1
+                if state.list?.lifted != nil { withList += 1 }
+                list = nil
+                events.removeAll()
+            default: break
+            }
+        }
+        outputs.removeAll(keepingCapacity: true)
+    }
+    report("content: largest Monitor reply during a 1,024-item reorder", Double(largest), "bytes",
+           "\(replies) replies, \(withList) with the item held; 64-byte ids")
+}
