@@ -160,7 +160,14 @@ struct DismissCommand: ParsableCommand {
 
     func run() throws {
         let client = try connection.connect()
-        try talking { try client.dismiss(force: force) }
+        do {
+            try client.dismiss(force: force)
+        } catch .remote(let name, _) where name == VarlinkErrorName.guarded {
+            printError("sheetctl: the sheet is guarded (unsaved changes); ask the user, then dismiss --force")
+            throw ExitCode(ExitStatus.dataError)
+        } catch {
+            try talking { throw error }
+        }
     }
 }
 

@@ -3,7 +3,8 @@
 of the bochs display, taken when the renderer had shown the daemon's state) must show that
 state: the display's size is the screen the daemon maps touches to (SetScreen), the dim over
 the mid-gray background has the published alpha, and the card's top row is within two pixels
-of the published top. The renderer followed the daemon across a restart, both stopped
+of the published top. With the menu as content the rows show labels, a held row is drawn larger
+than the others, the reorder's order is what GetContent says, before and after a restart. The renderer followed the daemon across a restart, both stopped
 cleanly, and neither log holds an error. Prints the time from the kernel's event to the frame
 reaching the display (the page flip, for drm), p50 and p99, over the frames a finger moved.
 
@@ -72,22 +73,64 @@ def check_shot(name, expected_detent):
 
 check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
 drm = "drm" in text("sheet-render.log").split("\n", 1)[0]
-shots = [("start", "half"), ("expanded", "expanded"), ("flicked", "half"), ("dismissed", "hidden"), ("presented", "half"), ("dim-tapped", "hidden")]
+shots = [("start", "half"), ("expanded", "expanded"), ("flicked", "half"), ("dismissed", "hidden"), ("presented", "half"),
+         ("dim-tapped", "hidden"), ("content", "half"), ("reorder-held", "half"), ("reordered", "half")]
 if drm:
-    shots += [("removed", None), ("restarted", "half")]
+    removed = json.loads(text("removed.state.json") or "{}").get("detent")
+    shots += [("removed", None), ("restored", removed), ("restarted", "half")]
 for name, detent in shots:
     check_shot(name, detent)
+
+
+def ink_rows(name, top, bottom):
+    """How many pixel rows between `top` and `bottom` hold a label's ink (a dark pixel in the
+    left half of the card)."""
+    width, height, pixels = read_ppm(f"{name}.ppm")
+    rows = 0
+    for y in range(max(0, int(top)), min(height, int(bottom))):
+        line = pixels[y * width * 3:(y * width + width // 2) * 3]
+        if min(line[1::3]) < 128:
+            rows += 1
+    return rows
+
+
+MENU = ["wifi", "bluetooth", "display", "sound", "network", "language", "time", "updates", "about"]
+REORDERED = ["wifi", "display", "sound", "bluetooth", "network", "language", "time", "updates", "about"]
+# The content drawn: each row of the menu holds a label (ink in its slot).
+content = json.loads(text("content.state.json") or "{}")
+listed = content.get("list") or {}
+list_top = content.get("top", 0) + listed.get("titleBar", 56)
+row = listed.get("itemHeight", 56)
+try:
+    labelled = [ink_rows("content", list_top + i * row, list_top + (i + 1) * row) for i in range(3)]
+    check(all(rows >= 10 for rows in labelled), f"content: the first rows show their labels (ink rows {labelled})")
+    # Mid-drag: the held row is drawn larger than the others (1.2 against 0.9).
+    held = json.loads(text("reorder-held.state.json") or "{}")
+    lifted = (held.get("list") or {}).get("lifted") or {}
+    check(lifted.get("item") == "bluetooth" and abs(lifted.get("scale", 0) - 1.2) < 0.01,
+          f"reorder-held: Bluetooth is held at 1.2 ({lifted})")
+    centre = list_top + (lifted.get("index", 0) + 0.5) * row + lifted.get("offset", 0)
+    held_ink = ink_rows("reorder-held", centre - 0.6 * row, centre + 0.6 * row)
+    other_ink = ink_rows("reorder-held", list_top, list_top + row)
+    check(held_ink >= other_ink + 5, f"reorder-held: the held row is larger than the others (ink rows {held_ink} against {other_ink})")
+except (OSError, ValueError) as error:
+    check(False, f"the content's screenshots ({error})")
+order = [item["id"] for item in json.loads(text("reordered.content.json") or "{}").get("items", [])]
+check(order == REORDERED, f"after the reorder: {order}")
+if drm:
+    order = [item["id"] for item in json.loads(text("restored.content.json") or "{}").get("items", [])]
+    check(order == REORDERED, f"the restarted daemon restored the order: {order}")
 
 frames = json_lines("frames.jsonl")
 check(len(frames) >= 10, f"the renderer logged its frames ({len(frames)})")
 if drm:
     sequences = [frame["seq"] for frame in frames]
     restarts = sum(1 for a, b in zip(sequences, sequences[1:]) if b < a)
-    check(restarts == 1, f"the renderer followed a new daemon once (sequence restarts: {restarts})")
+    check(restarts == 2, f"the renderer followed a new daemon twice (sequence restarts: {restarts})")
 
 renderer_log = text("sheet-render.log")
 check(re.search(r"^sheet-render: (drm|fbdev) \d+x\d+", renderer_log, re.M) is not None, "the renderer names its display")
-check(renderer_log.count("following sheetd") == (2 if drm else 1), "it says when it follows the daemon")
+check(renderer_log.count("following sheetd") == (3 if drm else 1), "it says when it follows the daemon")
 check("SetScreen" not in renderer_log and "error" not in renderer_log.lower(), f"SetScreen taken, no error in its log: {renderer_log[-300:]}")
 check(text("sheet-render.exit").strip() == "0", f"sheet-render stopped on SIGTERM with status 0 (got {text('sheet-render.exit').strip() or 'none'})")
 log = text("sheetd.log")

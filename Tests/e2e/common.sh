@@ -82,6 +82,14 @@ open_screens() {
     stty -F /dev/ttyS1 raw -echo 115200 || fail "stty /dev/ttyS1"
     exec 3<>/dev/ttyS1
 }
+# The daemon's state is the same on two calls 0.1 s apart (a held finger whose item's
+# animations have ended gives no event to wait on).
+state_is_still() {
+    now=$("$bin/sheetctl" state --socket "$socket") || return 1
+    before=$(cat "$out/still.json" 2>/dev/null)
+    echo "$now" > "$out/still.json"
+    [ "$now" = "$before" ]
+}
 last_frame_shows() { tail -n 1 "$out/frames.jsonl" | grep -qF "\"state\":$1}"; }
 shot() {
     state=$("$bin/sheetctl" state --socket "$socket") || fail "shot $1: GetState"
@@ -97,8 +105,8 @@ shot() {
 # passwd; the host's root is read-only) with the input group for /dev/input, and the socket in
 # group 990 mode 0660.
 start_sheetd() {
-    mkdir -p /run/sheetd
-    chown 990:990 /run/sheetd
+    mkdir -p /run/sheetd /run/sheetd-state
+    chown 990:990 /run/sheetd /run/sheetd-state
     setpriv --reuid=990 --regid=990 --groups="$(getent group input | cut -d: -f3)" --inh-caps=-all \
         "$bin/sheetd" --config /dev/null --input udev:seat0 --socket "$socket" --socket-mode 0660 \
         --log-level info "$@" >> "$out/sheetd.log" 2>&1 &

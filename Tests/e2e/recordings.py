@@ -183,6 +183,22 @@ def stroke(start, end, seconds, hold=0.0, lift=True):
     return gesture
 
 
+def held_reorder(start, dy, hold, seconds):
+    """A finger rests on a row for `hold` seconds (past the item long press), drags it `dy`
+    down and stays down, still."""
+    gesture = Gesture()
+    gesture.down(*start)
+    gesture.wait(hold)
+    gesture.move_to(start, (start[0], start[1] + dy), seconds)
+    return gesture
+
+
+def lift():
+    gesture = Gesture()
+    gesture.up()
+    return gesture
+
+
 def tap(x, y):
     gesture = Gesture()
     gesture.down(x, y)
@@ -201,6 +217,11 @@ GESTURES = {
     # A tap on the dim above the card.
     "tap-dim": tap(640, 150),
     "tap-dim-again": tap(640, 150),
+    # With examples/menu.yaml at half the list starts at 456 in rows of 56: Bluetooth (row 1,
+    # centre 540) held 0.4 s, dragged 122 px down past Display and Sound (two swaps), held
+    # still clear of the auto-scroll band; then the lift.
+    "reorder-hold": held_reorder((420, 540), 2 * 56 + 10, 0.4, 0.6),
+    "reorder-lift": lift(),
     # A finger that drags the card and never lifts: the device is removed under it.
     "hold": stroke((640, 600), (640, 450), 0.3, hold=0.2, lift=False),
 }
