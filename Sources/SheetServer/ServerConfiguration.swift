@@ -50,13 +50,26 @@ public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A control call, for the daemon to perform.
-public enum ControlRequest: Sendable, Equatable {
+public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
     case present(detent: String?)
     case dismiss(force: Bool)
     case setDetent(String)
     case setScreen(width: Int, height: Int, scale: Double?)
     /// Already held to `SheetContent`'s limits.
     case setContent(ContentChange)
+
+    /// For the log: the call and its parameters, content summarised (a full list is 300 KiB).
+    public var description: String {
+        switch self {
+        case .present(let detent): "Present(\(detent ?? "initial"))"
+        case .dismiss(let force): "Dismiss(force: \(force))"
+        case .setDetent(let detent): "SetDetent(\(detent))"
+        case .setScreen(let width, let height, let scale): "SetScreen(\(width)x\(height)\(scale.map { " scale \($0)" } ?? ""))"
+        case .setContent(let change):
+            "SetContent(" + [change.title.map { "title \($0.utf8.count) bytes" }, change.items.map { "\($0.count) items" },
+                             change.guarded.map { "guarded \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
+        }
+    }
 
     public var methodName: String {
         switch self {

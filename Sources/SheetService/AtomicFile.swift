@@ -66,6 +66,13 @@ public enum AtomicFile {
         try syncFolder(of: path)
     }
 
+    /// Makes the folder `path` (mode 0700) unless it exists.
+    public static func makeFolder(_ path: String) throws(FileError) {
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw FileError(path: path, reason: "cannot be made: \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Moves `path` aside as `path + suffix` (replacing an older one) and returns where it went.
     public static func moveAside(_ path: String, suffix: String) throws(FileError) -> String {
         let aside = path + suffix

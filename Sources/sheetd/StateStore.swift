@@ -62,9 +62,15 @@ final class StateStore: Sendable {
     private let pending = Mutex<[UInt8]?>(nil)
     private let queue = DispatchQueue(label: "sheetd.state")
 
+    /// Makes `directory` (mode 0700) when it is not there, as systemd's `StateDirectory=` does.
     init(directory: String, logger: Logger) {
         path = directory.hasSuffix("/") ? directory + "state.json" : directory + "/state.json"
         self.logger = logger
+        do {
+            try AtomicFile.makeFolder(directory)
+        } catch {
+            logger.error("no state will be kept: \(error)")
+        }
     }
 
     /// The saved state, or nil (none yet, or a file that could not be used: then it is moved
