@@ -137,7 +137,7 @@ public struct Engine: Sendable {
     /// The list as it is drawn now, stamped `time`; nil while the sheet has no content (a
     /// title alone has a list of no items, whose revision says when the title changed).
     public func listSnapshot(at time: Timestamp) -> ListSnapshot? {
-        content == .empty ? nil : list.snapshot(at: time)
+        content.isEmpty ? nil : list.snapshot(at: time)
     }
 
     /// Gives the sheet new content, with the list in `order` (indices into its items; the
@@ -156,6 +156,17 @@ public struct Engine: Sendable {
         list.setItems(count: content.items.count, order: order, offset: scrollInPoints, after: revision)
         arena.enableItemHold(!content.items.isEmpty)
         panRoute = .sheet
+        publish(at: time, into: &out)
+    }
+
+    /// Changes the title and the guard and keeps the items, their order, the scroll and a
+    /// reorder in progress; the list's revision moves on, so that renderers read the title.
+    public mutating func setTitle(_ title: String, guarded: Bool, at time: Timestamp, into out: inout [EngineOutput]) {
+        advance(to: time, into: &out)
+        content.title = title
+        content.guarded = guarded
+        sheet.guarded = guarded
+        list.contentChanged()
         publish(at: time, into: &out)
     }
 
@@ -437,7 +448,7 @@ public struct Engine: Sendable {
 
     /// Emits the sheet's state unless it looks the same as the last one published (to the
     /// hundredth of a pixel, the ten-thousandth of dim and the tenth of a pixel per second, the
-    /// precision of the output), the list's first while the sheet has items.
+    /// precision of the output), the list's first while the sheet has content.
     private mutating func publish(at time: Timestamp, into out: inout [EngineOutput]) {
         let snapshot = snapshot(at: time)
         let listSnapshot = listSnapshot(at: time)

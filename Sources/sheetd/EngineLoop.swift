@@ -378,8 +378,9 @@ final class EngineLoop: @unchecked Sendable {
     /// second after it, when the timer wakes the loop. The store writes on its own thread.
     private func persist(now immediately: Bool = false) {
         guard let store else { return }
-        let sheet = engine.sheet
-        if sheet.state.kind == .resting, let index = sheet.detentIndex { lastRestingDetent = sheet.detents[index].name }
+        if engine.sheet.state.kind == .resting, let index = engine.sheet.detentIndex {
+            lastRestingDetent = engine.sheet.detents[index].name
+        }
         guard engine.list.revision != savedRevision || lastRestingDetent != savedDetent else {
             nextSave = nil
             return
@@ -421,7 +422,7 @@ final class EngineLoop: @unchecked Sendable {
             if change.items != nil {
                 engine.setContent(content, at: now, into: &outputs)
             } else {
-                engine.setContent(content, order: engine.list.order, scrollInPoints: engine.list.offset, at: now, into: &outputs)
+                engine.setTitle(content.title, guarded: content.guarded, at: now, into: &outputs)
             }
             logger.notice("content: \(content.items.count) item(s), title \"\(content.title)\"\(content.guarded ? ", guarded" : "")")
         case .setDetent(let detent):
@@ -446,7 +447,7 @@ final class EngineLoop: @unchecked Sendable {
             engine = Engine(configuration: configuration)
             detentPositions = Self.positions(of: engine)
             settings.engine.screen = screen
-            if content != .empty {
+            if !content.isEmpty {
                 engine.setContent(content, order: order, after: revision, at: now, into: &outputs)
             }
             engine.start(at: now, into: &outputs)

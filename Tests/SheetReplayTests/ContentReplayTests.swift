@@ -310,6 +310,23 @@ import SheetTestSupport
         #expect(try run(r).text == (try run(r)).text)
     }
 
+    /// A new title or guard (SetContent without items) leaves the list as it is: the order,
+    /// the scroll, a reorder in progress; only the revision moves on, for renderers.
+    @Test func aNewTitleKeepsTheListAsItIs() {
+        var configuration = EngineConfiguration()
+        configuration.initialDetent = "expanded"
+        var engine = Engine(configuration: configuration)
+        var outputs: [EngineOutput] = []
+        let order = Array((0..<40).reversed())
+        engine.setContent(Self.content(40), order: order, scrollInPoints: 120, at: .zero, into: &outputs)
+        let revision = engine.list.revision
+        engine.setTitle("Edited", guarded: true, at: Timestamp(microseconds: 1000), into: &outputs)
+        #expect(engine.list.order == order && engine.list.offset == 120)
+        #expect(engine.list.revision == revision + 1)
+        #expect(engine.content.title == "Edited" && engine.content.guarded && engine.sheet.guarded)
+        #expect(engine.content.items == Self.content(40).items)
+    }
+
     // MARK: The bundled example
 
     /// `examples/reorder.evemu`, the README's reorder, is this generated recording (after a

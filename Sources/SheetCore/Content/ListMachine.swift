@@ -164,15 +164,11 @@ public struct ListMachine: Sendable {
     /// 0..<count, else 0, 1, 2…). What was picked up or moving ends at once.
     public mutating func setItems(count: Int, order requested: [Int]? = nil, offset newOffset: Double = 0,
                                   after previousRevision: Int = 0) {
-        var valid = requested?.count == count
-        if valid, let requested {
-            var seen = [Bool](repeating: false, count: count)
-            for index in requested {
-                guard index >= 0, index < count, !seen[index] else { valid = false; break }
-                seen[index] = true
-            }
+        if let requested, Self.isPermutation(requested, of: count) {
+            order = requested
+        } else {
+            order = Array(0..<count)
         }
-        order = valid ? requested! : Array(0..<count)
         revision = max(revision, previousRevision) + 1
         state = .idle
         lifted = nil
@@ -180,6 +176,22 @@ public struct ListMachine: Sendable {
         othersScale = Tween(value: 1, restDistance: 0.001)
         offset = min(max(newOffset.isFinite ? newOffset : 0, 0), maximumOffset)
         deadline = nil
+    }
+
+    /// Whether `order` holds each of 0..<count once: a list order every boundary checks.
+    public static func isPermutation(_ order: [Int], of count: Int) -> Bool {
+        guard order.count == count else { return false }
+        var seen = [Bool](repeating: false, count: count)
+        for index in order {
+            guard index >= 0, index < count, !seen[index] else { return false }
+            seen[index] = true
+        }
+        return true
+    }
+
+    /// The content changed around the same items (a title, the guard): one revision more.
+    public mutating func contentChanged() {
+        revision += 1
     }
 
     public var count: Int { order.count }

@@ -27,6 +27,9 @@ public struct SheetContent: Hashable, Sendable {
 
     public static let empty = SheetContent()
 
+    /// No title, no items, no guard: nothing for a renderer to draw.
+    public var isEmpty: Bool { title.isEmpty && items.isEmpty && !guarded }
+
     /// The limits every boundary holds content to (the wire, files, the configuration).
     public enum Limits {
         /// Bytes of UTF-8 in the title.
