@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol"]),
         // Settings: the configuration file (YAML, FILE:LINE errors) and the flags over it.
         .target(name: "SheetConfig", dependencies: [
-            "SheetCore",
+            "SheetCore", "SheetService",
             .product(name: "Yams", package: "Yams"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
         .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "SheetConfig", "sheetctl", "SheetTestSupport"]),
         .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol"]),
-        .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetTestSupport"]),
+        .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [

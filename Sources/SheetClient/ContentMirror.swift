@@ -25,20 +25,21 @@ public struct ContentMirror: Sendable {
             revision = nil
             return false
         }
-        guard var items = content?.items, let known = revision else { return failed != list.revision }
+        guard let count = content?.items.count, let known = revision else { return failed != list.revision }
         // A fetch can be ahead of the states still queued on the stream: their swaps are in it.
         if known >= list.revision { return false }
         var swaps = 0
-        for event in update.events where event.name == "reorder-moved" { swaps += 1 }
-        guard known + swaps == list.revision else { return failed != list.revision }
         for event in update.events where event.name == "reorder-moved" {
-            guard let from = event.from, let to = event.to, items.indices.contains(from), items.indices.contains(to) else {
+            guard let from = event.from, let to = event.to, (0..<count).contains(from), (0..<count).contains(to) else {
                 revision = nil
                 return failed != list.revision
             }
-            items.swapAt(from, to)
+            swaps += 1
         }
-        content?.items = items
+        guard known + swaps == list.revision else { return failed != list.revision }
+        for event in update.events where event.name == "reorder-moved" {
+            content?.items.swapAt(event.from!, event.to!)
+        }
         revision = list.revision
         return false
     }

@@ -195,7 +195,6 @@ public final class SheetClient {
     }
 
     /// What the sheet holds, its items in the list's current order.
-    /// The content, its items in the list's current order.
     public func content() throws(ClientError) -> SheetContent { try contentAndRevision().content }
 
     /// The content and its revision, to match against a state's `list.revision`.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SheetCore
+import SheetService
 import Yams
 
 /// Everything a person can configure, in one place: the file `/etc/sheetd/sheetd.yaml` sets
@@ -210,21 +211,9 @@ public struct Settings: Sendable {
     }
 
     static func readFile(_ path: String) throws(SettingError) -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SettingError(String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SettingError(String(cString: strerror(errno)))
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-            guard bytes.count <= 1 << 20 else { throw SettingError("larger than 1 MiB; is it the right file?") }
-        }
+        let read: [UInt8]?
+        do { read = try AtomicFile.read(path, limit: 1 << 20) } catch { throw SettingError(error.reason) }
+        guard let bytes = read else { throw SettingError(String(cString: strerror(ENOENT))) }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw SettingError("not UTF-8 text") }
         return text
     }

@@ -57,12 +57,12 @@ extension ContentChange {
 
 extension SheetContent {
     /// `{"title":…,"items":[{"id":…,"label":…}…],"guarded":…}`, the items in `order`
-    /// (positions → indices into `items`; the given order when nil).
+    /// (positions → indices into `items`; the given order when nil or not a permutation).
     public func write(to w: inout JSONWriter, order: [Int]? = nil) {
         w.append("{\"title\":")
         w.appendString(title)
         w.append(",\"items\":[")
-        let positions = order?.count == items.count ? order! : Array(items.indices)
+        let positions = order.flatMap { ListMachine.isPermutation($0, of: items.count) ? $0 : nil } ?? Array(items.indices)
         for (position, index) in positions.enumerated() {
             if position > 0 { w.append(UInt8(ascii: ",")) }
             w.append("{\"id\":")

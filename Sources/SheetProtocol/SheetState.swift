@@ -279,6 +279,15 @@ private func number(_ object: JSONValue, _ key: String) throws(ProtocolError) ->
     return value
 }
 
+/// A screen side: a whole number of pixels, 1 to 32,768 (what the daemon accepts).
+private func side(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Int {
+    let value = try number(object, key)
+    guard let pixels = Int(exactly: value), (1...32768).contains(pixels) else {
+        throw ProtocolError("field \"\(key)\" is not 1 to 32768 pixels")
+    }
+    return pixels
+}
+
 private func text(_ object: JSONValue, _ key: String) throws(ProtocolError) -> String {
     guard let value = try field(object, key).stringValue else { throw ProtocolError("field \"\(key)\" is not a string") }
     return value
@@ -304,7 +313,7 @@ extension SheetState {
         self.init(phase: phase, detent: try optionalText(json, "detent"), target: try optionalText(json, "target"),
                   topInPixels: try number(json, "top"), progress: try number(json, "progress"),
                   dim: try number(json, "dim"), velocityInPixelsPerSecond: try number(json, "velocity"),
-                  screen: ScreenGeometry(width: Int(try number(screen, "width")), height: Int(try number(screen, "height")),
+                  screen: ScreenGeometry(width: try side(screen, "width"), height: try side(screen, "height"),
                                          scale: try number(screen, "scale")),
                   mover: mover, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) })

@@ -210,7 +210,7 @@ struct Geometry {
         list.rows(top: top, clip: Double(clip.lowerBound)..<Double(clip.upperBound)) { row in
             if row.isLifted { drawLifted(row, list: list, clip: clip, into: canvas) }
             if !row.isLifted, row.scale > 0 { drawSeparator(row, list: list, clip: clip, into: canvas) }
-            if let font { drawLabel(list.labels[row.position], row: row, list: list, font: font, clip: clip, into: canvas) }
+            if let font { drawLabel(list.items[row.position].label, row: row, list: list, font: font, clip: clip, into: canvas) }
         }
     }
 

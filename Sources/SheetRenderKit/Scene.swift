@@ -105,10 +105,12 @@ public struct SheetScene: Sendable, Equatable {
                 look: Look = Look(), title: String? = nil, list: ListScene? = nil) {
         self.width = width
         self.height = height
-        self.scale = scale
-        self.top = top
-        self.dim = min(max(dim, 0), 1)
-        self.grabberAlpha = min(max(progress * 2, 0), 1)
+        // What a daemon publishes is drawn whatever it is: a scale and a top past any real
+        // screen's are held where pixel arithmetic stays in range.
+        self.scale = scale.isFinite ? min(max(scale, 1.0 / 64), 64) : 1
+        self.top = top.isFinite ? min(max(top, -4 * Double(height)), 4 * Double(height)) : Double(height)
+        self.dim = dim.isFinite ? min(max(dim, 0), 1) : 0
+        self.grabberAlpha = progress.isFinite ? min(max(progress * 2, 0), 1) : 0
         self.look = look
         self.title = title ?? look.titleText
         self.list = list
@@ -126,7 +128,7 @@ public struct SheetScene: Sendable, Equatable {
         let zoom = state.screen.width == width && state.screen.height == height
             ? 1 : Double(height) / Double(max(1, state.screen.height))
         let list = content.flatMap { content in
-            state.list.map { ListScene($0, labels: content.items.map(\.label), zoom: zoom, height: height) }
+            state.list.map { ListScene($0, items: content.items, zoom: zoom, height: height) }
         }
         self.init(width: width, height: height, scale: state.screen.scale * zoom, top: state.topInPixels * zoom,
                   dim: state.dim, progress: state.progress, look: look, title: content?.title, list: list)
@@ -178,7 +180,7 @@ public struct SheetScene: Sendable, Equatable {
     }
 }
 
-/// The list as one frame draws it, in pixels: the labels in the list's order and where
+/// The list as one frame draws it, in pixels: the items in the list's order and where
 /// `ListState` puts each row. Every value is clamped to what a picture can hold, so a state
 /// from a broken or hostile daemon draws something odd rather than trapping or hanging.
 public struct ListScene: Sendable, Equatable {
@@ -206,8 +208,9 @@ public struct ListScene: Sendable, Equatable {
         }
     }
 
-    /// Labels by position in the list.
-    public var labels: [String]
+    /// The items by position in the list (the content's own array: two scenes of the same
+    /// content compare it at once).
+    public var items: [SheetItem]
     public var titleBarHeight: Double
     public var itemHeight: Double
     public var scroll: Double
@@ -217,17 +220,17 @@ public struct ListScene: Sendable, Equatable {
 
     /// A row is at least a pixel tall; scales stay within 0…4, offsets and the scroll within
     /// the list's length and a few screens either way.
-    public init(labels: [String], titleBarHeight: Double, itemHeight: Double, scroll: Double, othersScale: Double,
+    public init(items: [SheetItem], titleBarHeight: Double, itemHeight: Double, scroll: Double, othersScale: Double,
                 lifted: Lifted?, moving: [Moving], height: Int) {
         func clamp(_ value: Double, _ low: Double, _ high: Double) -> Double { value.isFinite ? min(max(value, low), high) : low }
         let screens = 4 * Double(max(height, 1))
-        self.labels = labels
+        self.items = items
         self.itemHeight = clamp(itemHeight, 1, screens)
         self.titleBarHeight = clamp(titleBarHeight, 0, screens)
-        let reach = Double(labels.count) * self.itemHeight + screens
+        let reach = Double(items.count) * self.itemHeight + screens
         self.scroll = clamp(scroll, -reach, reach)
         self.othersScale = clamp(othersScale, 0, 4)
-        let positions = 0..<labels.count
+        let positions = 0..<items.count
         self.lifted = lifted.flatMap {
             positions.contains($0.position)
                 ? Lifted(position: $0.position, offset: clamp($0.offset, -reach, reach), scale: clamp($0.scale, 0, 4),
@@ -238,10 +241,10 @@ public struct ListScene: Sendable, Equatable {
             .map { Moving(position: $0.position, offset: clamp($0.offset, -reach, reach)) }
     }
 
-    /// `state` with `labels` (the content's, in the list's order), zoomed by `zoom` for a
+    /// `state` with `items` (the content's, in the list's order), zoomed by `zoom` for a
     /// display `height` pixels tall.
-    public init(_ state: ListState, labels: [String], zoom: Double, height: Int) {
-        self.init(labels: labels, titleBarHeight: state.titleBarHeightInPixels * zoom,
+    public init(_ state: ListState, items: [SheetItem], zoom: Double, height: Int) {
+        self.init(items: items, titleBarHeight: state.titleBarHeightInPixels * zoom,
                   itemHeight: state.itemHeightInPixels * zoom, scroll: state.scrollInPixels * zoom,
                   othersScale: state.othersScale,
                   lifted: state.lifted.map { Lifted(position: $0.index, offset: $0.offsetInPixels * zoom, scale: $0.scale,
@@ -263,7 +266,7 @@ public struct ListScene: Sendable, Equatable {
     /// The rows that reach into `clip` (px from the screen's top) with the card's top at
     /// `top`, in drawing order: the rows at rest, then the sliding ones, then the lifted one.
     public func rows(top: Double, clip: Range<Double>, _ body: (Row) -> Void) {
-        guard !labels.isEmpty, !clip.isEmpty else { return }
+        guard !items.isEmpty, !clip.isEmpty else { return }
         let listTop = top + titleBarHeight
         func centre(_ position: Int) -> Double { listTop + (Double(position) + 0.5) * itemHeight - scroll }
         // Rows at rest: those whose slot, scaled, reaches the clip (a row reaches half its
@@ -271,7 +274,7 @@ public struct ListScene: Sendable, Equatable {
         let reach = itemHeight * max(othersScale, 1) / 2
         let first = ((clip.lowerBound - reach - listTop + scroll) / itemHeight - 0.5).rounded(.down)
         let last = ((clip.upperBound + reach - listTop + scroll) / itemHeight - 0.5).rounded(.up)
-        let count = Double(labels.count)
+        let count = Double(items.count)
         if last >= 0, first < count {
             for position in Int(max(first, 0))...Int(min(last, count - 1)) {
                 if position == lifted?.position || moving.contains(where: { $0.position == position }) { continue }

@@ -30,7 +30,6 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     private var peer: PeerCredentials?
     private var isSubscriber = false
     private var closing = false
-    /// The newest update a full socket could not take yet.
     /// Updates waiting for the socket: those with content events are all kept (a client
     /// never loses an event); of the others only the newest is.
     private var pendingUpdates: [ByteBuffer] = []
@@ -124,7 +123,6 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     // MARK: Subscribers
 
-    /// Sends `update` now if the socket takes it, or keeps it as the newest pending one.
     /// Sends an update, or queues it while the socket is full. `keep`: it carries content
     /// events, so a newer update must not replace it.
     func offer(_ update: ByteBuffer, keep: Bool = false) {

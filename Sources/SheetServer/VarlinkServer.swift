@@ -138,7 +138,9 @@ public final class VarlinkServer: @unchecked Sendable {
 
     /// Makes `update` the state that `GetState` returns and sends it to every subscriber.
     public func publish(_ update: MonitorUpdate) {
-        let bytes = VarlinkReply.encode(continues: true, capacity: 640) { update.writeParameters(to: &$0) }
+        // A state is about 600 bytes; a list's moving parts and events add to it.
+        let capacity = 640 + (update.state.list == nil ? 0 : 640) + update.events.count * 256
+        let bytes = VarlinkReply.encode(continues: true, capacity: capacity) { update.writeParameters(to: &$0) }
         let mustHop = handoff.withLockedValue { box -> Bool in
             if let last = box.updates.last, last.0.gesture == nil, last.0.events.isEmpty {
                 box.updates[box.updates.count - 1] = (update, bytes)

@@ -19,7 +19,8 @@ public struct FileError: Error, CustomStringConvertible {
 /// is synced, renamed over the old one, and the folder synced, so that a crash or a power cut
 /// leaves the old file or the new one, never a mix or nothing.
 public enum AtomicFile {
-    /// The file's bytes, or nil when there is none; a file longer than `limit` bytes is an error.
+    /// The file's bytes, or nil when there is none; a file longer than `limit` bytes is an
+    /// error (the one reader of small files: configuration, content, the state file).
     public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8]? {
         let descriptor: FileDescriptor
         do {
@@ -27,7 +28,7 @@ public enum AtomicFile {
         } catch Errno.noSuchFileOrDirectory {
             return nil
         } catch {
-            throw FileError(path: path, reason: "cannot be opened: \(error)")
+            throw FileError(path: path, reason: "\(error)")
         }
         defer { try? descriptor.close() }
         var bytes: [UInt8] = []
@@ -37,10 +38,13 @@ public enum AtomicFile {
             do {
                 count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0, retryOnInterrupt: true) }
             } catch {
-                throw FileError(path: path, reason: "cannot be read: \(error)")
+                throw FileError(path: path, reason: "\(error)")
             }
             if count == 0 { return bytes }
-            guard bytes.count + count <= limit else { throw FileError(path: path, reason: "longer than \(limit) bytes") }
+            guard bytes.count + count <= limit else {
+                let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+                throw FileError(path: path, reason: "larger than \(size); is it the right file?")
+            }
             bytes.append(contentsOf: chunk[..<count])
         }
     }

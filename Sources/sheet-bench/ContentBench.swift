@@ -129,11 +129,8 @@ func monitorReplySizeDuringAReorder(_ content: SheetContent) {
                 let state = SheetState(snapshot, list: list, configuration: configuration, content: engine.content, detents: detents)
                 let update = MonitorUpdate(sequence: Int64(replies), timestampInMicroseconds: snapshot.time.microseconds,
                                            state: state, gesture: nil, events: events)
-                var w = JSONWriter(capacity: 2048)
-                w.append("{\"parameters\":")
-                update.writeParameters(to: &w)
-                w.append(",\"continues\":true}")
-                largest = max(largest, w.bytes.count + 1)
+                let reply = VarlinkReply.encode(continues: true, capacity: 2048) { update.writeParameters(to: &$0) }
+                largest = max(largest, reply.count)
                 replies += 1
                 if state.list?.lifted != nil { withList += 1 }
                 list = nil

@@ -127,7 +127,7 @@ final class TerminalBackend: Backend {
         guard firstLine < lines else { return text }
         // The same list a line a row: two canvas pixels are one line.
         let rows = 2 / list.itemHeight
-        let lined = ListScene(labels: list.labels, titleBarHeight: Double(firstLine * 2) - scene.top, itemHeight: 2,
+        let lined = ListScene(items: list.items, titleBarHeight: Double(firstLine * 2) - scene.top, itemHeight: 2,
                               scroll: list.scroll * rows, othersScale: 1,
                               lifted: list.lifted.map { .init(position: $0.position, offset: $0.offset * rows, scale: 1, opacity: 1) },
                               moving: list.moving.map { .init(position: $0.position, offset: $0.offset * rows) },
@@ -135,7 +135,7 @@ final class TerminalBackend: Backend {
         lined.rows(top: scene.top, clip: Double(firstLine * 2)..<Double(lines * 2)) { row in
             let line = Int((row.centre / 2).rounded(.down))
             guard line >= firstLine, line < lines, text[line]?.highlighted != true else { return }
-            text[line] = TextLine(text: Array(list.labels[row.position].prefix(columns - 4)), close: false, highlighted: row.isLifted)
+            text[line] = TextLine(text: Array(list.items[row.position].label.prefix(columns - 4)), close: false, highlighted: row.isLifted)
         }
         return text
     }

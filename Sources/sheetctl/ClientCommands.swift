@@ -237,8 +237,6 @@ struct SetContentCommand: ParsableCommand {
         return change
     }
 
-    func validate() throws { _ = try change() }
-
     func run() throws {
         let change = try change()
         let client = try connection.connect()

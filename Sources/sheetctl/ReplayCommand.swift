@@ -94,7 +94,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 let list = content.flatMap { content in
                     frame.list.map {
                         ListScene(ListState($0, layout: options.engine.list, content: content, scale: screen.scale),
-                                  labels: frame.order.map { content.items[$0].label }, zoom: 1, height: screen.heightInPixels)
+                                  items: frame.order.map { content.items[$0] }, zoom: 1, height: screen.heightInPixels)
                     }
                 }
                 let scene = SheetScene(width: screen.widthInPixels, height: screen.heightInPixels, scale: screen.scale,

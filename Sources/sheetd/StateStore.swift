@@ -8,21 +8,19 @@ import Synchronization
 /// What sheetd keeps across a restart: the content with its items in the list's order, and the
 /// detent the sheet last rested at. On disk: `{"version":1,"detent":…,"content":{…}}`, the
 /// content as `GetContent` writes it.
-struct SavedState: Equatable {
+struct SavedState: Equatable, Sendable {
     static let version = 1
     /// A full list whose every byte needs an escape is about 2 MiB.
     static let maximumBytes = 4 << 20
 
     var content: SheetContent
+    /// Positions → indices into the items; the items' own order when nil (as read back).
+    var order: [Int]?
     var detent: String?
 
-    /// `content` with its items in `order` (positions → indices).
-    init(content: SheetContent, order: [Int], detent: String?) {
-        var ordered = content
-        if order.count == content.items.count, order.allSatisfy(content.items.indices.contains) {
-            ordered.items = order.map { content.items[$0] }
-        }
-        self.content = ordered
+    init(content: SheetContent, order: [Int]?, detent: String?) {
+        self.content = content
+        self.order = order
         self.detent = detent
     }
 
@@ -33,7 +31,7 @@ struct SavedState: Equatable {
         w.append(",\"detent\":")
         if let detent { w.appendString(detent) } else { w.append("null") }
         w.append(",\"content\":")
-        content.write(to: &w)
+        content.write(to: &w, order: order)
         w.append("}\n")
         return w.bytes
     }
@@ -59,7 +57,7 @@ struct SavedState: Equatable {
 final class StateStore: Sendable {
     let path: String
     private let logger: Logger
-    private let pending = Mutex<[UInt8]?>(nil)
+    private let pending = Mutex<SavedState?>(nil)
     private let queue = DispatchQueue(label: "sheetd.state")
 
     /// Makes `directory` (mode 0700) when it is not there, as systemd's `StateDirectory=` does.
@@ -100,17 +98,18 @@ final class StateStore: Sendable {
         }
     }
 
-    /// Writes `state` soon, on the store's thread.
+    /// Writes `state` soon, on the store's thread (which also encodes it: a full list is
+    /// about 2 MiB of JSON at worst, no work for the input thread).
     func save(_ state: SavedState) {
         let wasIdle = pending.withLock { box in
-            defer { box = state.bytes }
+            defer { box = state }
             return box == nil
         }
         guard wasIdle else { return }
         queue.async { [self] in
-            guard let bytes = pending.withLock({ box in defer { box = nil }; return box }) else { return }
+            guard let state = pending.withLock({ box in defer { box = nil }; return box }) else { return }
             do {
-                try AtomicFile.write(bytes, to: path)
+                try AtomicFile.write(state.bytes, to: path)
             } catch {
                 logger.error("cannot save the state: \(error)")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import SheetCore
 import SheetProtocol
 @testable import SheetRenderKit
 import SheetTestSupport
@@ -230,8 +231,8 @@ import Testing
     @Test func aListWithAbsurdValuesDrawsWithoutTrapping() {
         let painter = Painter(font: PSF2Font.system())
         let canvas = Canvas(width: 64, height: 96, format: .rgb565)
-        let labels = (0..<1024).map { "row \($0) \(String(repeating: "é", count: 100))" }
-        for value in [0, -1e300, 1e300, 4.9e-324, -0.0, 1e18] {
+        let items = (0..<1024).map { SheetItem(id: "\($0)", label: "row \($0) \(String(repeating: "é", count: 100))") }
+        for value in [0, -1e300, 1e300, Double.leastNonzeroMagnitude, -0.0, 1e18] {
             let state = ListState(titleBarHeightInPixels: value, itemHeightInPixels: value, scrollInPixels: value, revision: 1,
                                   lifted: .init(item: "x", index: Int.max, offsetInPixels: value, scale: value, opacity: value),
                                   othersScale: value, moving: [.init(item: "y", index: 3, offsetInPixels: value)])
@@ -239,7 +240,7 @@ import Testing
             lifted.lifted?.index = 2
             for list in [state, lifted] {
                 let scene = SheetScene(width: 64, height: 96, scale: value.magnitude > 100 ? 16 : 1, top: 10, dim: 0.5, progress: 1,
-                                       title: "t", list: ListScene(list, labels: labels, zoom: 1, height: 96))
+                                       title: "t", list: ListScene(list, items: items, zoom: 1, height: 96))
                 painter.draw(scene, into: canvas)
             }
         }

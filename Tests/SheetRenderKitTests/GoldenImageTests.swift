@@ -1,4 +1,5 @@
 import Foundation
+import SheetCore
 import SheetRenderKit
 import SheetTestSupport
 import Testing
@@ -48,8 +49,8 @@ import Testing
     // The list: a 540x960 panel at scale 1 with the card at 300 px and twelve rows (the
     // list starts at 356 px); at rest, mid-reorder (row 2 picked up and 31 px down, at 1.2
     // and 0.85 opaque, the others at 0.9, row 1 sliding 22 px from its new slot) and scrolled.
-    static let labels = ["Wi-Fi", "Bluetooth", "Display", "Sound", "Network", "Language", "Date and time", "Updates",
-                         "Über dieses Gerät", "Accessibility", "Privacy", "About this panel"]
+    static let items = ["Wi-Fi", "Bluetooth", "Display", "Sound", "Network", "Language", "Date and time", "Updates",
+                         "Über dieses Gerät", "Accessibility", "Privacy", "About this panel"].map { SheetItem(id: $0, label: $0) }
 
     struct ListCase: CustomTestStringConvertible, Sendable {
         var name: String
@@ -59,12 +60,12 @@ import Testing
 
     static let listCases: [ListCase] = [
         ListCase(name: "list-at-rest-540x960", list: ListScene(
-            labels: labels, titleBarHeight: 56, itemHeight: 56, scroll: 0, othersScale: 1, lifted: nil, moving: [], height: 960)),
+            items: items, titleBarHeight: 56, itemHeight: 56, scroll: 0, othersScale: 1, lifted: nil, moving: [], height: 960)),
         ListCase(name: "list-mid-reorder-540x960", list: ListScene(
-            labels: labels, titleBarHeight: 56, itemHeight: 56, scroll: 0, othersScale: 0.9,
+            items: items, titleBarHeight: 56, itemHeight: 56, scroll: 0, othersScale: 0.9,
             lifted: .init(position: 2, offset: 31, scale: 1.2, opacity: 0.85), moving: [.init(position: 1, offset: 22)], height: 960)),
         ListCase(name: "list-scrolled-540x960", list: ListScene(
-            labels: labels, titleBarHeight: 56, itemHeight: 56, scroll: 150.5, othersScale: 1, lifted: nil, moving: [], height: 960)),
+            items: items, titleBarHeight: 56, itemHeight: 56, scroll: 150.5, othersScale: 1, lifted: nil, moving: [], height: 960)),
     ]
 
     @Test(arguments: listCases)

@@ -83,7 +83,4 @@ public struct Tween: Sendable, Equatable {
         if sample.finished { animation = nil }
         return !sample.finished
     }
-
-    /// Jumps to the end.
-    public mutating func finish() { animation = nil }
 }

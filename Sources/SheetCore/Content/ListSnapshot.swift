@@ -45,18 +45,16 @@ public struct MovingItems: Sendable, Equatable, RandomAccessCollection {
         }
     }
 
-    /// Appends; false when all four are taken.
-    @discardableResult
-    mutating func append(_ item: MovingItem) -> Bool {
+    /// Appends; nothing when all four are taken (the machine keeps at most four sliding).
+    mutating func append(_ item: MovingItem) {
         switch stored {
         case 0: storage.0 = item
         case 1: storage.1 = item
         case 2: storage.2 = item
         case 3: storage.3 = item
-        default: return false
+        default: return
         }
         stored += 1
-        return true
     }
 
     public static func == (a: MovingItems, b: MovingItems) -> Bool {
@@ -80,7 +78,4 @@ public struct ListSnapshot: Sendable, Equatable {
     public var moving = MovingItems()
 
     public init() {}
-
-    /// Nothing picked up, nothing sliding, every item at scale 1.
-    public var isAtRest: Bool { lifted == nil && moving.isEmpty && othersScale == 1 }
 }
