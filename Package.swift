@@ -27,9 +27,12 @@ let package = Package(
     targets: [
         // The pure core: touch frames in, gestures and sheet states out. No I/O, no clocks.
         .target(name: "SheetCore", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
+        // YAML that is plain data: libyaml's events checked for anchors, aliases and depth
+        // before Yams composes (the configuration, content files, `libinput record` headers).
+        .target(name: "SheetYAML", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Readers of `libinput record` YAML and evemu recordings, and the protocol-B decoder.
         .target(name: "SheetRecordings", dependencies: [
-            "SheetCore",
+            "SheetCore", "SheetYAML",
             .product(name: "Yams", package: "Yams"),
         ]),
         // What travels on the socket: the published State, Gesture and Device, the varlink
@@ -40,7 +43,7 @@ let package = Package(
         .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol"]),
         // Settings: the configuration file (YAML, FILE:LINE errors) and the flags over it.
         .target(name: "SheetConfig", dependencies: [
-            "SheetCore", "SheetService",
+            "SheetCore", "SheetService", "SheetYAML",
             .product(name: "Yams", package: "Yams"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SheetCore
 import SheetService
+import SheetYAML
 import Yams
 
 /// Everything a person can configure, in one place: the file `/etc/sheetd/sheetd.yaml` sets
@@ -23,6 +24,9 @@ public struct Settings: Sendable {
     public var stateDirectory: String?
 
     public init() {}
+
+    /// Most detents a sheet has: every state lists them, and a finger cannot tell more apart.
+    public static let maximumDetents = 64
 
     /// The configuration file the daemon and `sheetctl replay` read when none is named.
     public static let defaultPath = "/etc/sheetd/sheetd.yaml"
@@ -66,6 +70,9 @@ public struct Settings: Sendable {
                 throw SettingError("`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%; got `\(value)`")
             }
             engine.sheet.detents.removeAll { $0.name == spec.name }
+            guard engine.sheet.detents.count < Self.maximumDetents else {
+                throw SettingError("`detents` holds at most \(Self.maximumDetents) detents; `\(spec.name)` is one more")
+            }
             engine.sheet.detents.append(spec)
         case "long-press":
             engine.gestures.longPressSeconds = try number(0.05...10, "seconds")
@@ -145,16 +152,13 @@ public struct Settings: Sendable {
         guard case .mapping(let mapping) = root else {
             throw ConfigurationError(file: path, line: root.mark?.line, reason: "the file must be a map of `key: value` lines")
         }
-        var seen: Set<String> = []
+        // Keys are plain and given once: `PlainYAML` refused the rest on their lines.
         for (keyNode, valueNode) in mapping {
             let line = keyNode.mark?.line
             guard case .scalar(let keyScalar) = keyNode else {
                 throw ConfigurationError(file: path, line: line, reason: "a key must be a plain word")
             }
             let key = keyScalar.string
-            guard seen.insert(key).inserted else {
-                throw ConfigurationError(file: path, line: line, reason: "`\(key)` is set twice")
-            }
             do {
                 switch valueNode {
                 case .scalar(let scalar) where key == "detents":
@@ -190,17 +194,13 @@ public struct Settings: Sendable {
     static func compose(_ text: String, path: String) throws(ConfigurationError) -> Node? {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try PlainYAML.compose(text)
+        } catch let refusal as PlainYAML.Refusal {
+            throw ConfigurationError(file: path, line: refusal.line, reason: refusal.reason)
         } catch let error as YamlError {
             switch error {
             case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
                 throw ConfigurationError(file: path, line: mark.line, reason: "not valid YAML: \(problem)")
-            case .duplicatedKeysInMapping(let duplicates, _):
-                // Yams gives no position: the second line that starts with the key is the culprit.
-                let key = duplicates.first ?? ""
-                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-                let second = lines.indices.filter { lines[$0].hasPrefix("\(key):") }.dropFirst().first
-                throw ConfigurationError(file: path, line: second.map { $0 + 1 }, reason: "`\(key)` is set twice")
             default:
                 throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
             }

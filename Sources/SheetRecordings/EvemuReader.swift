@@ -197,17 +197,37 @@ public final class EvemuReader: KernelEventSource {
                 builder.id = values
             case UInt8(ascii: "P"):
                 let bytes = try hexBytes(body, fail)
-                for byte in bytes {
-                    for bit in 0..<8 where byte & (1 << bit) != 0 { builder.properties.insert(builder.propertyOffset + bit) }
-                    builder.propertyOffset += 8
+                let offset = builder.propertyOffset
+                guard offset + bytes.count * 8 <= DescriptionBuilder.maskBits(through: EventCode.INPUT_PROP_MAX) else {
+                    throw fail("more property bits than the kernel has (INPUT_PROP_MAX is \(EventCode.INPUT_PROP_MAX))")
                 }
+                for (index, byte) in bytes.enumerated() {
+                    for bit in 0..<8 where byte & (1 << bit) != 0 {
+                        let property = offset + index * 8 + bit
+                        guard property <= EventCode.INPUT_PROP_MAX else {
+                            throw fail("property bit \(property) is beyond INPUT_PROP_MAX (\(EventCode.INPUT_PROP_MAX))")
+                        }
+                        builder.properties.insert(property)
+                    }
+                }
+                builder.propertyOffset = offset + bytes.count * 8
             case UInt8(ascii: "B"):
                 let bytes = try hexBytes(body, fail)
                 guard let type = bytes.first else { throw fail("expected `B: TYPE BYTES…`") }
+                guard let maximum = EventCode.maximumCode(ofType: Int(type)) else {
+                    throw fail("event type \(type) is beyond EV_MAX (\(EventCode.EV_MAX))")
+                }
                 let offset = builder.codeOffsets[Int(type), default: 0]
+                guard offset + (bytes.count - 1) * 8 <= DescriptionBuilder.maskBits(through: maximum) else {
+                    throw fail("more code bits for event type \(type) than the kernel has (\(maximum + 1))")
+                }
                 for (index, byte) in bytes.dropFirst().enumerated() {
                     for bit in 0..<8 where byte & (1 << bit) != 0 {
-                        builder.codes[Int(type), default: []].insert(offset + index * 8 + bit)
+                        let code = offset + index * 8 + bit
+                        guard code <= maximum else {
+                            throw fail("code \(code) of event type \(type) is beyond the kernel's highest, \(maximum)")
+                        }
+                        builder.codes[Int(type), default: []].insert(code)
                     }
                 }
                 builder.codeOffsets[Int(type)] = offset + (bytes.count - 1) * 8
@@ -215,6 +235,9 @@ public final class EvemuReader: KernelEventSource {
                 let fields = body.withoutComment.split(separator: " ", omittingEmptySubsequences: true)
                 guard fields.count == 5 || fields.count == 6, let code = Int(fields[0], radix: 16) else {
                     throw fail("expected `A: CODE MIN MAX FUZZ FLAT [RESOLUTION]`")
+                }
+                guard code <= EventCode.maximumCode(ofType: Int(EventCode.EV_ABS))! else {
+                    throw fail("axis \(code) is beyond ABS_MAX (0x3f)")
                 }
                 let numbers = fields.dropFirst().compactMap { Int32($0) }
                 guard numbers.count == fields.count - 1 else {
@@ -252,6 +275,9 @@ struct DescriptionBuilder {
     var absinfo: [Int: AbsInfo] = [:]
 
     var isEmpty: Bool { name == nil && id == nil && codes.isEmpty && absinfo.isEmpty }
+
+    /// Bits a mask reaching `maximum` may span: evemu writes whole lines of 8 bytes.
+    static func maskBits(through maximum: Int) -> Int { (maximum + 64) / 64 * 64 }
 
     func build(file: String) throws -> DeviceDescription {
         DeviceDescription(name: name ?? "unnamed device", id: id ?? [0, 0, 0, 0], properties: properties,

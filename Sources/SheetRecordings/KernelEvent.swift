@@ -47,4 +47,30 @@ public enum EventCode {
     public static let INPUT_PROP_DIRECT = 1
     public static let INPUT_PROP_BUTTONPAD = 2
     public static let INPUT_PROP_SEMI_MT = 3
+
+    /// The highest event type and input property the kernel defines.
+    public static let EV_MAX = 0x1f
+    public static let INPUT_PROP_MAX = 0x1f
+
+    /// The highest code of an event type (SYN_MAX, KEY_MAX, REL_MAX, ABS_MAX, MSC_MAX, SW_MAX,
+    /// LED_MAX, SND_MAX, REP_MAX, FF_MAX), nil for a type beyond EV_MAX. Type 0 goes to EV_MAX,
+    /// since evemu's `B: 00` mask lists the event types; types without codes of their own
+    /// (EV_PWR, EV_FF_STATUS, unassigned) are held to KEY_MAX, the largest there is. A
+    /// description can hold no more than this, whatever its file says.
+    public static func maximumCode(ofType type: Int) -> Int? {
+        switch type {
+        case 0: EV_MAX
+        case 0x01: 0x2ff
+        case 0x02: 0x0f
+        case 0x03: 0x3f
+        case 0x04: 0x07
+        case 0x05: 0x10
+        case 0x11: 0x0f
+        case 0x12: 0x07
+        case 0x14: 0x01
+        case 0x15: 0x7f
+        case 0...EV_MAX: 0x2ff
+        default: nil
+        }
+    }
 }

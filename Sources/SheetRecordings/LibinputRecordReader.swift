@@ -1,4 +1,5 @@
 import SheetCore
+import SheetYAML
 import Yams
 
 /// Reads `libinput record` YAML (file format version 1) as a stream.
@@ -23,6 +24,13 @@ public final class LibinputRecordReader: KernelEventSource {
     public private(set) var declaredDeviceCount: Int?
 
     private let reader: LineReader
+
+    /// Largest header, and largest description of one device, in bytes. Real ones are under
+    /// 8 KiB (a keyboard lists every key); more is not a recording, and YAML costs memory by
+    /// the node.
+    public static let maximumSectionBytes = 256 * 1024
+    /// Most devices in one file: a machine with every kind of input has a few dozen.
+    public static let maximumDevices = 256
 
     private enum Phase {
         /// Gathering a device's lines up to its `events:` key.
@@ -103,6 +111,10 @@ public final class LibinputRecordReader: KernelEventSource {
             }
             text += Bytes.string(line)
             text += "\n"
+            if text.utf8.count > Self.maximumSectionBytes {
+                throw RecordingError(file: path, line: reader.lineNumber,
+                                     reason: "the header is longer than \(Self.maximumSectionBytes / 1024) KiB: not a recording")
+            }
         }) {}
         let root = try compose(text, firstLine: 1)
         guard let root, case .mapping(let mapping) = root else {
@@ -144,8 +156,11 @@ public final class LibinputRecordReader: KernelEventSource {
 
     private func handle(_ line: UnsafeBufferPointer<UInt8>) throws -> KernelEvent? {
         let indent = Bytes.skipSpaces(line, from: 0)
-        if indent == line.count { return nil }                      // blank
-        if line[indent] == Bytes.hash { return nil }                // comment
+        if indent == line.count || line[indent] == Bytes.hash {    // blank or comment
+            // A device's text keeps one line per line of the file, so YAML's lines map back.
+            if phase == .deviceHeader, !deviceText.isEmpty { deviceText += "\n" }
+            return nil
+        }
         if phase == .events, indent > frameIndent, frameIndent >= 0, entry == .evdev {
             // The hot path: one event of the chosen device.
             if let event = parseEventItem(line, from: indent) {
@@ -192,6 +207,10 @@ public final class LibinputRecordReader: KernelEventSource {
             }
             deviceText += Bytes.string(line)
             deviceText += "\n"
+            if deviceText.utf8.count > Self.maximumSectionBytes {
+                throw RecordingError(file: path, line: reader.lineNumber,
+                                     reason: "a device description longer than \(Self.maximumSectionBytes / 1024) KiB: not a recording")
+            }
             return nil
         case .events, .skipping:
             if phase == .events && isItem && (frameIndent < 0 || indent == frameIndent) && indent >= keyIndent {
@@ -248,6 +267,9 @@ public final class LibinputRecordReader: KernelEventSource {
         let text = deviceText
         deviceText = ""
         devicesSeen += 1
+        guard devicesSeen <= Self.maximumDevices else {
+            throw RecordingError(file: path, line: deviceFirstLine, reason: "more than \(Self.maximumDevices) devices: not a recording")
+        }
         let description = try describeDevice(text)
         if !chosen, description.kind != .other, hasEvents {
             chosen = true
@@ -331,7 +353,9 @@ public final class LibinputRecordReader: KernelEventSource {
 
     private func compose(_ text: String, firstLine: Int) throws -> Node? {
         do {
-            return try Yams.compose(yaml: text)
+            return try PlainYAML.compose(text)
+        } catch let refusal as PlainYAML.Refusal {
+            throw RecordingError(file: path, line: firstLine + refusal.line - 1, reason: refusal.reason)
         } catch let error as YamlError {
             var line = firstLine
             var problem = "\(error)"
@@ -373,11 +397,15 @@ public final class LibinputRecordReader: KernelEventSource {
         if let codes = evdevMap["codes"] {
             guard case .mapping(let codeMap) = codes else { throw fail(codes, "`evdev.codes` must be a map {type: [codes]}") }
             for (key, value) in codeMap {
-                guard let type = key.int else { throw fail(key, "an event type must be a number") }
+                guard let type = key.int, let maximum = EventCode.maximumCode(ofType: type) else {
+                    throw fail(key, "an event type must be a number from 0 to EV_MAX (\(EventCode.EV_MAX))")
+                }
                 guard case .sequence(let list) = value else { throw fail(value, "`evdev.codes.\(type)` must be a list of codes") }
                 var set = Set<Int>()
                 for code in list {
-                    guard let number = code.int else { throw fail(code, "an event code must be a number") }
+                    guard let number = code.int, (0...maximum).contains(number) else {
+                        throw fail(code, "a code of event type \(type) must be a number from 0 to \(maximum)")
+                    }
                     set.insert(number)
                 }
                 description.codes[type] = set
@@ -388,7 +416,9 @@ public final class LibinputRecordReader: KernelEventSource {
                 throw fail(absinfo, "`evdev.absinfo` must be a map {code: [min, max, fuzz, flat, resolution]}")
             }
             for (key, value) in absMap {
-                guard let code = key.int else { throw fail(key, "an axis code must be a number") }
+                guard let code = key.int, (0...0x3f).contains(code) else {
+                    throw fail(key, "an axis code must be a number from 0 to ABS_MAX (63)")
+                }
                 guard case .sequence(let list) = value else { throw fail(value, "`evdev.absinfo.\(code)` must be a list") }
                 let numbers = list.compactMap { $0.int.flatMap { Int32(exactly: $0) } }
                 guard numbers.count == list.count, numbers.count >= 2 else {
@@ -403,7 +433,9 @@ public final class LibinputRecordReader: KernelEventSource {
             switch properties {
             case .sequence(let list):
                 for property in list {
-                    guard let number = property.int else { throw fail(property, "a property must be a number") }
+                    guard let number = property.int, (0...EventCode.INPUT_PROP_MAX).contains(number) else {
+                        throw fail(property, "a property must be a number from 0 to INPUT_PROP_MAX (\(EventCode.INPUT_PROP_MAX))")
+                    }
                     description.properties.insert(number)
                 }
             case .scalar where properties.string == "" || properties.string == nil || properties.string == "null" || properties.string == "~":

@@ -50,6 +50,10 @@ import Testing
         ("- screen\n", 1, "the file must be a map"),
         ("detents:\n  - peek=85%\n  - nonsense\n", 3, "`detents` wants NAME=N%"),
         ("input: replay:x.yml@fast\n", 1, "replay:FILE@SPEED wants a speed"),
+        ("screen: 800x480\npolicy: *tutorial\n", 2, "aliases (*name) are not accepted"),
+        ("screen: 800x480\nbase: &b {slop: 3}\n", 2, "anchors (&name) are not accepted"),
+        (SettingsTests.aliasBomb, 1, "anchors (&name) are not accepted"),
+        ("slop: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "\n", 1, "nested deeper than 64"),
     ])
     func badFilesNameTheLine(_ text: String, _ line: Int, _ reason: String) {
         var settings = Settings()
@@ -60,6 +64,36 @@ import Testing
             #expect(error.line == line)
             #expect(error.reason.hasPrefix(reason), "\(error)")
             #expect("\(error)".hasPrefix("sheetd.yaml:\(line): "))
+        }
+    }
+
+    /// A 1.7 KB "billion laughs": nine anchors of ten aliases each, the last used as a key,
+    /// made Yams hash 10⁹ nodes before it was refused at its first anchor.
+    static let aliasBomb: String = {
+        var text = "a0: &a0 [" + Array(repeating: "lol", count: 10).joined(separator: ", ") + "]\n"
+        for level in 1...9 {
+            text += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        return text + "bomb: {? *a9 : 1}\n"
+    }()
+
+    @Test func atMostSixtyFourDetents() {
+        var settings = Settings()
+        let room = Settings.maximumDetents - settings.engine.sheet.detents.count
+        do {
+            try settings.load(text: "detents:\n" + (0...room).map { "  - d\($0)=\($0)pt\n" }.joined(), path: "sheetd.yaml")
+            Issue.record("accepted \(room + 1) more detents")
+        } catch {
+            #expect("\(error)" == "sheetd.yaml:\(room + 2): `detents` holds at most 64 detents; `d\(room)` is one more")
+        }
+    }
+
+    @Test func contentFilesRefuseAliasesToo() throws {
+        do {
+            _ = try ContentFile.parse(text: "title: &t Settings\nitems: []\n", path: "menu.yaml")
+            Issue.record("accepted an anchor")
+        } catch {
+            #expect("\(error)" == "menu.yaml:1: anchors (&name) are not accepted")
         }
     }
 

@@ -148,6 +148,56 @@ import SheetCore
         try expectError("garbage.yml", yaml.joined(separator: "\n"), line: item + 2, containing: "expected an event")
     }
 
+    @Test func aliasesAndAnchorsAreRefusedBeforeYAMLComposes() throws {
+        // A billion laughs in the header: it used to take Yams minutes of hashing.
+        var header = "# libinput record\nversion: 1\nndevices: 1\n"
+        header += "a0: &a0 [" + Array(repeating: "lol", count: 10).joined(separator: ", ") + "]\n"
+        for level in 1...9 {
+            header += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        header += "bomb: {? *a9 : 1}\ndevices:\n"
+        try expectError("bomb.yml", header, line: 4, containing: "anchors (&name) are not accepted")
+        // An alias in a device's description, on the line where it stands.
+        var recording = SyntheticRecording()
+        recording.tap(x: 10, y: 10)
+        var yaml = recording.libinputRecord().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let name = yaml.firstIndex { $0.hasPrefix("    name:") }!
+        yaml[name] = "    name: *other"
+        try expectError("alias.yml", yaml.joined(separator: "\n"), line: name + 1, containing: "aliases (*name) are not accepted")
+        // A key given twice is named on its second line (Yams says neither where nor which).
+        try expectError("twice.yml", "# libinput record\nversion: 1\nndevices: 1\nversion: 1\ndevices:\n", line: 4,
+                        containing: "`version` is set twice")
+        yaml[name] = "    name: touch"
+        yaml.insert("    name: again", at: name + 1)
+        try expectError("twice-device.yml", yaml.joined(separator: "\n"), line: name + 2, containing: "`name` is set twice")
+    }
+
+    @Test func headersAndMasksAreHeldToWhatTheKernelHas() throws {
+        // A header of 300 KiB stops where it passes the limit, not at the end of the file.
+        let keys = (0..<30_000).map { "key\($0): value\($0)\n" }.joined()
+        let big = "# libinput record\nversion: 1\nndevices: 1\n" + keys + "devices:\n"
+        let error = try #require(readError(try temporaryFile("big.yml", big)))
+        #expect(error.reason.contains("header is longer than 256 KiB"), "\(error)")
+        #expect((error.line ?? 0) < 30_000)
+        // evemu masks: a bit past INPUT_PROP_MAX, a second line of ABS bits, a type past EV_MAX.
+        let description = "# EVEMU 1.3\nN: pad\nI: 0003 0001 0002 0001\n"
+        try expectError("props.evemu", description + "P: 00 00 00 00 01 00 00 00\n", line: 4,
+                        containing: "property bit 32 is beyond INPUT_PROP_MAX (31)")
+        try expectError("propslines.evemu", description + String(repeating: "P: 00 00 00 00 00 00 00 00\n", count: 3), line: 5,
+                        containing: "more property bits than the kernel has")
+        try expectError("abs.evemu", description + "B: 03 00 00 00 00 00 00 00 00\nB: 03 00 00 00 00 00 00 00 00\n", line: 5,
+                        containing: "more code bits for event type 3")
+        try expectError("type.evemu", description + "B: 20 01\n", line: 4, containing: "event type 32 is beyond EV_MAX")
+        try expectError("axis.evemu", description + "A: 40 0 100 0 0 0\n", line: 4, containing: "beyond ABS_MAX")
+        // libinput record: a code past SW_MAX.
+        var recording = SyntheticRecording()
+        recording.tap(x: 10, y: 10)
+        var yaml = recording.libinputRecord().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let codes = yaml.firstIndex { $0 == "    codes:" }!
+        yaml.insert("      5: [0, 99999]", at: codes + 1)
+        try expectError("code.yml", yaml.joined(separator: "\n"), line: codes + 2, containing: "a code of event type 5 must be a number from 0 to 16")
+    }
+
     @Test func missingFile() throws {
         let error = try #require(readError("/nonexistent/sheetd/recording.yml"))
         #expect(error.description == "/nonexistent/sheetd/recording.yml: cannot open: No such file or directory")
@@ -163,7 +213,7 @@ import SheetCore
         yaml.insert("    - 1", at: absinfo + 1)
         yaml.insert("    - 2", at: absinfo + 2)
         let kept = yaml
-        try expectError("listmap.yml", kept.joined(separator: "\n"), line: absinfo + 1, containing: "`evdev.absinfo` must be a map")
+        try expectError("listmap.yml", kept.joined(separator: "\n"), line: absinfo + 2, containing: "`evdev.absinfo` must be a map")
         try expectError("toplist.yml", "# libinput record\n- version: 1\n", line: 2, containing: "header map")
     }
 
