@@ -25,9 +25,6 @@ public struct Settings: Sendable {
 
     public init() {}
 
-    /// Most detents a sheet has: every state lists them, and a finger cannot tell more apart.
-    public static let maximumDetents = 64
-
     /// The configuration file the daemon and `sheetctl replay` read when none is named.
     public static let defaultPath = "/etc/sheetd/sheetd.yaml"
 
@@ -50,14 +47,15 @@ public struct Settings: Sendable {
         switch key {
         case "screen":
             let parts = value.lowercased().split(separator: "x")
+            let sides = ScreenSize.pixelRange
             guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-                  (1...32768).contains(width), (1...32768).contains(height) else {
-                throw SettingError("`screen` wants WIDTHxHEIGHT in pixels, like 1080x1920; got `\(value)`")
+                  sides.contains(width), sides.contains(height) else {
+                throw SettingError("`screen` wants WIDTHxHEIGHT, each \(sides.lowerBound) to \(sides.upperBound) pixels, like 1080x1920; got `\(value)`")
             }
             engine.screen.widthInPixels = width
             engine.screen.heightInPixels = height
         case "scale":
-            engine.screen.scale = try number(0.25...16, "pixels per point")
+            engine.screen.scale = try number(ScreenSize.scaleRange, "pixels per point")
         case "policy":
             guard let rules = ReleaseRuleSet(rawValue: value) else {
                 throw SettingError("`policy` wants tutorial, half-drag or projection; got `\(value)`")
@@ -70,8 +68,8 @@ public struct Settings: Sendable {
                 throw SettingError("`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%; got `\(value)`")
             }
             engine.sheet.detents.removeAll { $0.name == spec.name }
-            guard engine.sheet.detents.count < Self.maximumDetents else {
-                throw SettingError("`detents` holds at most \(Self.maximumDetents) detents; `\(spec.name)` is one more")
+            guard engine.sheet.detents.count < SheetConfiguration.maximumDetents else {
+                throw SettingError("`detents` holds at most \(SheetConfiguration.maximumDetents) detents; `\(spec.name)` is one more")
             }
             engine.sheet.detents.append(spec)
         case "long-press":

@@ -58,6 +58,25 @@ public struct ScreenSize: Hashable, Sendable, CustomStringConvertible {
         self.scale = scale
     }
 
+    /// Sides a screen may have, in pixels: a small status panel to 16K, the most a DRM
+    /// framebuffer takes on common drivers. The configuration, `SetScreen`, clients reading a
+    /// state and `sheetctl replay --screen` all hold screens to this, so a value one part
+    /// accepts never traps another.
+    public static let pixelRange = 64...16384
+    /// Pixels per point, from a quarter (a large panel seen from afar) to 16.
+    public static let scaleRange = 0.25...16.0
+
+    /// Why a screen cannot be used, or nil when it can.
+    public static func refusal(width: Int, height: Int, scale: Double) -> String? {
+        if !pixelRange.contains(width) || !pixelRange.contains(height) {
+            return "width and height must be \(pixelRange.lowerBound) to \(pixelRange.upperBound) pixels; got \(width)x\(height)"
+        }
+        if !scale.isFinite || !scaleRange.contains(scale) {
+            return "scale must be \(scaleRange.lowerBound) to \(Int(scaleRange.upperBound)); got \(scale)"
+        }
+        return nil
+    }
+
     /// The default screen when nothing says otherwise: a portrait 1080x1920 panel.
     public static let portraitFullHD = ScreenSize(widthInPixels: 1080, heightInPixels: 1920)
 

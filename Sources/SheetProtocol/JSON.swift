@@ -99,7 +99,11 @@ public struct JSONReader {
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             offset += 1
             skipWhitespace()
-            members[key] = try value(depth: depth + 1)
+            // A member given twice is refused, not last-wins: `{"method":"…GetState",
+            // "method":"…Dismiss"}` must not mean what a reader that keeps the first thinks.
+            guard members.updateValue(try value(depth: depth + 1), forKey: key) == nil else {
+                throw error("the member \"\(key)\" is given twice")
+            }
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): offset += 1

@@ -274,16 +274,28 @@ private func field(_ object: JSONValue, _ key: String) throws(ProtocolError) -> 
     return value
 }
 
-private func number(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Double {
-    guard let value = try field(object, key).doubleValue else { throw ProtocolError("field \"\(key)\" is not a number") }
+/// A finite number within `range` (a daemon never sends more; a broken one must not make a
+/// client trap or allocate by it).
+private func number(_ object: JSONValue, _ key: String, in range: ClosedRange<Double> = -1e9...1e9) throws(ProtocolError) -> Double {
+    guard let value = try field(object, key).doubleValue, value.isFinite else { throw ProtocolError("field \"\(key)\" is not a number") }
+    guard range.contains(value) else { throw ProtocolError("field \"\(key)\" is \(value), outside \(range.lowerBound)...\(range.upperBound)") }
     return value
 }
 
-/// A screen side: a whole number of pixels, 1 to 32,768 (what the daemon accepts).
+/// A whole number that fits in 64 bits.
+private func integer(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Int64 {
+    guard let value = try field(object, key).doubleValue, let whole = Int64(exactly: value) else {
+        throw ProtocolError("field \"\(key)\" is not a 64-bit whole number")
+    }
+    return whole
+}
+
+/// A screen side: a whole number of pixels in `ScreenSize.pixelRange`, as the daemon accepts.
 private func side(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Int {
     let value = try number(object, key)
-    guard let pixels = Int(exactly: value), (1...32768).contains(pixels) else {
-        throw ProtocolError("field \"\(key)\" is not 1 to 32768 pixels")
+    let sides = ScreenSize.pixelRange
+    guard let pixels = Int(exactly: value), sides.contains(pixels) else {
+        throw ProtocolError("field \"\(key)\" is not \(sides.lowerBound) to \(sides.upperBound) pixels")
     }
     return pixels
 }
@@ -306,15 +318,16 @@ extension SheetState {
         let screen = try field(json, "screen")
         var detents: [DetentPosition] = []
         if case .array(let list)? = json["detents"] {
+            guard list.count <= SheetConfiguration.maximumDetents else { throw ProtocolError("more than \(SheetConfiguration.maximumDetents) detents") }
             for item in list {
                 detents.append(DetentPosition(name: try text(item, "name"), topInPixels: try number(item, "top")))
             }
         }
         self.init(phase: phase, detent: try optionalText(json, "detent"), target: try optionalText(json, "target"),
                   topInPixels: try number(json, "top"), progress: try number(json, "progress"),
-                  dim: try number(json, "dim"), velocityInPixelsPerSecond: try number(json, "velocity"),
+                  dim: try number(json, "dim", in: 0...1), velocityInPixelsPerSecond: try number(json, "velocity"),
                   screen: ScreenGeometry(width: try side(screen, "width"), height: try side(screen, "height"),
-                                         scale: try number(screen, "scale")),
+                                         scale: try number(screen, "scale", in: ScreenSize.scaleRange)),
                   mover: mover, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) })
     }
@@ -346,8 +359,8 @@ extension MonitorUpdate {
         if case .array(let list)? = parameters["events"] {
             for value in list { events.append(try SheetEvent(json: value)) }
         }
-        self.init(sequence: Int64(try number(parameters, "seq")),
-                  timestampInMicroseconds: Int64(try number(parameters, "timestampUSec")),
+        self.init(sequence: try integer(parameters, "seq"),
+                  timestampInMicroseconds: try integer(parameters, "timestampUSec"),
                   state: try SheetState(json: try field(parameters, "state")), gesture: gesture, events: events)
     }
 }

@@ -1,7 +1,7 @@
 import CZlib
 
 /// What is wrong with a PNG this kit was asked to read.
-public struct PNGError: Error, CustomStringConvertible {
+public struct PNGError: Error, Equatable, CustomStringConvertible {
     public var reason: String
     public var description: String { reason }
 }
@@ -62,37 +62,80 @@ public enum PNG {
         file.appendBigEndian(UInt32(crc))
     }
 
-    /// Width, height and RGB bytes of an 8-bit RGB or RGBA PNG (alpha dropped).
-    public static func decode(_ bytes: [UInt8]) throws(PNGError) -> (width: Int, height: Int, rgb: [UInt8]) {
+    /// Largest side of a picture read, in pixels.
+    public static let maximumSide = 8192
+
+    /// A picture's size from its IHDR chunk, without inflating anything: what a caller checks
+    /// before it lets `decode` allocate.
+    public static func size(of bytes: [UInt8]) throws(PNGError) -> (width: Int, height: Int) {
+        var size: (Int, Int)?
+        try walkChunks(bytes) { type, body throws(PNGError) in
+            guard type == "IHDR" else { throw PNGError(reason: "the first chunk is \(type), not IHDR") }
+            size = try header(body).size
+            return false
+        }
+        guard let size else { throw PNGError(reason: "no IHDR chunk") }
+        return size
+    }
+
+    /// Calls `visit` with each chunk's type and body, CRC checked, until it returns false or
+    /// IEND comes.
+    private static func walkChunks(_ bytes: [UInt8],
+                                   _ visit: (String, ArraySlice<UInt8>) throws(PNGError) -> Bool) throws(PNGError) {
         guard bytes.count > 8, Array(bytes[0..<8]) == signature else { throw PNGError(reason: "not a PNG file") }
         var offset = 8
-        var width = 0, height = 0, channels = 0
-        var data = [UInt8]()
         while offset + 8 <= bytes.count {
             let length = Int(bytes.bigEndian(at: offset))
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             guard length <= bytes.count - offset - 12 else { throw PNGError(reason: "chunk \(type) runs past the end") }
-            let body = bytes[(offset + 8)..<(offset + 8 + length)]
+            let crc = bytes[(offset + 4)..<(offset + 8 + length)].withUnsafeBytes {
+                crc32(0, $0.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt($0.count))
+            }
+            guard UInt32(crc) == bytes.bigEndian(at: offset + 8 + length) else {
+                throw PNGError(reason: "chunk \(type) at byte \(offset) has a bad CRC")
+            }
+            if type == "IEND" { return }
+            guard try visit(type, bytes[(offset + 8)..<(offset + 8 + length)]) else { return }
+            offset += 12 + length
+        }
+    }
+
+    /// IHDR: the size (1 to `maximumSide` a side) and the channels of the formats read.
+    private static func header(_ body: ArraySlice<UInt8>) throws(PNGError) -> (size: (width: Int, height: Int), channels: Int) {
+        guard body.count == 13 else { throw PNGError(reason: "IHDR of \(body.count) bytes") }
+        let bytes = Array(body)
+        let width = Int(bytes.bigEndian(at: 0)), height = Int(bytes.bigEndian(at: 4))
+        let depth = bytes[8], colour = bytes[9], interlace = bytes[12]
+        guard depth == 8, colour == 2 || colour == 6, interlace == 0 else {
+            throw PNGError(reason: "only 8-bit RGB or RGBA without interlacing is read (depth \(depth), colour type \(colour))")
+        }
+        guard width > 0, height > 0, width <= maximumSide, height <= maximumSide else {
+            throw PNGError(reason: "a \(width)x\(height) picture; at most \(maximumSide) pixels a side is read")
+        }
+        return ((width, height), colour == 2 ? 3 : 4)
+    }
+
+    /// Width, height and RGB bytes of an 8-bit RGB or RGBA PNG (alpha dropped). Pictures over
+    /// `maximumSide` a side or `maximumPixels` in all are refused before anything is allocated
+    /// for them; every chunk's CRC is checked.
+    public static func decode(_ bytes: [UInt8], maximumPixels: Int = maximumSide * maximumSide)
+        throws(PNGError) -> (width: Int, height: Int, rgb: [UInt8]) {
+        var width = 0, height = 0, channels = 0
+        var data = [UInt8]()
+        try walkChunks(bytes) { type, body throws(PNGError) in
             switch type {
             case "IHDR":
-                guard length == 13 else { throw PNGError(reason: "IHDR of \(length) bytes") }
-                width = Int(bytes.bigEndian(at: offset + 8))
-                height = Int(bytes.bigEndian(at: offset + 12))
-                let depth = body[body.startIndex + 8], colour = body[body.startIndex + 9], interlace = body[body.startIndex + 12]
-                guard depth == 8, colour == 2 || colour == 6, interlace == 0 else {
-                    throw PNGError(reason: "only 8-bit RGB or RGBA without interlacing is read (depth \(depth), colour type \(colour))")
+                let found = try header(body)
+                (width, height, channels) = (found.size.width, found.size.height, found.channels)
+                guard width * height <= maximumPixels else {
+                    throw PNGError(reason: "a \(width)x\(height) picture; at most \(maximumPixels) pixels are read here")
                 }
-                guard width > 0, height > 0, width <= 16384, height <= 16384 else { throw PNGError(reason: "a \(width)x\(height) picture") }
-                channels = colour == 2 ? 3 : 4
             case "IDAT":
                 data += body
-            case "IEND":
-                offset = bytes.count
-                continue
             default:
                 break
             }
-            offset += 12 + length
+            return true
         }
         guard channels > 0 else { throw PNGError(reason: "no IHDR chunk") }
         let rowBytes = width * channels

@@ -128,10 +128,10 @@ struct Geometry {
         guard alpha > 0 else { return }
         let (x0, y0, x1, y1) = scene.grabber
         let r = (y1 - y0) / 2
-        let band = Int((y0 - 1).rounded(.down))..<Int((y1 + 1).rounded(.up))
-        for y in band.clamped(to: rows) {
+        let columns = Range(pixels: x0 - 1, x1 + 1).clamped(to: 0..<width)
+        for y in Range(pixels: y0 - 1, y1 + 1).clamped(to: rows) {
             let py = Double(y) + 0.5
-            for x in max(0, Int(x0) - 1)..<min(width, Int(x1.rounded(.up)) + 1) {
+            for x in columns {
                 let px = Double(x) + 0.5
                 // Distance to the segment between the two end-cap centres, minus the radius.
                 let cx = min(max(px, x0 + r), x1 - r)
@@ -146,10 +146,10 @@ struct Geometry {
     func drawClose(rows: Range<Int>, into canvas: Canvas) {
         let (cx, cy, r) = scene.close
         let arm = r * 0.38, half = max(scene.points(1), 0.75)
-        let band = Int((cy - r - 1).rounded(.down))..<Int((cy + r + 1).rounded(.up))
-        for y in band.clamped(to: rows) {
+        let columns = Range(pixels: cx - r - 1, cx + r + 1).clamped(to: 0..<width)
+        for y in Range(pixels: cy - r - 1, cy + r + 1).clamped(to: rows) {
             let py = Double(y) + 0.5
-            for x in max(0, Int(cx - r) - 1)..<min(width, Int((cx + r).rounded(.up)) + 1) {
+            for x in columns {
                 let px = Double(x) + 0.5
                 let fill = coverage(hypot(px - cx, py - cy) - r)
                 guard fill > 0 else { continue }
@@ -236,10 +236,9 @@ struct Geometry {
         let (x0, y0, x1, y1) = box(row, list: list)
         let radius = min(scene.points(scene.look.liftedCornerRadiusPoints) * row.scale, (y1 - y0) / 2, (x1 - x0) / 2)
         let blur = max(scene.points(scene.look.shadowBlurPoints), 1), drop = scene.points(scene.look.shadowDropPoints)
-        let band = Int((y0 - blur).rounded(.down))..<Int((y1 + drop + blur).rounded(.up))
-        let columns = max(0, Int((x0 - blur).rounded(.down)))..<min(width, Int((x1 + blur).rounded(.up)))
+        let columns = Range(pixels: x0 - blur, x1 + blur).clamped(to: 0..<width)
         guard !columns.isEmpty else { return }
-        for y in band.clamped(to: clip) {
+        for y in Range(pixels: y0 - blur, y1 + drop + blur).clamped(to: clip) {
             let py = Double(y) + 0.5
             for x in columns {
                 let px = Double(x) + 0.5
@@ -284,9 +283,9 @@ struct Geometry {
         let left = max(middle + (inset - middle) * s, inset), right = left + Double(glyphs.count) * glyphWidth * s
         let upper = row.centre + (textTop - list.itemHeight / 2) * s, lower = upper + glyphHeight * s
         let ink = scene.look.label
-        let columns = max(0, Int(left.rounded(.down)))..<min(width, Int(right.rounded(.up)))
+        let columns = Range(pixels: left, right).clamped(to: 0..<width)
         guard !columns.isEmpty else { return }
-        for y in (Int(upper.rounded(.down))..<Int(lower.rounded(.up))).clamped(to: clip) {
+        for y in Range(pixels: upper, lower).clamped(to: clip) {
             let v = (Double(y) + 0.5 - upper) / s
             guard v >= 0, v < glyphHeight else { continue }
             let glyphRow = Int(v) / zoom
@@ -301,5 +300,18 @@ struct Geometry {
                 }
             }
         }
+    }
+}
+
+extension Range where Bound == Int {
+    /// The pixels from `lower` (rounded down) to `upper` (rounded up): empty when `upper` is
+    /// not past `lower`, and held within ±2⁴⁰ so that no edge a scene computes can trap.
+    init(pixels lower: Double, _ upper: Double) {
+        let limit = Double(1 << 40)
+        func edge(_ value: Double, _ rule: FloatingPointRoundingRule) -> Int {
+            value.isNaN ? 0 : Int(Swift.min(Swift.max(value.rounded(rule), -limit), limit))
+        }
+        let low = edge(lower, .down)
+        self = low..<Swift.max(low, edge(upper, .up))
     }
 }

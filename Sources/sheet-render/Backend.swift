@@ -4,6 +4,7 @@ import Glibc
 import SheetCore
 import SheetProtocol
 import SheetRenderKit
+import SheetService
 
 /// Why a renderer cannot go on, naming the device, file or terminal, with the exit status it
 /// leaves with (sysexits: 69 a display that is not there or not usable, 74 an I/O error).
@@ -70,42 +71,45 @@ extension Backend {
 
 /// How to draw, given the output's size: the default look, or with a background picture
 /// fitted to the size (made once per size).
+///
+/// The picture is read and its header checked at start (at most 64 MiB, 8192 px a side,
+/// sound CRCs); it is inflated once the output's size is known, and refused when it holds
+/// more than 4× the output's pixels, so a small file cannot make the renderer allocate
+/// gigabytes for a picture no display shows.
 final class Looks {
-    private let image: (width: Int, height: Int, rgb: [UInt8])?
+    private let path: String?
+    private var file: [UInt8] = []
+    private var image: (width: Int, height: Int, rgb: [UInt8])?
     private var fitted: Look?
 
+    /// The most pixels a background may hold, for each pixel of the output.
+    static let pixelsPerOutputPixel = 4
+
     init(backgroundPath: String?) throws(RenderError) {
-        guard let backgroundPath else {
-            image = nil
-            return
+        path = backgroundPath
+        guard let backgroundPath else { return }
+        let bytes: [UInt8]?
+        do { bytes = try AtomicFile.read(backgroundPath, limit: 64 << 20) } catch {
+            throw RenderError("\(error)", status: 66)
         }
-        let descriptor = open(backgroundPath, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .system("\(backgroundPath)", status: 66) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .system("\(backgroundPath)", status: 66)
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-            guard bytes.count <= 64 << 20 else { throw RenderError("\(backgroundPath): larger than 64 MiB", status: 65) }
-        }
-        do {
-            let picture = try PNG.decode(bytes)
-            image = (picture.width, picture.height, picture.rgb)
-        } catch {
-            throw RenderError("\(backgroundPath): \(error)", status: 65)
-        }
+        guard let bytes else { throw RenderError("\(backgroundPath): \(String(cString: strerror(ENOENT)))", status: 66) }
+        do { _ = try PNG.size(of: bytes) } catch { throw RenderError("\(backgroundPath): \(error)", status: 65) }
+        file = bytes
     }
 
     /// The look for an output of `width` x `height`.
-    func look(width: Int, height: Int) -> Look {
+    func look(width: Int, height: Int) throws(RenderError) -> Look {
         if let fitted, fitted.backdrop.map({ $0.width == width && $0.height == height }) ?? true { return fitted }
         var look = Look()
+        if let path, image == nil {
+            do {
+                let picture = try PNG.decode(file, maximumPixels: Self.pixelsPerOutputPixel * max(1, width) * max(1, height))
+                image = (picture.width, picture.height, picture.rgb)
+                file = []
+            } catch {
+                throw RenderError("\(path): \(error) (the output is \(width)x\(height))", status: 65)
+            }
+        }
         if let image {
             look.backdrop = Backdrop(covering: width, height, with: image.rgb, imageWidth: image.width, imageHeight: image.height)
         }

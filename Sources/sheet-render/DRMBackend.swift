@@ -143,7 +143,7 @@ final class DRMBackend: Backend {
     func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
         precondition(flipping == nil, "a frame while a flip is pending")
         let (width, height) = (Int(mode.hdisplay), Int(mode.vdisplay))
-        let scene = SheetScene(state, width: width, height: height, content: content, look: looks.look(width: width, height: height))
+        let scene = SheetScene(state, width: width, height: height, content: content, look: try looks.look(width: width, height: height))
         // The first frame goes into the buffer that is set on the CRTC; later ones into the back one.
         let target = configured ? 1 - front : front
         let rows = scene.damage(since: buffers[target].scene)

@@ -107,8 +107,8 @@ final class FramebufferBackend: Backend {
     /// What the visible page shows.
     private var screen: Canvas { visible ?? pages[visiblePage] }
 
-    private func look(hidden: Bool) -> Look? {
-        guard snapshot else { return looks.look(width: width, height: height) }
+    private func look(hidden: Bool) throws(RenderError) -> Look? {
+        guard snapshot else { return try looks.look(width: width, height: height) }
         if snapshotLook == nil && !hidden {
             // The sheet opens: keep what is on screen now.
             var look = Look()
@@ -120,7 +120,7 @@ final class FramebufferBackend: Backend {
 
     func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
         let hidden = state.phase == .resting && state.progress <= 0 && state.dim <= 0
-        guard let look = look(hidden: hidden) else { return .skipped }
+        guard let look = try look(hidden: hidden) else { return .skipped }
         let scene = SheetScene(state, width: width, height: height, content: content, look: look)
         if snapshot && hidden {
             // Put back what was there (the hidden scene over the snapshot is the snapshot), then

@@ -57,7 +57,7 @@ final class TerminalBackend: Backend {
 
     func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
         var scene = SheetScene(state, width: columns, height: lines * 2, content: content,
-                               look: looks.look(width: columns, height: lines * 2))
+                               look: try looks.look(width: columns, height: lines * 2))
         // The list is text here, a line a row; the pixels are the card's.
         let list = scene.list
         scene.list = nil

@@ -429,11 +429,8 @@ final class EngineLoop: @unchecked Sendable {
             guard names.contains(detent) else { return .unknownDetent(detent, known: names) }
             engine.perform(.setDetent(detent), at: now, into: &outputs)
         case .setScreen(let width, let height, let scale):
-            guard (1...32768).contains(width), (1...32768).contains(height) else {
-                return .invalidScreen("width and height must be 1 to 32768 pixels")
-            }
             let newScale = scale ?? engine.configuration.screen.scale
-            guard newScale.isFinite, newScale >= 0.25, newScale <= 16 else { return .invalidScreen("scale must be 0.25 to 16") }
+            if let reason = ScreenSize.refusal(width: width, height: height, scale: newScale) { return .invalidScreen(reason) }
             let screen = ScreenSize(widthInPixels: width, heightInPixels: height, scale: newScale)
             guard screen != engine.configuration.screen else { return .done }
             logger.notice("screen is now \(width)x\(height) at scale \(newScale)")

@@ -79,7 +79,7 @@ import Testing
 
     @Test func atMostSixtyFourDetents() {
         var settings = Settings()
-        let room = Settings.maximumDetents - settings.engine.sheet.detents.count
+        let room = SheetConfiguration.maximumDetents - settings.engine.sheet.detents.count
         do {
             try settings.load(text: "detents:\n" + (0...room).map { "  - d\($0)=\($0)pt\n" }.joined(), path: "sheetd.yaml")
             Issue.record("accepted \(room + 1) more detents")

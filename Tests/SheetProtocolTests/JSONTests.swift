@@ -1,3 +1,4 @@
+import Foundation
 import SheetProtocol
 import Testing
 
@@ -41,7 +42,9 @@ import Testing
         #expect(try VarlinkCall(message: call.encoded().dropLast()) == call)
     }
 
-    @Test(arguments: [#"[]"#, #"{}"#, #"{"method":""}"#, #"{"method":"a.B","parameters":[]}"#, #"{"method":"a.B","more":1}"#])
+    @Test(arguments: [#"[]"#, #"{}"#, #"{"method":""}"#, #"{"method":"a.B","parameters":[]}"#, #"{"method":"a.B","more":1}"#,
+                      #"{"method":"io.sheetd.Sheet.GetState","method":"io.sheetd.Sheet.Dismiss"}"#,
+                      #"{"method":"a.B","parameters":{"force":false,"force":true}}"#])
     func refusesMalformedCalls(_ text: String) {
         #expect(throws: ProtocolError.self) { _ = try VarlinkCall(message: Array(text.utf8)) }
     }
@@ -56,6 +59,24 @@ import Testing
         var writer = JSONWriter()
         update.writeParameters(to: &writer)
         #expect(try MonitorUpdate(json: try JSONReader.parse(writer.bytes)) == update)
+    }
+
+    /// What a broken or hostile daemon could send is a protocol error, never a trap: a
+    /// sequence number past Int64, screens the daemon refuses, a negative scale, a dim past 1.
+    @Test(arguments: [("\"seq\":7", "\"seq\":1e300"), ("\"timestampUSec\":123456789", "\"timestampUSec\":-1e19"),
+                      ("\"width\":1080", "\"width\":14"), ("\"width\":1080", "\"width\":100000"),
+                      ("\"height\":1920", "\"height\":0"), ("\"scale\":2", "\"scale\":-1"),
+                      ("\"top\":812.5", "\"top\":1e19"), ("\"dim\":0.31", "\"dim\":2"), ("\"seq\":7", "\"seq\":7.5")])
+    func impossibleStatesAreProtocolErrors(_ field: String, _ replacement: String) throws {
+        let state = SheetState(phase: .settling, detent: nil, target: "expanded", topInPixels: 812.5, progress: 0.62,
+                               dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenGeometry(width: 1080, height: 1920, scale: 2),
+                               mover: .animation, detents: [])
+        var writer = JSONWriter()
+        MonitorUpdate(sequence: 7, timestampInMicroseconds: 123_456_789, state: state, gesture: nil).writeParameters(to: &writer)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.contains(field))
+        let bad = try JSONReader.parse(text.replacingOccurrences(of: field, with: replacement))
+        #expect(throws: ProtocolError.self) { _ = try MonitorUpdate(json: bad) }
     }
 
     @Test func theInterfaceDescriptionsNameTheirInterfaces() {

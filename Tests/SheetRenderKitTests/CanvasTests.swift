@@ -140,6 +140,21 @@ import Testing
         #expect(throws: PNGError.self) { try PNG.decode(cut) }
     }
 
+    /// A small file may claim a huge picture or carry damaged chunks: both are refused before
+    /// a byte is allocated for the pixels.
+    @Test func pngRefusesBadCRCsAndPicturesPastItsLimits() throws {
+        var damaged = PNG.encode(width: 4, height: 4, rgb: [UInt8](repeating: 9, count: 48))
+        damaged[damaged.count - 20] ^= 0x40  // in IDAT
+        #expect(throws: PNGError(reason: "chunk IDAT at byte 33 has a bad CRC")) { try PNG.decode(damaged) }
+        let wide = PNG.encode(width: PNG.maximumSide + 1, height: 1, rgb: [UInt8](repeating: 0, count: (PNG.maximumSide + 1) * 3))
+        #expect(throws: PNGError(reason: "a 8193x1 picture; at most 8192 pixels a side is read")) { try PNG.size(of: wide) }
+        let square = PNG.encode(width: 100, height: 100, rgb: [UInt8](repeating: 0, count: 30_000))
+        #expect(try PNG.size(of: square) == (100, 100))
+        #expect(throws: PNGError(reason: "a 100x100 picture; at most 5000 pixels are read here")) {
+            try PNG.decode(square, maximumPixels: 5000)
+        }
+    }
+
     @Test func fontErrorsNameTheFile() throws {
         let notAFont = try temporaryFile("font.psf", "hello")
         #expect { try PSF2Font(path: notAFont) } throws: { "\($0)".contains(notAFont) && "\($0)".contains("PSF2") }
@@ -222,6 +237,30 @@ import Testing
         let last = Canvas(width: 320, height: 480, format: .xrgb8888)
         painter.draw(scenes.last!, into: last)
         #expect(picture == last.rgbBytes(), "the composed animation ends on the last scene")
+    }
+}
+
+@Suite struct HostileScenePaintingTests {
+    /// Screens a kit user may ask for and values a broken daemon may send: widths under the
+    /// card's corners and insets, scales far past the screen, tops past any number. Each is
+    /// drawn with content into a canvas of its size without trapping (a width under 15 px and
+    /// scale 16 on 200 px used to make a reversed range).
+    @Test func tinyScreensHugeScalesAndWildTopsDraw() {
+        let painter = Painter(font: PSF2Font.system())
+        let items = (0..<8).map { SheetItem(id: "\($0)", label: "row \($0)") }
+        for (width, height) in [(1, 1), (2, 300), (14, 1920), (15, 40), (64, 64), (200, 120), (300, 2)] {
+            let canvas = Canvas(width: width, height: height, format: .xrgb8888)
+            for scale in [-1, 0, 0.25, 1, 16, 64, 1e300] {
+                for top in [-1e19, -1, 0, Double(height) / 2, Double(height), 1e19] {
+                    let list = ListState(titleBarHeightInPixels: 56 * scale, itemHeightInPixels: 48 * scale, scrollInPixels: 0,
+                                         revision: 1, lifted: .init(item: "1", index: 1, offsetInPixels: 3, scale: 1.05, opacity: 0.9),
+                                         othersScale: 0.97, moving: [])
+                    let scene = SheetScene(width: width, height: height, scale: scale, top: top, dim: 0.5, progress: 1,
+                                           title: "Settings", list: ListScene(list, items: items, zoom: 1, height: height))
+                    painter.draw(scene, into: canvas)
+                }
+            }
+        }
     }
 }
 

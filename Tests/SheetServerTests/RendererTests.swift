@@ -69,6 +69,30 @@ struct RendererTests {
     /// `--backend png` follows the daemon replaying a recording. Every picture shows its logged
     /// state: the dim's colour over the mid-gray background, and the card's top row within a
     /// pixel of the published top; the last one is where `sheetctl replay` rests.
+    /// A background past 8192 px a side is refused at start; one with more than 4× the
+    /// output's pixels once the output's size is known (a 1080x1920 screen here).
+    @Test func oversizedBackgroundsAreRefused() throws {
+        let folder = try temporaryFolder()
+        let wide = folder.appendingPathComponent("wide.png").path
+        try Data(PNG.encode(width: 8193, height: 1, rgb: [UInt8](repeating: 0, count: 8193 * 3))).write(to: URL(fileURLWithPath: wide))
+        let refused = try runTool("sheet-render", ["--backend", "png", "--output", folder.path, "--background", wide,
+                                                   "--socket", folder.appendingPathComponent("none").path])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("wide.png: a 8193x1 picture; at most 8192 pixels a side is read"), "\(refused.stderr)")
+
+        let big = folder.appendingPathComponent("big.png").path
+        try Data(PNG.encode(width: 8192, height: 1100, rgb: [UInt8](repeating: 0, count: 8192 * 1100 * 3))).write(to: URL(fileURLWithPath: big))
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let daemon = try RunningDaemon(["--input", "replay:\(trace("ts-atmel-maxtouch.1-finger-fast-taps.evemu"))@max"],
+                                       socketPath: socket)
+        let tooMany = try runTool("sheet-render", ["--backend", "png", "--output", folder.appendingPathComponent("p").path,
+                                                   "--background", big, "--socket", socket, "--until-rest"])
+        #expect(tooMany.status == 65)
+        #expect(tooMany.stderr.contains("big.png: a 8192x1100 picture; at most 8294400 pixels are read here (the output is 1080x1920)"),
+                "\(tooMany.stderr)")
+        _ = daemon
+    }
+
     @Test func thePNGBackendDrawsWhatTheDaemonPublishes() throws {
         var recording = SyntheticRecording()
         recording.wait(0.3)

@@ -18,6 +18,8 @@ public enum ReleaseRuleSet: String, Sendable, CaseIterable, Hashable {
 public struct SheetConfiguration: Sendable, Hashable {
     public var ruleSet: ReleaseRuleSet = .projection
     public var detents: [DetentSpec] = DetentSpec.standard
+    /// Most detents a sheet has: every state lists them, and a finger cannot tell more apart.
+    public static let maximumDetents = 64
 
     // MARK: tutorial
     /// Downward release speed above which `tutorial` hides. 1500 pt/s: the tutorial.
