@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(name: "SheetServerTests", dependencies: [
             "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render",
             .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["python_varlink_client.py", "python_content_client.py"]),
+        ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

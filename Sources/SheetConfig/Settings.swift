@@ -16,7 +16,10 @@ public struct Settings: Sendable {
     public var socketMode: UInt32 = 0o660
     public var socketGroup: String?
     public var maximumConnections = 256
+    /// Connections one uid may hold; nil: half of `maximumConnections`.
+    public var maximumConnectionsPerUser: Int?
     public var clientStallSeconds = 10.0
+    public var clientIdleSeconds = 10.0
     public var logLevel = "info"
     /// What the sheet holds when no client has said (a kiosk's menu): `content:`.
     public var content: SheetContent?
@@ -32,7 +35,8 @@ public struct Settings: Sendable {
     public static let keys = [
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
         "item-height", "item-long-press", "content",
-        "input", "seat", "socket", "socket-mode", "socket-group", "max-connections", "client-stall-timeout", "log-level",
+        "input", "seat", "socket", "socket-mode", "socket-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
+        "client-idle-timeout", "log-level",
         "state-directory",
     ]
 
@@ -116,8 +120,12 @@ public struct Settings: Sendable {
             socketGroup = value
         case "max-connections":
             maximumConnections = Int(try number(1...65536, "a count"))
+        case "max-connections-per-user":
+            maximumConnectionsPerUser = Int(try number(1...65536, "a count"))
         case "client-stall-timeout":
             clientStallSeconds = try number(0.05...3600, "seconds")
+        case "client-idle-timeout":
+            clientIdleSeconds = try number(0.05...86400, "seconds")
         case "log-level":
             let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
             guard levels.contains(value) else {

@@ -128,8 +128,8 @@ public enum SheetInterface {
     # The input devices the daemon has seen.
     method ListDevices() -> (devices: []Device)
 
-    # Control calls need root, the daemon's own user, or the socket's group.
-    error NotAllowed (method: string)
+    # Control calls need root, the daemon's own user, or the control group (named here).
+    error NotAllowed (method: string, group: string)
 
     error UnknownDetent (detent: string, known: []string)
 

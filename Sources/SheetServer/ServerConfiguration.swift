@@ -21,6 +21,16 @@ public struct ServerConfiguration: Sendable {
     /// Connections beyond this get `TooManyConnections` and are closed. sd-varlink allows 4096
     /// in all; a panel has a few renderers and tools.
     public var maximumConnections = 256
+    /// Connections one user may hold at once (by uid), so that one user cannot take every
+    /// slot; half of `maximumConnections` unless set.
+    public var maximumConnectionsPerUser: Int?
+    /// A connection that has made no call for this long is closed (subscribers are never
+    /// idle). 10 s, as the slots of clients that connect and do nothing are others' to have.
+    public var idleTimeout = TimeAmount.seconds(10)
+    /// Calls read ahead of their answers per client; beyond, the client is not read.
+    public var maximumQueuedCalls = 32
+    /// Calls answered for one client before the loop turns to the others.
+    public var callsPerTurn = 16
     /// Largest call accepted, in bytes, NUL excluded. Calls here are under 200 bytes; systemd's
     /// limit is 16 MiB.
     public var maximumMessageBytes = 64 * 1024
@@ -38,13 +48,19 @@ public struct ServerConfiguration: Sendable {
     public init(socketPath: String) {
         self.socketPath = socketPath
     }
+
+    /// `maximumConnectionsPerUser`, or its default.
+    public var connectionsPerUser: Int { maximumConnectionsPerUser ?? max(1, maximumConnections / 2) }
 }
 
-/// Who is on the other end of a connection (SO_PEERCRED).
+/// Who is on the other end of a connection, as it was when it connected (SO_PEERCRED and
+/// SO_PEERGROUPS).
 public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
     public var pid: pid_t
     public var uid: uid_t
     public var gid: gid_t
+    /// Supplementary groups.
+    public var groups: [gid_t]
 
     public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
 }

@@ -13,6 +13,13 @@ struct KernelPeerCredentials: Sendable {
     var gid: gid_t = 0
 }
 
+/// SO_PEERGROUPS (asm-generic/socket.h): the peer's supplementary groups as they were when
+/// it connected, sorted ascending by the kernel.
+let SO_PEERGROUPS: Int32 = 59
+/// Room for this many groups; a peer in more gets none counted (NGROUPS_MAX is 65536, a
+/// desktop user has a dozen).
+typealias KernelPeerGroups = InlineArray<256, gid_t>
+
 /// One client: splits its bytes into NUL-terminated calls, answers them in order, and, once it
 /// called `Monitor`, streams updates to it.
 ///
@@ -24,12 +31,24 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     unowned let server: VarlinkServer
     let channel: Channel
+    private var context: ChannelHandlerContext?
     private var inbound = ByteBuffer()
-    private var queued: [[UInt8]] = []
+    /// Calls read but not yet answered: at most `maximumQueuedCalls` and about
+    /// `maximumMessageBytes` in all; beyond, the connection is not read until they are.
+    private var queued = CircularBuffer<[UInt8]>(initialCapacity: 4)
+    private var queuedBytes = 0
     private var waitingForDaemon = false
-    private var peer: PeerCredentials?
+    private var drainScheduled = false
+    /// Whether the socket is being read (`autoRead`).
+    private var reading = true
+    private(set) var peer: PeerCredentials?
     private var isSubscriber = false
     private var closing = false
+    /// Counted in the server's connections (and its user's share).
+    private(set) var admitted = false
+    /// When the last call came (or the connection did), for the idle timeout.
+    private var lastCall = NIODeadline.now()
+    private var idleTimer: Scheduled<Void>?
     /// Updates waiting for the socket: those with content events are all kept (a client
     /// never loses an event); of the others only the newest is.
     private var pendingUpdates: [ByteBuffer] = []
@@ -49,28 +68,48 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     // MARK: Channel events
 
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
     func channelActive(context: ChannelHandlerContext) {
-        if let provider = channel as? SocketOptionProvider {
-            let future: EventLoopFuture<KernelPeerCredentials> = provider.unsafeGetSocketOption(
-                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-            future.whenSuccess { credentials in
-                self.peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
-            }
-        }
-        guard server.connectionOpened(self) else {
-            logger.warning("\(who): refused, \(server.configuration.maximumConnections) connections already open")
-            finish(with: VarlinkReply.error(VarlinkErrorName.tooManyConnections,
-                                            .object(["limit": .number(Double(server.configuration.maximumConnections))])),
+        peer = Self.credentials(of: channel)
+        if let refusal = server.connectionOpened(self) {
+            logger.warning("\(who): refused, \(refusal.reason)")
+            finish(with: VarlinkReply.error(VarlinkErrorName.tooManyConnections, .object(["limit": .number(Double(refusal.limit))])),
                    context: context)
             return
         }
+        admitted = true
         logger.debug("\(who): connected")
+        armIdleTimer()
         context.fireChannelActive()
+    }
+
+    /// Who connected, with the groups it had then: taken once, never looked up by pid later
+    /// (a pid can be reused by another process before a call comes).
+    static func credentials(of channel: Channel) -> PeerCredentials? {
+        guard let provider = channel as? SocketOptionProvider else { return nil }
+        var peer: PeerCredentials?
+        // On the channel's loop the option is read at once and the futures are complete.
+        provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+            .assumeIsolated().whenSuccess { (credentials: KernelPeerCredentials) in
+                peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: [])
+            }
+        provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERGROUPS))
+            .assumeIsolated().whenSuccess { (groups: KernelPeerGroups) in
+                // The list is sorted and the buffer zero-filled past it: the groups are the
+                // non-zero entries (the root group, 0, is not told apart from the filling).
+                var list: [gid_t] = []
+                for index in groups.indices where groups[index] != 0 { list.append(groups[index]) }
+                peer?.groups = list
+            }
+        return peer
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         stallTimer?.cancel()
-        server.connectionClosed(self)
+        idleTimer?.cancel()
+        if admitted { server.connectionClosed(self) }
         logger.debug("\(who): disconnected")
         context.fireChannelInactive()
     }
@@ -85,22 +124,42 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         guard !closing else { return }
         if isSubscriber { return }  // a Monitor call is the last on its connection; the rest is ignored
         inbound.writeBuffer(&bytes)
-        while let nul = inbound.readableBytesView.firstIndex(of: 0) {
+        guard takeCalls(context: context) else { return }
+        drain(context: context)
+    }
+
+    /// Moves whole calls from the bytes read into the queue while it has room. False when the
+    /// client sent a message longer than the limit (it is answered and closed).
+    private func takeCalls(context: ChannelHandlerContext) -> Bool {
+        let limit = server.configuration.maximumMessageBytes
+        while queued.count < server.configuration.maximumQueuedCalls, queuedBytes < limit,
+              let nul = inbound.readableBytesView.firstIndex(of: 0) {
             let length = nul - inbound.readerIndex
-            guard length <= server.configuration.maximumMessageBytes else { break }
-            let message = inbound.readBytes(length: length)!
+            guard length <= limit else { break }
+            queued.append(inbound.readBytes(length: length)!)
+            queuedBytes += length
             inbound.moveReaderIndex(forwardBy: 1)
-            queued.append(message)
         }
-        if inbound.readableBytes > server.configuration.maximumMessageBytes {
-            logger.warning("\(who): a message longer than \(server.configuration.maximumMessageBytes) bytes; closing")
+        if inbound.readableBytes > limit, inbound.readableBytesView.prefix(limit + 1).firstIndex(of: 0) == nil {
+            logger.warning("\(who): a message longer than \(limit) bytes; closing")
             finish(with: VarlinkReply.error(VarlinkErrorName.invalidMessage,
-                                            .object(["reason": .string("a message longer than \(server.configuration.maximumMessageBytes) bytes")])),
+                                            .object(["reason": .string("a message longer than \(limit) bytes")])),
                    context: context)
-            return
+            return false
         }
         inbound.discardReadBytes()
-        drain(context: context)
+        return true
+    }
+
+    /// Reads the socket only while this client takes its replies and its queue has room:
+    /// what it sends beyond waits in the kernel, not in the daemon.
+    private func updateReading() {
+        let wanted = isSubscriber
+            || (channel.isWritable && queued.count < server.configuration.maximumQueuedCalls
+                && queuedBytes < server.configuration.maximumMessageBytes)
+        guard wanted != reading, !closing else { return }
+        reading = wanted
+        channel.setOption(.autoRead, value: wanted).whenFailure { _ in }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -112,12 +171,11 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 pendingUpdates.removeAll(keepingCapacity: true)
                 context.flush()
             }
-            if !isSubscriber { channel.setOption(.autoRead, value: true).whenFailure { _ in } }
+            drain(context: context)
         } else {
-            // Backpressure: read no more calls from a client that does not read its replies.
-            channel.setOption(.autoRead, value: false).whenFailure { _ in }
             startStallTimer()
         }
+        updateReading()
         context.fireChannelWritabilityChanged()
     }
 
@@ -162,10 +220,49 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     // MARK: Calls
 
+    /// Answers queued calls in order while the client takes replies, at most `callsPerTurn`
+    /// before the loop turns to other clients (a fair share: one flooding client delays the
+    /// others by a few calls, not by its backlog).
     private func drain(context: ChannelHandlerContext) {
-        while !waitingForDaemon, !closing, !isSubscriber, !queued.isEmpty {
-            let message = queued.removeFirst()
+        var answered = 0
+        while !waitingForDaemon, !closing, !isSubscriber, channel.isWritable, let message = queued.popFirst() {
+            queuedBytes -= message.count
             handle(message, context: context)
+            answered += 1
+            if queued.isEmpty, !closing, !takeCalls(context: context) { return }
+            if answered == server.configuration.callsPerTurn, !queued.isEmpty {
+                scheduleDrain()
+                break
+            }
+        }
+        updateReading()
+    }
+
+    private func scheduleDrain() {
+        guard !drainScheduled else { return }
+        drainScheduled = true
+        channel.eventLoop.execute { [self] in
+            drainScheduled = false
+            guard let context else { return }
+            drain(context: context)
+        }
+    }
+
+    /// Closes a connection that has made no call for `idleTimeout`: a slot held by a client
+    /// that does nothing is a slot another cannot have. Subscribers and calls in progress
+    /// are not idle.
+    private func armIdleTimer() {
+        let timeout = server.configuration.idleTimeout
+        idleTimer = channel.eventLoop.scheduleTask(deadline: lastCall + timeout) { [self] in
+            idleTimer = nil
+            guard !closing, !isSubscriber else { return }
+            if waitingForDaemon || !queued.isEmpty || NIODeadline.now() < lastCall + timeout {
+                if waitingForDaemon || !queued.isEmpty { lastCall = .now() }
+                return armIdleTimer()
+            }
+            logger.info("\(who): made no call for \(Double(timeout.nanoseconds / 1_000_000) / 1000) s; closed")
+            closing = true
+            channel.close(promise: nil)
         }
     }
 
@@ -196,6 +293,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func handle(_ message: [UInt8], context: ChannelHandlerContext) {
+        lastCall = .now()
         let call: VarlinkCall
         do {
             call = try VarlinkCall(message: message)
@@ -235,12 +333,10 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 invalidParameter("interface", call, context: context)
                 return
             }
-            switch interface {
-            case SheetInterface.name:
-                reply(.object(["description": .string(SheetInterface.description)]), to: call, context: context)
-            case SheetInterface.serviceName:
-                reply(.object(["description": .string(SheetInterface.serviceDescription)]), to: call, context: context)
-            default:
+            if let description = server.descriptionReplies[interface] {
+                // Encoded once when the server was made: the largest reply is the cheapest.
+                if !call.oneway { context.writeAndFlush(wrapOutboundOut(description), promise: nil) }
+            } else {
                 replyError(VarlinkErrorName.interfaceNotFound, .object(["interface": .string(interface)]),
                            to: call, context: context)
             }
@@ -261,10 +357,14 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 body.append("}")
             }, context: context)
         case "Monitor":
+            // Oneway asks for no reply at all: a stream is nothing but replies.
+            guard !call.oneway else { return }
             guard call.more else {
                 replyError(VarlinkErrorName.expectedMore, to: call, context: context)
                 return
             }
+            idleTimer?.cancel()
+            idleTimer = nil
             isSubscriber = true
             logger.debug("\(who): subscribed")
             server.subscribe(self)
@@ -310,11 +410,18 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             guard let detent = parameters["detent"]?.stringValue else { return invalidParameter("detent", call, context: context) }
             control(.setDetent(detent), call, context: context)
         case "SetScreen":
-            guard let width = parameters["width"]?.intValue else { return invalidParameter("width", call, context: context) }
-            guard let height = parameters["height"]?.intValue else { return invalidParameter("height", call, context: context) }
+            // Held to what every renderer can draw, before it reaches the engine.
+            guard let width = parameters["width"]?.intValue, ScreenSize.pixelRange.contains(width) else {
+                return invalidParameter("width", call, context: context)
+            }
+            guard let height = parameters["height"]?.intValue, ScreenSize.pixelRange.contains(height) else {
+                return invalidParameter("height", call, context: context)
+            }
             var scale: Double?
             if let raw = parameters["scale"], !raw.isNull {
-                guard let value = raw.doubleValue else { return invalidParameter("scale", call, context: context) }
+                guard let value = raw.doubleValue, ScreenSize.scaleRange.contains(value) else {
+                    return invalidParameter("scale", call, context: context)
+                }
                 scale = value
             }
             control(.setScreen(width: width, height: height, scale: scale), call, context: context)
@@ -325,8 +432,10 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     private func control(_ request: ControlRequest, _ call: VarlinkCall, context: ChannelHandlerContext) {
         guard server.mayControl(peer) else {
-            logger.notice("\(who): \(request.methodName) refused (not root, the daemon's user or in group \(server.controlGroup))")
-            replyError(VarlinkErrorName.notAllowed, .object(["method": .string(call.method)]), to: call, context: context)
+            let group = server.controlGroupName
+            logger.notice("\(who): \(request.methodName) refused (not root, the daemon's user or in group \(group))")
+            replyError(VarlinkErrorName.notAllowed, .object(["method": .string(call.method), "group": .string(group)]),
+                       to: call, context: context)
             return
         }
         logger.info("\(who): \(request)")

@@ -12,9 +12,14 @@ public enum ServerError: Error, CustomStringConvertible {
     case bind(path: String, reason: String)
     case adopt(descriptor: CInt, reason: String)
     case socketSetup(path: String, call: String, errno: Int32)
+    /// Another process answers on the socket.
+    case inUse(path: String, pid: pid_t)
+    case notASocket(path: String)
 
     public var description: String {
         switch self {
+        case .inUse(let path, let pid): "\(path) is in use: process \(pid) answers on it (another sheetd?); stop it or choose another --socket"
+        case .notASocket(let path): "\(path) exists and is not a socket; it is left alone"
         case .bind(let path, let reason): "cannot listen on \(path): \(reason)"
         case .adopt(let descriptor, let reason): "cannot use the socket passed as fd \(descriptor): \(reason)"
         case .socketSetup(let path, let call, let code): "\(call) on \(path): \(String(cString: strerror(code)))"
@@ -31,7 +36,8 @@ public enum ServerError: Error, CustomStringConvertible {
 /// the newest update (conflation) and is dropped when it has taken nothing for
 /// `stallTimeout`. Input never waits for a client.
 public final class VarlinkServer: @unchecked Sendable {
-    public let configuration: ServerConfiguration
+    /// Read and changed (`update(limits:)`) on the event loop only, after `start`.
+    public private(set) var configuration: ServerConfiguration
     let logger: Logger
     let delegate: SheetServiceDelegate
     let group: MultiThreadedEventLoopGroup
@@ -43,8 +49,14 @@ public final class VarlinkServer: @unchecked Sendable {
     private var subscribers: [ObjectIdentifier: VarlinkConnection] = [:]
     private var latestUpdate: MonitorUpdate?
     private var latestReply: ByteBuffer?
-    private var createdSocketPath: String?
+    private var connectionsByUser: [uid_t: Int] = [:]
+    /// The socket this server bound, by device and inode: removed at stop only if it is still
+    /// that socket (another daemon may have replaced it since).
+    private var createdSocket: (path: String, device: UInt64, inode: UInt64)?
     private(set) var controlGroup: gid_t = 0
+    private(set) var controlGroupName = ""
+    /// `GetInterfaceDescription` replies, encoded once.
+    let descriptionReplies: [String: ByteBuffer]
 
     /// Updates not yet taken by the loop (the newest, and older ones that carry a gesture), and
     /// whether a hop to take them is scheduled.
@@ -59,6 +71,24 @@ public final class VarlinkServer: @unchecked Sendable {
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.eventLoop = group.next()
+        var replies: [String: ByteBuffer] = [:]
+        for (name, text) in [(SheetInterface.name, SheetInterface.description), (SheetInterface.serviceName, SheetInterface.serviceDescription)] {
+            let bytes = VarlinkReply.encode(continues: false, capacity: text.utf8.count + 64) { $0.append(.object(["description": .string(text)])) }
+            var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
+            replies[name] = buffer
+        }
+        descriptionReplies = replies
+    }
+
+    /// Applies new limits (a reload) to connections from now on; those over a new limit stay.
+    public func update(limits: ServerConfiguration) {
+        eventLoop.execute { [self] in
+            configuration.maximumConnections = limits.maximumConnections
+            configuration.maximumConnectionsPerUser = limits.maximumConnectionsPerUser
+            configuration.stallTimeout = limits.stallTimeout
+            configuration.idleTimeout = limits.idleTimeout
+        }
     }
 
     /// Connections and subscribers now, and subscribers dropped for stalling so far.
@@ -87,12 +117,18 @@ public final class VarlinkServer: @unchecked Sendable {
             }
         } else {
             try Self.prepareDirectory(of: path)
+            try Self.claim(path)
+            // Bound here rather than by NIO, which removes a path it bound when it closes,
+            // whoever's socket the path names by then.
+            let descriptor = try Self.listen(at: path)
             do {
-                listener = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+                listener = try await bootstrap.withBoundSocket(descriptor).get()
             } catch {
+                close(descriptor)
                 throw ServerError.bind(path: path, reason: "\(error)")
             }
-            createdSocketPath = path
+            var info = stat()
+            if stat(path, &info) == 0 { createdSocket = (path, UInt64(info.st_dev), UInt64(info.st_ino)) }
             if let group = configuration.socketGroup, chown(path, uid_t.max, group) != 0 {
                 throw ServerError.socketSetup(path: path, call: "chown", errno: errno)
             }
@@ -108,6 +144,59 @@ public final class VarlinkServer: @unchecked Sendable {
         } else {
             controlGroup = getegid()
         }
+        controlGroupName = getgrgid(controlGroup).map { String(cString: $0.pointee.gr_name) } ?? "\(controlGroup)"
+    }
+
+    /// A listening socket bound to `path`.
+    static func listen(at path: String) throws -> CInt {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw ServerError.socketSetup(path: path, call: "socket", errno: errno) }
+        var address = try socketAddress(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, Glibc.listen(descriptor, 128) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw ServerError.bind(path: path, reason: String(cString: strerror(code)))
+        }
+        return descriptor
+    }
+
+    static func socketAddress(_ path: String) throws -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else { throw ServerError.bind(path: path, reason: "longer than \(capacity - 1) bytes") }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        return address
+    }
+
+    /// Makes way for a new socket at `path`: refuses when a process answers on the socket
+    /// there (naming it, through SO_PEERCRED), removes one nobody answers on (left by a
+    /// daemon that was killed), and leaves anything that is not a socket alone.
+    static func claim(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw ServerError.notASocket(path: path) }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { throw ServerError.socketSetup(path: path, call: "socket", errno: errno) }
+        defer { close(probe) }
+        var address = try socketAddress(path)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if connected == 0 {
+            var credentials = KernelPeerCredentials()
+            var length = socklen_t(MemoryLayout<KernelPeerCredentials>.size)
+            _ = getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &credentials, &length)
+            throw ServerError.inUse(path: path, pid: credentials.pid)
+        }
+        guard errno == ECONNREFUSED else { throw ServerError.socketSetup(path: path, call: "connect", errno: errno) }
+        if unlink(path) != 0 && errno != ENOENT { throw ServerError.socketSetup(path: path, call: "unlink", errno: errno) }
     }
 
     /// Creates the socket's folder if it is missing (0755, as `RuntimeDirectory=` would).
@@ -130,7 +219,12 @@ public final class VarlinkServer: @unchecked Sendable {
             return EventLoopFuture.andAllComplete(futures, on: eventLoop)
         }
         try? await closed.get()
-        if let path = createdSocketPath { unlink(path) }
+        if let created = createdSocket {
+            var info = stat()
+            if stat(created.path, &info) == 0, UInt64(info.st_dev) == created.device, UInt64(info.st_ino) == created.inode {
+                unlink(created.path)
+            }
+        }
         try? await group.shutdownGracefully()
     }
 
@@ -175,14 +269,25 @@ public final class VarlinkServer: @unchecked Sendable {
 
     // MARK: Bookkeeping (event loop)
 
-    func connectionOpened(_ connection: VarlinkConnection) -> Bool {
-        guard connections.count < configuration.maximumConnections else { return false }
+    /// Admits a connection, or says why not and which limit it met.
+    func connectionOpened(_ connection: VarlinkConnection) -> (reason: String, limit: Int)? {
+        guard connections.count < configuration.maximumConnections else {
+            return ("\(configuration.maximumConnections) connections already open", configuration.maximumConnections)
+        }
+        let uid = connection.peer?.uid ?? uid_t.max
+        let perUser = configuration.connectionsPerUser
+        guard connectionsByUser[uid, default: 0] < perUser else {
+            return ("uid \(uid) holds \(perUser) connections already, its share", perUser)
+        }
+        connectionsByUser[uid, default: 0] += 1
         connections[ObjectIdentifier(connection)] = connection
         counts.withLockedValue { $0.connections = connections.count }
-        return true
+        return nil
     }
 
     func connectionClosed(_ connection: VarlinkConnection) {
+        let uid = connection.peer?.uid ?? uid_t.max
+        if let held = connectionsByUser[uid] { connectionsByUser[uid] = held > 1 ? held - 1 : nil }
         connections[ObjectIdentifier(connection)] = nil
         subscribers[ObjectIdentifier(connection)] = nil
         counts.withLockedValue { $0.connections = connections.count; $0.subscribers = subscribers.count }
@@ -200,38 +305,10 @@ public final class VarlinkServer: @unchecked Sendable {
 
     var currentUpdate: MonitorUpdate? { latestUpdate }
 
-    /// Root, the daemon's own user, and the control group may change the sheet.
+    /// Root, the daemon's own user, and the control group may change the sheet: the group as
+    /// the peer's primary or supplementary group when it connected.
     func mayControl(_ peer: PeerCredentials?) -> Bool {
         guard let peer else { return false }
-        if peer.uid == 0 || peer.uid == geteuid() || peer.gid == controlGroup { return true }
-        if Self.supplementaryGroups(of: peer.pid).contains(controlGroup) { return true }
-        // /proc of another user is hidden under ProtectProc=invisible: fall back to the group
-        // database's member list.
-        return Self.isListedMember(uid: peer.uid, of: controlGroup)
-    }
-
-    static func isListedMember(uid: uid_t, of gid: gid_t) -> Bool {
-        guard let user = getpwuid(uid), let group = getgrgid(gid), var member = group.pointee.gr_mem else { return false }
-        let name = String(cString: user.pointee.pw_name)
-        while let entry = member.pointee {
-            if String(cString: entry) == name { return true }
-            member += 1
-        }
-        return false
-    }
-
-    /// The `Groups:` line of /proc/PID/status: the peer's supplementary groups.
-    static func supplementaryGroups(of pid: pid_t) -> [gid_t] {
-        let descriptor = open("/proc/\(pid)/status", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 8192)
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return [] }
-        let text = String(decoding: bytes[..<count], as: UTF8.self)
-        for line in text.split(separator: "\n") where line.hasPrefix("Groups:") {
-            return line.dropFirst("Groups:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { gid_t($0) }
-        }
-        return []
+        return peer.uid == 0 || peer.uid == geteuid() || peer.gid == controlGroup || peer.groups.contains(controlGroup)
     }
 }

@@ -28,8 +28,13 @@ func talking<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as ClientError {
+        if case .remote(let name, let parameters) = error, name == VarlinkErrorName.notAllowed {
+            let group = parameters["group"]?.stringValue ?? "of the socket"
+            printError("sheetctl: not allowed: control calls need root, the daemon's user or group \(group); "
+                       + "join it (usermod -aG \(group) USER) and log in again")
+            throw ExitCode(ExitStatus.noPermission)
+        }
         printError("sheetctl: \(error)")
-        if case .remote(let name, _) = error, name == VarlinkErrorName.notAllowed { throw ExitCode(ExitStatus.noPermission) }
         if case .remote = error { throw ExitCode(ExitStatus.dataError) }
         throw ExitCode(ExitStatus.unavailable)
     }

@@ -47,6 +47,12 @@ struct SheetDaemon: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "Most clients at once (default 256).")
     var maxConnections: String?
 
+    @Option(name: .customLong("max-connections-per-user"), help: "Most clients one user may have at once (default half of --max-connections).")
+    var maxConnectionsPerUser: String?
+
+    @Option(name: .customLong("client-idle-timeout"), help: "Seconds a client may make no call before it is disconnected; subscribers are never idle (default 10).")
+    var clientIdleTimeout: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
@@ -60,7 +66,8 @@ struct SheetDaemon: AsyncParsableCommand {
     func settings() throws -> Settings {
         try engine.settings(extra: [
             ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup),
-            ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections), ("log-level", logLevel),
+            ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections),
+            ("max-connections-per-user", maxConnectionsPerUser), ("client-idle-timeout", clientIdleTimeout), ("log-level", logLevel),
             ("state-directory", stateDirectory),
         ])
     }
@@ -92,8 +99,7 @@ struct SheetDaemon: AsyncParsableCommand {
         var serverConfiguration = ServerConfiguration(socketPath: settings.socketPath)
         serverConfiguration.inheritedDescriptor = Systemd.takeListeningSocket()
         serverConfiguration.socketMode = mode_t(settings.socketMode)
-        serverConfiguration.maximumConnections = settings.maximumConnections
-        serverConfiguration.stallTimeout = .microseconds(Int64(settings.clientStallSeconds * 1_000_000))
+        serverConfiguration.apply(settings)
         if let name = settings.socketGroup {
             guard let group = getgrnam(name) else {
                 logger.critical("\(DaemonError.unknownGroup(name))")
@@ -208,4 +214,14 @@ final class LoopThread: @unchecked Sendable {
 func printError(_ message: String) {
     var line = message + "\n"
     line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+}
+
+extension ServerConfiguration {
+    /// The limits the settings give: at start, and again at each reload.
+    mutating func apply(_ settings: Settings) {
+        maximumConnections = settings.maximumConnections
+        maximumConnectionsPerUser = settings.maximumConnectionsPerUser
+        stallTimeout = .microseconds(Int64(settings.clientStallSeconds * 1_000_000))
+        idleTimeout = .microseconds(Int64(settings.clientIdleSeconds * 1_000_000))
+    }
 }

@@ -100,7 +100,7 @@ struct DaemonTests {
             #expect(state.stdout.contains("\"detent\":\"hidden\""))
             let refused = try runTool("", ["present", "--socket", daemon.socketPath], prefix: nobody)
             #expect(refused.status == 77)
-            #expect(refused.stderr.contains("io.sheetd.Sheet.NotAllowed"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("not allowed: control calls need root, the daemon's user or group "), "\(refused.stderr)")
             #expect(try daemon.client().state().detent == "hidden", "a refused call changes nothing")
         }
         #expect(daemon.stop() == 0)
@@ -221,10 +221,15 @@ struct DaemonTests {
         #expect(state.screen == ScreenGeometry(width: 800, height: 480, scale: 1))
         #expect(state.detent == "half")
         #expect(state.topInPixels == 240)
-        #expect(throws: ClientError.remote(name: VarlinkErrorName.invalidScreen,
-                                           parameters: .object(["reason": .string("width and height must be 1 to 32768 pixels")]))) {
-            try client.setScreen(width: 0, height: 480)
+        // Screens every renderer can draw, or InvalidParameter naming the value.
+        for (width, height, scale, parameter) in [(14, 480, 1.0, "width"), (32768, 32768, 1, "width"), (800, 63, 1, "height"),
+                                                  (200, 480, 17, "scale"), (200, 480, -1, "scale")] {
+            #expect(throws: ClientError.remote(name: VarlinkErrorName.invalidParameter, parameters: .object(["parameter": .string(parameter)]))) {
+                try client.setScreen(width: width, height: height, scale: scale)
+            }
         }
+        try client.setScreen(width: 200, height: 480, scale: 16)
+        #expect(try client.state().screen == ScreenGeometry(width: 200, height: 480, scale: 16))
         #expect(daemon.stop() == 0)
     }
 

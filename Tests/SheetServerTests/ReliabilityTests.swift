@@ -1,0 +1,170 @@
+import Foundation
+import Glibc
+import SheetClient
+import SheetCore
+import SheetProtocol
+import SheetTestSupport
+import Testing
+
+/// What a hostile or careless local client or a second daemon used to break, each with the
+/// defect it guards against.
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
+struct ReliabilityTests {
+    /// Under socket activation the first call used to find no state yet (`"state": null`).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+    func aSocketActivatedDaemonAnswersItsFirstCallWithAState() throws {
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let activator = Process()
+        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        activator.arguments = ["-l", socket, builtExecutable("sheetd").path, "--config", "/dev/null",
+                               "--input", "replay:\(try Generated.idle())@max"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = nil
+        activator.environment = environment
+        let errors = Pipe()
+        activator.standardError = errors
+        try activator.run()
+        defer { activator.terminate(); activator.waitUntilExit() }
+        // It says when it listens; the daemon starts with the first connection.
+        var said = ""
+        while !said.contains("Listening on") {
+            let chunk = errors.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw DaemonTestError("systemd-socket-activate said: \(said)") }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        let reply = try SheetClient(path: socket, timeoutSeconds: 60).connection.call(VarlinkCall(method: "io.sheetd.Sheet.GetState"))
+        #expect(reply["state"] != nil && reply["state"] != .null, "\(reply)")
+        #expect(try SheetState(json: reply["state"]!).detent == "half")
+    }
+
+    /// A second daemon used to take over a live socket silently, and the first removed the
+    /// second's socket when it stopped.
+    @Test func aSecondDaemonIsRefusedAndOnlyTheOwnSocketIsRemoved() throws {
+        let first = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        let refused = try runTool("sheetd", ["--config", "/dev/null", "--socket", first.socketPath,
+                                             "--input", "replay:\(try Generated.idle())@max"])
+        #expect(refused.status == 69)
+        #expect(refused.stderr.contains("\(first.socketPath) is in use: process \(first.process.processIdentifier) answers on it"),
+                "\(refused.stderr)")
+        #expect(try first.client().state().detent == "half", "the first daemon still serves")
+
+        // A daemon that replaced a removed socket keeps it when the first one stops.
+        unlink(first.socketPath)
+        let second = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"], socketPath: first.socketPath)
+        #expect(first.stop() == 0)
+        #expect(try second.client().state().detent == "half", "the second daemon's socket is still there")
+        #expect(second.stop() == 0)
+        #expect(access(first.socketPath, F_OK) != 0, "the second daemon removed its own socket")
+
+        // A socket nobody answers on (a killed daemon's) is replaced; a file that is not a
+        // socket is left alone.
+        let stale = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        kill(stale.process.processIdentifier, SIGKILL)
+        stale.process.waitUntilExit()
+        let after = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"], socketPath: stale.socketPath)
+        #expect(after.stop() == 0)
+        let plain = try temporaryFile("not-a-socket", "keep me\n")
+        let notSocket = try runTool("sheetd", ["--config", "/dev/null", "--socket", plain, "--input", "replay:\(try Generated.idle())@max"])
+        #expect(notSocket.status == 69)
+        #expect(notSocket.stderr.contains("exists and is not a socket"))
+        #expect(try String(contentsOfFile: plain, encoding: .utf8) == "keep me\n")
+    }
+
+    /// 250 connections that each wrote 64 KB of GetInterfaceDescription calls and never read
+    /// used to delay a fresh GetState by seconds and grow the daemon by 150 MB.
+    @Test func clientsThatFloodAndNeverReadCostLittleAndDelayNobody() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max", "--max-connections-per-user", "256"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let before = try residentKiB(daemon.process.processIdentifier)
+        let call = VarlinkCall(method: "org.varlink.service.GetInterfaceDescription",
+                               parameters: .object(["interface": .string("io.sheetd.Sheet")])).encoded()
+        let flood = Array([[UInt8]](repeating: call, count: 64 * 1024 / call.count).joined())
+        var flooders: [SheetClient] = []
+        for _ in 0..<250 {
+            let client = try daemon.client()
+            try client.connection.sendRaw(flood)
+            flooders.append(client)
+        }
+        // A fresh client is answered while they wait.
+        #expect(try daemon.client().state().detent == "half")
+        // Every flooder has been read as far as it will be: one more call each is answered
+        // only after the daemon got to it, so ask each for nothing more and measure.
+        let after = try residentKiB(daemon.process.processIdentifier)
+        #expect(after - before < 48 * 1024, "the daemon grew by \(after - before) KiB")
+        #expect(daemon.process.isRunning)
+        flooders.removeAll()
+        #expect(daemon.stop() == 0)
+    }
+
+    /// 256 connections that never called anything used to hold every slot for ever.
+    @Test func idleConnectionsAreClosedAndOneUserCannotTakeEverySlot() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max", "--client-idle-timeout", "0.3",
+                                        "--max-connections", "8", "--max-connections-per-user", "4", "--socket-mode", "0666"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.folder.path)
+        let subscriber = try daemon.client().connection
+        try subscriber.send(VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true))
+        _ = try subscriber.readReply()
+        var idle: [SheetClient] = []
+        for _ in 0..<3 { idle.append(try daemon.client()) }
+        // The fifth connection of this uid is refused, naming its share.
+        let fifth = try daemon.client().connection.readReply()
+        #expect(fifth.error == VarlinkErrorName.tooManyConnections)
+        #expect(fifth.parameters["limit"] == .number(4))
+        // Another user still gets in.
+        if getuid() == 0 {
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python_peer_client.py")
+            let other = try runTool("", [script.path, "nobody", daemon.socketPath], prefix: ["/usr/bin/env", "python3"])
+            #expect(other.stdout == "ok\n", "\(other.stdout)\(other.stderr)")
+        }
+        // The idle ones are closed; the subscriber is not idle and still follows the sheet.
+        for client in idle {
+            #expect(throws: ClientError.closed(path: daemon.socketPath)) { _ = try client.connection.readReply() }
+        }
+        #expect(daemon.log.contains("made no call for 0.3 s; closed"), "\(daemon.log)")
+        try daemon.client().present(detent: "expanded")
+        while try SheetState(json: subscriber.readReply().parameters["state"]!).target != "expanded" {}
+        #expect(daemon.stop() == 0)
+    }
+
+    /// The groups that count are those a connection was made with (SO_PEERGROUPS), never
+    /// looked up later by a pid another process may have by then.
+    @Test(.enabled(if: getuid() == 0 && getgrnam("users") != nil))
+    func theGroupsThatCountAreThoseOfTheConnect() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max", "--socket-group", "users", "--socket-mode", "0666"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: daemon.folder.path)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python_peer_client.py")
+        let users = getgrnam("users")!.pointee.gr_gid
+        // A member of `users` connects and exits; a process without the group holds the
+        // connection: it may control, as the connection was made by a member.
+        let handed = try runTool("", [script.path, "handed", daemon.socketPath, "\(users)"], prefix: ["/usr/bin/env", "python3"])
+        #expect(handed.stdout == "ok\n", "\(handed.stdout)\(handed.stderr)")
+        #expect(try daemon.client().state().target ?? daemon.client().state().detent == "expanded")
+        // `nobody` without the group is refused, and told which group to join.
+        let refused = try runTool("sheetctl", ["dismiss", "--socket", daemon.socketPath], prefix: ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+        #expect(refused.status == 77)
+        #expect(refused.stderr.contains("control calls need root, the daemon's user or group users; join it"), "\(refused.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Smaller defects: a oneway Monitor used to stream; NotAllowed did not name the group.
+    @Test func aOnewayMonitorGetsNothing() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        let connection = try daemon.client().connection
+        try connection.send(VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true, oneway: true))
+        #expect(try connection.call(VarlinkCall(method: "org.varlink.service.GetInfo"))["product"] == .string("sheetd"))
+        #expect(daemon.stop() == 0)
+    }
+}
+
+/// VmRSS of a process, in KiB.
+func residentKiB(_ pid: pid_t) throws -> Int {
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) else {
+        throw DaemonTestError("no VmRSS for \(pid)")
+    }
+    return kib
+}
