@@ -28,12 +28,19 @@ public struct EngineFlags: ParsableArguments {
 
     /// The configuration file, these flags, then `extra` (key, value) pairs over them. A bad
     /// file prints `FILE:LINE: reason` and exits 78 (EX_CONFIG); a bad flag is a usage error.
-    public func settings(extra: [(String, String?)] = []) throws -> Settings {
+    /// The configuration file and these flags over it, as a function that reads the file
+    /// again each time it is called (a reload).
+    public func resolver(extra: [(String, String?)] = []) -> @Sendable () throws(Settings.ResolveError) -> Settings {
         let flags: [(String, String?)] = [("screen", screen), ("scale", scale), ("policy", policy),
                                           ("initial", initial), ("long-press", longPress)]
             + detents.map { ("detents", $0) } + extra
+        let config = config
+        return { () throws(Settings.ResolveError) in try Settings.resolve(configPath: config, flags: flags) }
+    }
+
+    public func settings(extra: [(String, String?)] = []) throws -> Settings {
         do {
-            return try Settings.resolve(configPath: config, flags: flags)
+            return try resolver(extra: extra)()
         } catch .file(let error) {
             var line = "\(error)\n"
             line.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }

@@ -101,13 +101,16 @@ public struct Engine: Sendable {
         case nested(NestedPan)
     }
 
-    public init(configuration: EngineConfiguration) {
+    /// An engine whose sheet starts at `detent` (the configuration's `initialDetent` when nil
+    /// or unknown). `initialDetent` stays what `Present()` without a detent shows.
+    public init(configuration: EngineConfiguration, startingAt detent: String? = nil) {
         self.configuration = configuration
         let scale = configuration.screen.scale
         pointsPerPixel = 1 / scale
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
+        let known = detent.flatMap { name in name == "hidden" || configuration.sheet.detents.contains { $0.name == name } ? name : nil }
         sheet = SheetMachine(configuration: configuration.sheet, screen: configuration.screen,
-                             layout: configuration.layout, initialDetent: configuration.initialDetent)
+                             layout: configuration.layout, initialDetent: known ?? configuration.initialDetent)
         list = ListMachine(configuration: configuration.list, sheet: configuration.sheet, screen: configuration.screen,
                            topmostTop: sheet.detents.topmost.topInPoints)
         listScratch.reserveCapacity(16)

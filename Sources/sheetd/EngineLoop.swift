@@ -74,7 +74,8 @@ final class EngineLoop: @unchecked Sendable {
     static let replayWakeLead: Int64 = 300
 
     // Shared with other threads.
-    private let inbox = Mutex<(commands: [(ControlRequest, @Sendable (ControlResult) -> Void)], stopping: Bool)>(([], false))
+    private let inbox = Mutex<(commands: [(ControlRequest, @Sendable (ControlResult) -> Void)],
+                               reloads: [(Settings, @Sendable () -> Void)], stopping: Bool)>(([], [], false))
     private let deviceList = Mutex<[InputDevice]>([])
     /// The content, the list's order and its revision, for `GetContent` on the server's thread.
     private let contentBox = Mutex<SharedContent>(SharedContent(content: .empty, order: [], revision: 0))
@@ -87,16 +88,17 @@ final class EngineLoop: @unchecked Sendable {
         self.logger = logger
         store = settings.stateDirectory.map { StateStore(directory: $0, logger: logger) }
         restored = store?.load()
-        var configuration = settings.engine
+        let configuration = settings.engine
+        var start = configuration.initialDetent
         if let detent = restored?.detent {
             if configuration.sheet.detents.contains(where: { $0.name == detent }) {
-                configuration.initialDetent = detent
+                start = detent
             } else {
-                logger.warning("the saved detent \(detent) is not one of the configuration's; starting at \(configuration.initialDetent)")
+                logger.warning("the saved detent \(detent) is not one of the configuration's; starting at \(start)")
             }
         }
-        engine = Engine(configuration: configuration)
-        lastRestingDetent = configuration.initialDetent
+        engine = Engine(configuration: configuration, startingAt: start)
+        lastRestingDetent = start
         waiter = try Waiter()
         detentPositions = Self.positions(of: engine)
         source = .none
@@ -144,6 +146,13 @@ final class EngineLoop: @unchecked Sendable {
     /// Queues a control call; `completion` runs on this loop's thread.
     func submit(_ request: ControlRequest, completion: @escaping @Sendable (ControlResult) -> Void) {
         inbox.withLock { $0.commands.append((request, completion)) }
+        wake()
+    }
+
+    /// Queues a reload with settings read again; `completion` runs on this loop's thread
+    /// once they apply.
+    func reload(_ settings: Settings, completion: @escaping @Sendable () -> Void) {
+        inbox.withLock { $0.reloads.append((settings, completion)) }
         wake()
     }
 
@@ -216,11 +225,15 @@ final class EngineLoop: @unchecked Sendable {
     func run() {
         reduceTimerSlack()
         while true {
-            let (commands, stopping) = inbox.withLock { box in
-                defer { box.commands.removeAll() }
-                return (box.commands, box.stopping)
+            let (commands, reloads, stopping) = inbox.withLock { box in
+                defer { box.commands.removeAll(); box.reloads.removeAll() }
+                return (box.commands, box.reloads, box.stopping)
             }
             if stopping { break }
+            for (settings, completion) in reloads {
+                reload(settings)
+                completion()
+            }
             for (request, completion) in commands { completion(perform(request)) }
 
             let fastReplay = replayingAsFastAsPossible
@@ -434,23 +447,57 @@ final class EngineLoop: @unchecked Sendable {
             let screen = ScreenSize(widthInPixels: width, heightInPixels: height, scale: newScale)
             guard screen != engine.configuration.screen else { return .done }
             logger.notice("screen is now \(width)x\(height) at scale \(newScale)")
-            engine.cancelAllTouches(at: now, into: &outputs)
             var configuration = engine.configuration
             configuration.screen = screen
-            // Keep the sheet where it was going, on the new screen.
-            let sheet = engine.sheet
-            if let index = sheet.targetDetentIndex ?? sheet.detentIndex { configuration.initialDetent = sheet.detents[index].name }
-            let content = engine.content, order = engine.list.order, revision = engine.list.revision
-            engine = Engine(configuration: configuration)
-            detentPositions = Self.positions(of: engine)
+            rebuild(with: configuration, at: now)
             settings.engine.screen = screen
-            if !content.isEmpty {
-                engine.setContent(content, order: order, after: revision, at: now, into: &outputs)
-            }
-            engine.start(at: now, into: &outputs)
         }
         publishOutputs()
         return .done
+    }
+
+    /// A new engine for a new configuration (a screen, a reload), holding the content, its
+    /// order and revision, and the sheet at the detent it rested at or was going to, when the
+    /// new configuration still has it. Touches down are cancelled.
+    private func rebuild(with configuration: EngineConfiguration, at now: Timestamp) {
+        engine.cancelAllTouches(at: now, into: &outputs)
+        let sheet = engine.sheet
+        let current = (sheet.targetDetentIndex ?? sheet.detentIndex).map { sheet.detents[$0].name }
+        let content = engine.content, order = engine.list.order, revision = engine.list.revision
+        engine = Engine(configuration: configuration, startingAt: current)
+        detentPositions = Self.positions(of: engine)
+        if !content.isEmpty {
+            engine.setContent(content, order: order, after: revision, at: now, into: &outputs)
+        }
+        engine.start(at: now, into: &outputs)
+    }
+
+    /// Applies a configuration read again (SIGHUP): the policy, detents, thresholds and the
+    /// content's default take effect now; the screen stays the one renderers set; what only a
+    /// start can change (input, socket, state directory) is reported and left.
+    private func reload(_ new: Settings) {
+        let now = engineNow()
+        engineTime = now
+        for (key, old, changed) in [("input", settings.input, new.input), ("socket", settings.socketPath, new.socketPath),
+                                    ("state-directory", settings.stateDirectory ?? "", new.stateDirectory ?? "")] where old != changed {
+            logger.warning("reload: `\(key)` changes only at a restart; still \(old.isEmpty ? "none" : old)")
+        }
+        var configuration = new.engine
+        configuration.screen = engine.configuration.screen
+        let configuredBefore = settings.content ?? .empty
+        let untouched = engine.content == configuredBefore
+        let input = settings.input, socket = settings.socketPath, stateDirectory = settings.stateDirectory
+        settings = new
+        (settings.input, settings.socketPath, settings.stateDirectory) = (input, socket, stateDirectory)
+        settings.engine.screen = configuration.screen
+        if configuration != engine.configuration { rebuild(with: configuration, at: now) }
+        // The configured content replaces what the sheet holds only if no client changed it.
+        let configured = new.content ?? .empty
+        if untouched, configured != configuredBefore {
+            engine.setContent(configured, at: now, into: &outputs)
+        }
+        publishOutputs()
+        logger.notice("reloaded: policy \(configuration.sheet.ruleSet.rawValue), detents \(configuration.sheet.detents.map(\.name).joined(separator: ",")), log level \(new.logLevel)")
     }
 
     // MARK: Publishing

@@ -6,17 +6,27 @@ import Synchronization
 
 /// Log lines on standard error, one per call. Under systemd (`$JOURNAL_STREAM` set) each line
 /// starts with its syslog priority (`<4>`), which the journal reads as the message's level.
+/// One level for every logger of the process, so that a reload changes it everywhere.
 struct DaemonLogHandler: LogHandler {
-    var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
     let label: String
     let journal: Bool
     static let lock = Mutex(())
+    /// Index of the level in `Logger.Level.allCases`.
+    private static let level = Atomic<Int>(Logger.Level.allCases.firstIndex(of: .info)!)
 
-    init(label: String, level: Logger.Level, journal: Bool) {
+    init(label: String, journal: Bool) {
         self.label = label
-        self.logLevel = level
         self.journal = journal
+    }
+
+    static func setLevel(_ level: Logger.Level) {
+        Self.level.store(Logger.Level.allCases.firstIndex(of: level)!, ordering: .relaxed)
+    }
+
+    var logLevel: Logger.Level {
+        get { Logger.Level.allCases[Self.level.load(ordering: .relaxed)] }
+        set { Self.setLevel(newValue) }
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {

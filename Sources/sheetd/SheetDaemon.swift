@@ -10,6 +10,7 @@ import SheetInput
 import SheetProtocol
 import SheetServer
 import SheetService
+import UnixSignals
 
 /// The daemon: touch input through libinput (or a recording), the gesture and sheet engine,
 /// and the `io.sheetd.Sheet` varlink socket.
@@ -63,30 +64,39 @@ struct SheetDaemon: AsyncParsableCommand {
     var checkConfig = false
 
     /// The file, then the flags over it.
-    func settings() throws -> Settings {
-        try engine.settings(extra: [
+    func settings() throws -> Settings { try engine.settings(extra: extraFlags) }
+
+    /// The daemon's own flags, as `(key, value)` over the file's keys.
+    var extraFlags: [(String, String?)] {
+        [
             ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup),
             ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections),
             ("max-connections-per-user", maxConnectionsPerUser), ("client-idle-timeout", clientIdleTimeout), ("log-level", logLevel),
             ("state-directory", stateDirectory),
-        ])
+        ]
     }
 
-    func run() async throws {
-        var settings = try settings()
-        // systemd's StateDirectory=sheetd says where, unless the configuration did.
+    /// The settings, with systemd's `StateDirectory=sheetd` as the state directory unless the
+    /// configuration names one.
+    static func withStateDirectory(_ settings: Settings) -> Settings {
+        var settings = settings
         if settings.stateDirectory == nil, let folders = Systemd.environment()["STATE_DIRECTORY"],
            let first = folders.split(separator: ":").first {
             settings.stateDirectory = String(first)
         }
+        return settings
+    }
+
+    func run() async throws {
+        let settings = Self.withStateDirectory(try settings())
         if checkConfig {
             print("configuration ok: input \(settings.input), socket \(settings.socketPath), screen \(settings.engine.screen), policy \(settings.engine.sheet.ruleSet.rawValue), initial \(settings.engine.initialDetent), detents \(settings.engine.sheet.detents.map(\.name).joined(separator: ","))")
             return
         }
         let systemd = Systemd()
         let journal = Systemd.environment()["JOURNAL_STREAM"] != nil
-        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, level: level, journal: journal) }
+        DaemonLogHandler.setLevel(Logger.Level(rawValue: settings.logLevel) ?? .info)
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
         let logger = Logger(label: "sheetd")
 
         let loop: EngineLoop
@@ -119,11 +129,17 @@ struct SheetDaemon: AsyncParsableCommand {
         }
         logger.notice("listening on \(serverConfiguration.inheritedDescriptor.map { "the socket systemd passed (fd \($0))" } ?? settings.socketPath); input \(settings.input)")
 
+        // SIGHUP reloads; trapped before READY=1, so that a reload never finds it fatal.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let resolve = engine.resolver(extra: extraFlags)
+        let reloader = Reloader(resolve: { try Self.withStateDirectory(resolve()) }, loop: loop, server: server,
+                                limits: serverConfiguration, systemd: systemd, logger: logger)
         let group = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: ServerService(server: server, systemd: systemd), successTerminationBehavior: .gracefullyShutdownGroup),
                     .init(service: InputService(loop: loop), successTerminationBehavior: .gracefullyShutdownGroup),
+                    .init(service: ReloadService(hangups: hangups, reloader: reloader)),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
@@ -147,6 +163,49 @@ final class ControlBridge: SheetServiceDelegate {
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void) {
         loop.submit(request, completion: completion)
+    }
+}
+
+/// Reads the configuration again and applies what may change at run time, telling systemd
+/// (`RELOADING=1` with `MONOTONIC_USEC`, then `READY=1`). A file that cannot be used is
+/// logged with its FILE:LINE and the old settings stay.
+struct Reloader: Sendable {
+    let resolve: @Sendable () throws -> Settings
+    let loop: EngineLoop
+    let server: VarlinkServer
+    let limits: ServerConfiguration
+    let systemd: Systemd
+    let logger: Logger
+
+    func reload() async {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)")
+        logger.notice("reloading the configuration")
+        do {
+            let settings = try resolve()
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                loop.reload(settings) { done.resume() }
+            }
+            var limits = limits
+            limits.apply(settings)
+            server.update(limits: limits)
+            DaemonLogHandler.setLevel(Logger.Level(rawValue: settings.logLevel) ?? .info)
+            systemd.notify("READY=1")
+        } catch {
+            logger.error("reload refused, the settings stay as they were: \(error)")
+            systemd.notify("READY=1\nSTATUS=reload refused: \(error)")
+        }
+    }
+}
+
+/// SIGHUP → a reload, until the group shuts down.
+struct ReloadService: Service {
+    let hangups: UnixSignalsSequence
+    let reloader: Reloader
+
+    func run() async throws {
+        for await _ in hangups.cancelOnGracefulShutdown() { await reloader.reload() }
     }
 }
 

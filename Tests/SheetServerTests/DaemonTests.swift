@@ -230,6 +230,14 @@ struct DaemonTests {
         }
         try client.setScreen(width: 200, height: 480, scale: 16)
         #expect(try client.state().screen == ScreenGeometry(width: 200, height: 480, scale: 16))
+        // A new screen keeps the sheet at its detent, but Present() still means the
+        // configured initial one (it used to become the detent of the last rebuild).
+        try client.setDetent("expanded")
+        try client.setScreen(width: 800, height: 480, scale: 1)
+        #expect(try client.state().detent == "expanded")
+        try client.dismiss()
+        try client.present()
+        #expect(try client.state().target == "half")
         #expect(daemon.stop() == 0)
     }
 

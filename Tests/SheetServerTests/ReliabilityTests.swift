@@ -149,6 +149,43 @@ struct ReliabilityTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// SIGHUP used to kill the daemon (exit 129, socket left behind). It reloads: a new policy
+    /// and detent apply under a subscriber that stays; a bad file keeps the old settings and
+    /// says FILE:LINE.
+    @Test func sighupReloadsTheConfigurationUnderASubscriber() throws {
+        let file = try temporaryFile("sheetd.yaml", "policy: tutorial\nlog-level: info\n")
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max", "--config", file])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let subscriber = try daemon.client().connection
+        try subscriber.send(VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true))
+        let first = try SheetState(json: subscriber.readReply().parameters["state"]!)
+        #expect(!first.detents.contains { $0.name == "peek" })
+
+        try "policy: half-drag\ndetents: [peek=85%]\nlog-level: debug\n".write(toFile: file, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try daemon.waitForStatus { $0 == "RELOADING=1" }
+        try daemon.waitForStatus { $0.hasPrefix("MONOTONIC_USEC=") }
+        try daemon.waitForStatus { $0 == "READY=1" }
+        #expect(daemon.log.contains("reloaded: policy half-drag, detents expanded,half,hidden,peek, log level debug"), "\(daemon.log)")
+        // The subscriber is still there and sees the new detent; SetDetent knows it.
+        while !(try SheetState(json: subscriber.readReply().parameters["state"]!)).detents.contains(where: { $0.name == "peek" }) {}
+        try daemon.client().setDetent("peek")
+        while try SheetState(json: subscriber.readReply().parameters["state"]!).detent != "peek" {}
+        #expect(daemon.log.contains("sheetd: debug: "), "the new log level applies")
+
+        // A bad file: logged with its line, the settings stay, the daemon serves on.
+        try "policy: half-drag\npolicy: sideways\n".write(toFile: file, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try daemon.waitForStatus { $0 == "RELOADING=1" }
+        let status = try daemon.waitForStatus { $0.hasPrefix("STATUS=reload refused") }
+        #expect(status.contains("\(file):2: `policy` is set twice"), "\(status)")
+        #expect(daemon.log.contains("reload refused, the settings stay as they were: \(file):2:"))
+        try daemon.client().setDetent("half")
+        try daemon.client().setDetent("peek")
+        #expect(daemon.process.isRunning)
+        #expect(daemon.stop() == 0)
+    }
+
     /// Smaller defects: a oneway Monitor used to stream; NotAllowed did not name the group.
     @Test func aOnewayMonitorGetsNothing() throws {
         let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])

@@ -54,17 +54,23 @@ final class RunningDaemon {
         close(notifyDescriptor)
     }
 
-    /// Reads notifications until one line satisfies `match`.
+    /// Lines of a notification not yet looked at (one datagram may carry several).
+    private var unread: [String] = []
+
+    /// Reads notification lines, in order, until one satisfies `match`.
     @discardableResult
     func waitForStatus(_ match: (String) -> Bool) throws -> String {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(notifyDescriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw DaemonTestError("no notification from sheetd within \(Self.patienceSeconds) s; log:\n\(log)") }
-            for line in String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init) {
-                statuses.append(line)
+            while !unread.isEmpty {
+                let line = unread.removeFirst()
                 if match(line) { return line }
             }
+            let count = buffer.withUnsafeMutableBytes { recv(notifyDescriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw DaemonTestError("no notification from sheetd within \(Self.patienceSeconds) s; log:\n\(log)") }
+            let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
+            statuses += lines
+            unread += lines
         }
     }
 
