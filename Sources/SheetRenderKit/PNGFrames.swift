@@ -33,6 +33,24 @@ public final class PNGFrameWriter {
         if mkdir(folder, 0o755) != 0 && errno != EEXIST {
             throw PictureError(path: folder, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
         }
+        try removeEarlierFrames()
+    }
+
+    /// Frames a run before left in the folder (`frame-NNNNNN.png` only): a shorter run would
+    /// otherwise end among stale pictures of a longer one.
+    private func removeEarlierFrames() throws(PictureError) {
+        guard let directory = opendir(folder) else {
+            throw PictureError(path: folder, reason: "cannot read the folder: \(String(cString: strerror(errno)))")
+        }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.hasPrefix("frame-"), name.hasSuffix(".png"), name.utf8.count == 16,
+                  name.dropFirst(6).dropLast(4).allSatisfy(\.isASCIIDigit) else { continue }
+            if unlink("\(folder)/\(name)") != 0 && errno != ENOENT {
+                throw PictureError(path: "\(folder)/\(name)", reason: "cannot remove an earlier frame: \(String(cString: strerror(errno)))")
+            }
+        }
     }
 
     /// Paths of the pictures written so far, in order.
@@ -76,4 +94,8 @@ public final class PNGFrameWriter {
         try writeFile(PNG.encode(canvas), to: path(of: written))
         written += 1
     }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

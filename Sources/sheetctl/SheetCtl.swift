@@ -14,6 +14,45 @@ struct SheetCtl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [WatchCommand.self, StateCommand.self, PresentCommand.self, DismissCommand.self,
                       DetentCommand.self, ContentCommand.self, DevicesCommand.self, DoctorCommand.self, ReplayCommand.self])
+
+    /// As ArgumentParser runs a command, but a first word that is no subcommand gets the
+    /// nearest one suggested (`sheetctl dismis` → `dismiss`).
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let word = arguments.first, !word.hasPrefix("-"), word != "help",
+           let suggestion = suggestion(for: word) {
+            printError("sheetctl: no command `\(word)`; did you mean `\(suggestion)`? (sheetctl --help lists them)")
+            Glibc.exit(64)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// The subcommand nearest to a word that is none, within two edits; nil when the word is
+    /// a subcommand or nothing is near.
+    static func suggestion(for word: String) -> String? {
+        let names = configuration.subcommands.map { $0.configuration.commandName ?? "" }
+        guard !names.contains(word) else { return nil }
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var previous = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var current = [i + 1]
+                for (j, y) in b.enumerated() { current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))) }
+                previous = current
+            }
+            return previous[b.count]
+        }
+        let scored = names.map { ($0, distance(Array(word), Array($0))) }.filter { $0.1 <= 2 }
+        return scored.min { $0.1 < $1.1 }?.0
+    }
 }
 
 /// Exit codes from sysexits.h, as the replay contract names them.

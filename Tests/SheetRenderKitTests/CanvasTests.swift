@@ -140,6 +140,17 @@ import Testing
         #expect(throws: PNGError.self) { try PNG.decode(cut) }
     }
 
+    /// A run into a folder an earlier, longer run used: its frames go, other files stay.
+    @Test func aFrameFolderStartsWithoutEarlierFrames() throws {
+        let folder = try temporaryFolder().path
+        for name in ["frame-000009.png", "frame-000001.png", "keep.txt", "frame-1.png"] {
+            FileManager.default.createFile(atPath: "\(folder)/\(name)", contents: Data("x".utf8))
+        }
+        let writer = try PNGFrameWriter(folder: folder, painter: Painter(font: PSF2Font.system()))
+        try writer.frame(SheetScene(width: 64, height: 64, scale: 1, top: 32, dim: 0.5, progress: 1))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["frame-000001.png", "frame-1.png", "keep.txt"])
+    }
+
     /// A small file may claim a huge picture or carry damaged chunks: both are refused before
     /// a byte is allocated for the pixels.
     @Test func pngRefusesBadCRCsAndPicturesPastItsLimits() throws {

@@ -186,6 +186,14 @@ struct ReliabilityTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A mistyped command gets the one it was near.
+    @Test func aMistypedCommandGetsASuggestion() throws {
+        let typo = try runTool("sheetctl", ["dismis"])
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("no command `dismis`; did you mean `dismiss`?"), "\(typo.stderr)")
+        #expect(try runTool("sheetctl", ["bogus"]).status == 64)
+    }
+
     /// Smaller defects: a oneway Monitor used to stream; NotAllowed did not name the group.
     @Test func aOnewayMonitorGetsNothing() throws {
         let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
