@@ -158,42 +158,54 @@ public struct Settings: Sendable {
         guard case .mapping(let mapping) = root else {
             throw ConfigurationError(file: path, line: root.mark?.line, reason: "the file must be a map of `key: value` lines")
         }
-        // Keys are plain and given once: `PlainYAML` refused the rest on their lines.
+        // Keys are plain and given once: `PlainYAML` refused the rest on their lines. Every
+        // key is tried, so that one start reports every bad line.
+        var problems: [ConfigurationError] = []
         for (keyNode, valueNode) in mapping {
-            let line = keyNode.mark?.line
-            guard case .scalar(let keyScalar) = keyNode else {
-                throw ConfigurationError(file: path, line: line, reason: "a key must be a plain word")
-            }
-            let key = keyScalar.string
-            do {
-                switch valueNode {
-                case .scalar(let scalar) where key == "detents":
-                    try set(key, scalar.string)
-                case .mapping where key == "content":
-                    content = try ContentFile.content(from: valueNode, path: path)
-                case .scalar(let scalar):
-                    try set(key, scalar.string)
-                case .sequence(let items) where key == "detents":
-                    for item in items {
-                        guard case .scalar(let scalar) = item else {
-                            throw ConfigurationError(file: path, line: item.mark?.line, reason: "a detent must be NAME=N% or NAME=Npt")
-                        }
-                        do { try set(key, scalar.string) } catch {
-                            throw ConfigurationError(file: path, line: item.mark?.line ?? line, reason: error.reason)
-                        }
-                    }
-                default:
-                    throw SettingError("`\(key)` wants a single value")
-                }
-            } catch let error as SettingError {
-                throw ConfigurationError(file: path, line: valueNode.mark?.line ?? line, reason: error.reason)
-            } catch let error as ConfigurationError {
-                throw error
-            } catch {
-                throw ConfigurationError(file: path, line: line, reason: "\(error)")
-            }
+            do { try load(key: keyNode, value: valueNode, path: path) } catch { problems.append(error) }
         }
-        do { try validate() } catch { throw ConfigurationError(file: path, line: nil, reason: error.reason) }
+        if problems.isEmpty {
+            do { try validate() } catch { problems.append(ConfigurationError(file: path, line: nil, reason: error.reason)) }
+        }
+        guard var first = problems.first else { return }
+        first.others = Array(problems.dropFirst())
+        throw first
+    }
+
+    /// One `key: value` of the file.
+    mutating func load(key keyNode: Node, value valueNode: Node, path: String) throws(ConfigurationError) {
+        let line = keyNode.mark?.line
+        guard case .scalar(let keyScalar) = keyNode else {
+            throw ConfigurationError(file: path, line: line, reason: "a key must be a plain word")
+        }
+        let key = keyScalar.string
+        do {
+            switch valueNode {
+            case .scalar(let scalar) where key == "detents":
+                try set(key, scalar.string)
+            case .mapping where key == "content":
+                content = try ContentFile.content(from: valueNode, path: path)
+            case .scalar(let scalar):
+                try set(key, scalar.string)
+            case .sequence(let items) where key == "detents":
+                for item in items {
+                    guard case .scalar(let scalar) = item else {
+                        throw ConfigurationError(file: path, line: item.mark?.line, reason: "a detent must be NAME=N% or NAME=Npt")
+                    }
+                    do { try set(key, scalar.string) } catch {
+                        throw ConfigurationError(file: path, line: item.mark?.line ?? line, reason: error.reason)
+                    }
+                }
+            default:
+                throw SettingError("`\(key)` wants a single value")
+            }
+        } catch let error as SettingError {
+            throw ConfigurationError(file: path, line: valueNode.mark?.line ?? line, reason: error.reason)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError(file: path, line: line, reason: "\(error)")
+        }
     }
 
     /// YAML text composed into nodes; what is not YAML is `FILE:LINE: reason`.
@@ -237,10 +249,18 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     public var file: String
     public var line: Int?
     public var reason: String
+    /// More bad lines of the same file, after this one, each said on a line of its own.
+    public var others: [ConfigurationError] = []
+
+    public init(file: String, line: Int?, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
 
     public var description: String {
-        if let line { return "\(file):\(line): \(reason)" }
-        return "\(file): \(reason)"
+        let this = line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)"
+        return ([this] + others.map(\.description)).joined(separator: "\n")
     }
 }
 

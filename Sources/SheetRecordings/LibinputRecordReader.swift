@@ -56,7 +56,6 @@ public final class LibinputRecordReader: KernelEventSource {
     private var deviceFirstLine = 0
     private var devicesSeen = 0
     private var chosen = false
-    private var framePending = false
 
     init(reader: LineReader) throws {
         self.reader = reader
@@ -164,7 +163,6 @@ public final class LibinputRecordReader: KernelEventSource {
         if phase == .events, indent > frameIndent, frameIndent >= 0, entry == .evdev {
             // The hot path: one event of the chosen device.
             if let event = parseEventItem(line, from: indent) {
-                framePending = event.type != EventCode.EV_SYN || event.code != EventCode.SYN_REPORT
                 lineNumber = reader.lineNumber
                 return event
             }
@@ -283,11 +281,7 @@ public final class LibinputRecordReader: KernelEventSource {
 
     private func finishFile() throws {
         if phase == .deviceHeader, !deviceText.isEmpty { try parseDeviceText(hasEvents: false) }
-        if framePending {
-            warnings.append(RecordingWarning(file: path, line: reader.lineNumber,
-                                             message: "the recording ends in the middle of a frame; replayed what it holds"))
-            framePending = false
-        }
+        // A last frame without SYN_REPORT is the replay's to report: it knows what was applied.
         if let declared = declaredDeviceCount, declared != devicesSeen {
             warnings.append(RecordingWarning(
                 file: path, line: nil,
@@ -299,7 +293,6 @@ public final class LibinputRecordReader: KernelEventSource {
     private func cutShort() {
         warnings.append(RecordingWarning(file: path, line: reader.lineNumber,
                                          message: "the recording ends in the middle of a line; replayed what it holds"))
-        framePending = false
         phase = .done
     }
 

@@ -77,6 +77,19 @@ import Testing
         return text + "bomb: {? *a9 : 1}\n"
     }()
 
+    /// One start names every bad line, not only the first.
+    @Test func everyBadLineIsReported() {
+        var settings = Settings()
+        do {
+            try settings.load(text: "screen: 1x1\nslop: 3\nslop-ish: 2\npolicy: sideways\n", path: "sheetd.yaml")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.line == 1)
+            #expect(error.others.map(\.line) == [3, 4])
+            #expect("\(error)".split(separator: "\n").map { $0.prefix(14) } == ["sheetd.yaml:1:", "sheetd.yaml:3:", "sheetd.yaml:4:"])
+        }
+    }
+
     @Test func atMostSixtyFourDetents() {
         var settings = Settings()
         let room = SheetConfiguration.maximumDetents - settings.engine.sheet.detents.count
