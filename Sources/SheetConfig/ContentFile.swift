@@ -34,11 +34,11 @@ public enum ContentFile {
         }
         var content = SheetContent()
         var itemLines: [Int?] = []
-        var seen: Set<String> = []
+        // Keys are plain and given once: `PlainYAML` refused the rest on their lines.
         for (keyNode, value) in mapping {
             let line = keyNode.mark?.line
-            guard case .scalar(let key) = keyNode, seen.insert(key.string).inserted else {
-                throw ConfigurationError(file: path, line: line, reason: "a content key must be a plain word, given once")
+            guard case .scalar(let key) = keyNode else {
+                throw ConfigurationError(file: path, line: line, reason: "a content key must be a plain word")
             }
             switch key.string {
             case "title":
