@@ -14,6 +14,12 @@ public struct DeviceFinding: Sendable, Equatable {
     public var notes: [String] = []
 
     public var usable: Bool { kind.isTouch && problems.isEmpty }
+
+    public init(node: String, name: String, kind: InputDeviceKind) {
+        self.node = node
+        self.name = name
+        self.kind = kind
+    }
 }
 
 /// Looks at every input device the way the service would meet it: the kind from sysfs, the
@@ -61,13 +67,22 @@ public struct Doctor: Sendable {
             finding.problems.append("udev has no record of it (\(record)): is systemd-udevd running? libinput needs its ID_INPUT properties")
             return finding
         }
+        Self.read(udevRecord: text, kind: kind, into: &finding)
+        return finding
+    }
+
+    /// What udev's record of a touch device (the `E:` properties and `G:`/`Q:` tags of
+    /// /run/udev/data/cMAJOR:MINOR) means for sheetd. libinput needs `ID_INPUT` and the kind's
+    /// property; the `sheetd` tag only lets udev start the service when the device appears, so
+    /// a device without it is still used by a running daemon.
+    public static func read(udevRecord text: String, kind: InputDeviceKind, into finding: inout DeviceFinding) {
         let lines = text.split(separator: "\n").map(String.init)
         let property = kind == .touchscreen ? "E:ID_INPUT_TOUCHSCREEN=1" : "E:ID_INPUT_TOUCHPAD=1"
         if !lines.contains("E:ID_INPUT=1") || !lines.contains(property) {
             finding.problems.append("udev did not mark it \(property.dropFirst(2)) and ID_INPUT=1, so libinput will not treat it as a \(kind.rawValue)")
         }
-        if !lines.contains("G:sheetd") && !lines.contains("Q:sheetd") {
-            finding.problems.append("not tagged `sheetd`: install 70-sheetd.rules and run `udevadm trigger --subsystem-match=input`")
+        if kind == .touchscreen, !lines.contains("G:sheetd"), !lines.contains("Q:sheetd") {
+            finding.notes.append("not tagged `sheetd`: a running sheetd uses it, but udev will not start sheetd.service when it appears (install 70-sheetd.rules and run `udevadm trigger --subsystem-match=input`)")
         }
         if let matrix = lines.first(where: { $0.hasPrefix("E:LIBINPUT_CALIBRATION_MATRIX=") }) {
             finding.notes.append("calibration \(matrix.dropFirst(2))")
@@ -75,6 +90,5 @@ public struct Doctor: Sendable {
         if let seat = lines.first(where: { $0.hasPrefix("E:ID_SEAT=") }) {
             finding.notes.append("seat \(seat.dropFirst("E:ID_SEAT=".count)) (sheetd --input udev:SEAT must match)")
         }
-        return finding
     }
 }
