@@ -10,7 +10,7 @@ UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 DATADIR ?= $(PREFIX)/share
 PYTHON ?= python3
 
-.PHONY: all build release test bench deps e2e e2e-deps install uninstall clean
+.PHONY: all build release test bench fuzz fuzz-build deps e2e e2e-deps install uninstall clean
 
 all: build
 
@@ -51,6 +51,20 @@ e2e: e2e-deps
 bench: release
 	$(SWIFT) build -c release --static-swift-stdlib --product sheet-bench
 	.build/release/sheet-bench --sheetctl .build/release/sheetctl --sheetd .build/release/sheetd
+
+# Fuzzing: every parser that takes outside bytes, under libFuzzer with address sanitizer, for
+# FUZZ_SECONDS each (CI: 60). Built apart in .build/fuzz (every module instrumented; the C of
+# libyaml too); linked with the toolchain's lld. Findings land in .build/fuzz/findings/.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+fuzz-build:
+	$(SWIFT) build -c release --scratch-path .build/fuzz --product sheet-fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DSHEETD_FUZZING \
+		-Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld
+
+fuzz: fuzz-build
+	Tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Binaries, the systemd units, sysusers.d and the udev rule. Afterwards:
 #   systemd-sysusers; udevadm control --reload; udevadm trigger --subsystem-match=input

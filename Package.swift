@@ -97,6 +97,15 @@ let package = Package(
         .executableTarget(name: "sheet-bench", dependencies: [
             "SheetReplay", "SheetRenderKit", "CAllocationCounter",
         ]),
+        // Fuzzing (`make fuzz`): every parser that takes outside bytes, driven by libFuzzer when
+        // built with -sanitize=fuzzer and -DSHEETD_FUZZING; otherwise it replays kept inputs.
+        .target(name: "CLibFuzzer"),
+        .executableTarget(name: "sheet-fuzz", dependencies: [
+            "SheetConfig", "SheetCore", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetReplay", "SheetServer", "CLibFuzzer",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ]),
         // Fixtures and temporary files for the test targets.
         .target(name: "SheetTestSupport", path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore"]),
@@ -106,6 +115,7 @@ let package = Package(
         .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         .testTarget(name: "SheetInputTests", dependencies: ["SheetInput"]),
+        .testTarget(name: "FuzzInputTests", dependencies: ["sheet-fuzz", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
             "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render",

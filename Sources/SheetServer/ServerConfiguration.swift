@@ -62,6 +62,13 @@ public struct PeerCredentials: Sendable, Equatable, CustomStringConvertible {
     /// Supplementary groups.
     public var groups: [gid_t]
 
+    public init(pid: pid_t, uid: uid_t, gid: gid_t, groups: [gid_t] = []) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+        self.groups = groups
+    }
+
     public var description: String { "pid \(pid) uid \(uid) gid \(gid)" }
 }
 

@@ -58,9 +58,11 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     private var stallTimer: Scheduled<Void>?
     private var conflated = 0
 
-    init(server: VarlinkServer, channel: Channel) {
+    /// `peer`: who is on the other end when the channel is not a socket that can say so.
+    init(server: VarlinkServer, channel: Channel, peer: PeerCredentials? = nil) {
         self.server = server
         self.channel = channel
+        self.peer = peer
     }
 
     private var logger: Logger { server.logger }
@@ -72,7 +74,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     func channelActive(context: ChannelHandlerContext) {
-        peer = Self.credentials(of: channel)
+        if let credentials = Self.credentials(of: channel) { peer = credentials }
         if let refusal = server.connectionOpened(self) {
             logger.warning("\(who): refused, \(refusal.reason)")
             finish(with: VarlinkReply.error(VarlinkErrorName.tooManyConnections, .object(["limit": .number(Double(refusal.limit))])),

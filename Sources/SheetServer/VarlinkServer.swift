@@ -81,6 +81,12 @@ public final class VarlinkServer: @unchecked Sendable {
         descriptionReplies = replies
     }
 
+    /// Serves a channel that is not one of the socket's (an `EmbeddedChannel` in tests and
+    /// fuzzing) as a connection from `peer`. Call on the channel's event loop, before it is active.
+    public func serve(_ channel: Channel, as peer: PeerCredentials) throws {
+        try channel.pipeline.syncOperations.addHandler(VarlinkConnection(server: self, channel: channel, peer: peer))
+    }
+
     /// Applies new limits (a reload) to connections from now on; those over a new limit stay.
     public func update(limits: ServerConfiguration) {
         eventLoop.execute { [self] in

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOEmbedded
+import SheetConfig
+import SheetCore
+import SheetProtocol
+import SheetRecordings
+import SheetRenderKit
+import SheetReplay
+import SheetServer
+
+/// The parsers that take bytes from outside, each driven the way the daemon and its tools use
+/// it, so that what one accepts also goes through what comes after it (a recording's device
+/// into the decoder and the engine, a call's parameters into the core).
+///
+/// An input may be refused with an error; nothing may trap, hang or take memory out of
+/// proportion to it. A target that finds a broken promise (not a refusal) stops the process.
+enum FuzzTarget: String, CaseIterable {
+    case evemu
+    case libinputRecord = "libinput-record"
+    case decoder
+    case json
+    case varlink
+    case configuration
+    case png
+
+    /// What the target is seeded with: files of the fixtures by extension.
+    var seedExtensions: [String] {
+        switch self {
+        case .evemu: ["evemu", "events", "desc"]
+        case .libinputRecord: ["yml"]
+        case .decoder: []
+        case .json: ["json"]
+        case .varlink: ["varlink"]
+        case .configuration: ["yaml"]
+        case .png: ["png"]
+        }
+    }
+
+    /// Makes what the target keeps across inputs.
+    func prepare() {
+        switch self {
+        case .varlink: _ = VarlinkHarness.shared
+        case .decoder: _ = Self.devices
+        default: break
+        }
+    }
+
+    func run(_ bytes: UnsafeRawBufferPointer) {
+        switch self {
+        case .evemu, .libinputRecord: Self.replay(Array(bytes))
+        case .decoder: Self.decode(bytes)
+        case .json: Self.json(Array(bytes))
+        case .varlink: VarlinkHarness.shared.serve(bytes)
+        case .configuration: Self.configuration(bytes)
+        case .png: Self.png(Array(bytes))
+        }
+    }
+
+    // MARK: Recordings
+
+    /// A recording read, decoded and replayed through the engine, as `sheetctl replay` does.
+    static func replay(_ bytes: [UInt8]) {
+        do {
+            let source = try Recording.open(bytes: bytes, name: "input")
+            var options = ReplayOptions()
+            options.touches = true
+            _ = try Replay.run(source: source, options: options, output: OutputBuffer())
+        } catch {
+            // Refused, with its reason: what the boundary is for.
+        }
+    }
+
+    /// The devices of the fixtures' recordings, for the decoder.
+    static let devices: [DeviceDescription] = {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Tests/Fixtures/traces").standardizedFileURL.path
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let found = names.sorted().compactMap { name -> DeviceDescription? in
+            guard !name.hasSuffix(".events"), !name.hasSuffix(".md") else { return nil }
+            return try? Recording.open("\(folder)/\(name)").device
+        }
+        precondition(!found.isEmpty, "no recordings in \(folder)")
+        return found
+    }()
+
+    /// Events straight into the decoder of one of the fixtures' devices, then the engine.
+    /// The first byte picks the device and the screen; then 9 bytes an event: a time step
+    /// (µs/16), a type, a code within the type's useful range, a value.
+    static func decode(_ bytes: UnsafeRawBufferPointer) {
+        guard let first = bytes.first else { return }
+        let device = devices[Int(first & 0x0f) % devices.count]
+        let screen = first & 0x10 == 0 ? ScreenSize.portraitFullHD : ScreenSize(widthInPixels: 64, heightInPixels: 16384, scale: 16)
+        var configuration = EngineConfiguration()
+        configuration.screen = screen
+        var decoder = MultitouchDecoder(device: device, screen: screen)
+        var engine = Engine(configuration: configuration)
+        var outputs: [EngineOutput] = []
+        var frame = TouchFrame(time: .zero, source: decoder.source)
+        engine.start(at: .zero, into: &outputs)
+        var time: Int64 = 0
+        var offset = 1
+        while offset + 9 <= bytes.count {
+            time += Int64(UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8) * 16
+            let kind = bytes[offset + 2] % 4
+            let rawCode = UInt16(bytes[offset + 3]) | UInt16(bytes[offset + 4]) << 8
+            var value: Int32 = 0
+            for index in 0..<4 { value |= Int32(bitPattern: UInt32(bytes[offset + 5 + index]) << (8 * UInt32(index))) }
+            offset += 9
+            let (type, code): (UInt16, UInt16) = switch kind {
+            case 0: (EventCode.EV_SYN, rawCode % 4)
+            case 1: (EventCode.EV_KEY, 0x140 + rawCode % 0x10)  // BTN_TOOL_* and BTN_TOUCH
+            default: (EventCode.EV_ABS, rawCode % 0x40)
+            }
+            let event = KernelEvent(time: Timestamp(microseconds: time), type: type, code: code, value: value)
+            if decoder.feed(event, into: &frame) {
+                if frame.isEmpty {
+                    engine.advance(to: frame.time, into: &outputs)
+                } else {
+                    engine.process(frame, into: &outputs)
+                    frame.removeAll()
+                }
+                check(outputs)
+                outputs.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// What the engine publishes must be drawable: finite numbers, dim within 0…1.
+    static func check(_ outputs: [EngineOutput]) {
+        for output in outputs {
+            guard case .sheet(let snapshot) = output else { continue }
+            guard snapshot.topInPixels.isFinite, snapshot.progress.isFinite, snapshot.velocityInPixelsPerSecond.isFinite,
+                  (0...1).contains(snapshot.dim) else {
+                fatalError("the engine published a state no renderer can draw: \(snapshot)")
+            }
+        }
+    }
+
+    // MARK: The wire
+
+    /// A message as a client or a daemon might send it: JSON, then each type read from it.
+    /// What the writer writes must read back and write the same bytes again.
+    static func json(_ bytes: [UInt8]) {
+        guard let value = try? JSONReader.parse(bytes) else { return }
+        var writer = JSONWriter()
+        writer.append(value)
+        guard let again = try? JSONReader.parse(writer.bytes) else {
+            fatalError("the writer wrote what the reader refuses: \(String(decoding: writer.bytes, as: UTF8.self))")
+        }
+        var second = JSONWriter()
+        second.append(again)
+        guard second.bytes == writer.bytes else {
+            fatalError("written twice, different bytes: \(String(decoding: writer.bytes, as: UTF8.self)) then \(String(decoding: second.bytes, as: UTF8.self))")
+        }
+        _ = try? VarlinkCall(message: bytes)
+        _ = try? VarlinkReply(message: bytes)
+        _ = try? MonitorUpdate(json: value)
+        _ = try? SheetState(json: value)
+        _ = try? ContentChange(json: value)
+        _ = try? DeviceReport(json: value)
+    }
+
+    // MARK: Files
+
+    static func configuration(_ bytes: UnsafeRawBufferPointer) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var settings = Settings()
+        try? settings.load(text: text, path: "sheetd.yaml")
+        _ = try? ContentFile.parse(text: text, path: "content.yaml")
+    }
+
+    static func png(_ bytes: [UInt8]) {
+        // A display of 1920×1080 allows a picture of 4× its pixels, as sheet-render does.
+        guard let picture = try? PNG.decode(bytes, maximumPixels: 4 * 1920 * 1080) else { return }
+        guard picture.rgb.count == picture.width * picture.height * 3 else {
+            fatalError("decoded \(picture.width)×\(picture.height) into \(picture.rgb.count) bytes")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import SheetCore
+import SheetProtocol
+import SheetRecordings
+import SheetReplay
+
+/// The corpus each target starts from, written into a folder per target: the fixtures'
+/// recordings, pictures and configurations, made-up recordings in both formats, the JSON lines
+/// a replay prints, and sessions of varlink calls.
+enum Seeds {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../..").standardizedFileURL.path
+
+    static func write(into folder: String) throws {
+        let manager = FileManager.default
+        for target in FuzzTarget.allCases {
+            try manager.createDirectory(atPath: "\(folder)/\(target.rawValue)", withIntermediateDirectories: true)
+        }
+        func put(_ target: FuzzTarget, _ name: String, _ bytes: [UInt8]) throws {
+            try Data(bytes).write(to: URL(fileURLWithPath: "\(folder)/\(target.rawValue)/\(name)"))
+        }
+        // Files of the project, by extension.
+        for source in ["Tests/Fixtures", "examples", "packaging"] {
+            guard let walker = manager.enumerator(atPath: "\(root)/\(source)") else { continue }
+            for case let relative as String in walker {
+                let path = "\(root)/\(source)/\(relative)"
+                let name = (relative as NSString).lastPathComponent
+                let ext = (name as NSString).pathExtension
+                guard let data = manager.contents(atPath: path) else { continue }
+                for target in FuzzTarget.allCases where target.seedExtensions.contains(ext) {
+                    // Pictures larger than a seed should be are left out; small ones are plenty.
+                    if target == .png, data.count > 64 * 1024 { continue }
+                    try put(target, name, Array(data))
+                }
+            }
+        }
+        // Made-up recordings: a drag and a flick, with a palm and a SYN_DROPPED.
+        var recording = SyntheticRecording()
+        recording.tap(x: 540, y: 1500)
+        recording.wait(0.3)
+        recording.stroke(slot: 0, from: (540, 1200), to: (540, 400), seconds: 0.25)
+        recording.wait(0.5)
+        recording.down(slot: 1, x: 300, y: 900)
+        recording.report()
+        recording.palm(slot: 1)
+        recording.report()
+        recording.dropped()
+        recording.up(slot: 1)
+        recording.report()
+        try put(.evemu, "synthetic.evemu", Array(recording.evemu().utf8))
+        try put(.libinputRecord, "synthetic.yml", Array(recording.libinputRecord().utf8))
+        // What a replay prints: states, gestures, touches, one JSON object a line.
+        let output = OutputBuffer()
+        var options = ReplayOptions()
+        options.touches = true
+        _ = try Replay.run(source: Recording.open(bytes: Array(recording.evemu().utf8), name: "synthetic"),
+                           options: options, output: output)
+        for (index, line) in output.text.split(separator: "\n").prefix(64).enumerated() {
+            try put(.json, "replay-\(index).json", Array(line.utf8))
+        }
+        try put(.json, "content.json", Array(#"{"title":"Menu","items":[{"id":"a","label":"A"},{"id":"b"}],"guarded":false}"#.utf8))
+        // Sessions of calls as clients make them.
+        let sessions: [[VarlinkCall]] = [
+            [VarlinkCall(method: "io.sheetd.Sheet.GetState"), VarlinkCall(method: "io.sheetd.Sheet.ListDevices"),
+             VarlinkCall(method: "org.varlink.service.GetInfo")],
+            [VarlinkCall(method: "org.varlink.service.GetInterfaceDescription", parameters: .object(["interface": .string("io.sheetd.Sheet")]))],
+            [VarlinkCall(method: "io.sheetd.Sheet.Present", parameters: .object(["detent": .string("expanded")])),
+             VarlinkCall(method: "io.sheetd.Sheet.SetDetent", parameters: .object(["detent": .string("half")])),
+             VarlinkCall(method: "io.sheetd.Sheet.Dismiss", parameters: .object(["force": .bool(true)]), oneway: true)],
+            [VarlinkCall(method: "io.sheetd.Sheet.SetScreen", parameters: .object(["width": .number(64), "height": .number(16384), "scale": .number(16)])),
+             VarlinkCall(method: "io.sheetd.Sheet.Present")],
+            [VarlinkCall(method: "io.sheetd.Sheet.SetContent", parameters: .object([
+                "title": .string("Menu"), "guarded": .bool(true),
+                "items": .array([.object(["id": .string("a"), "label": .string("A")]), .object(["id": .string("b")])])])),
+             VarlinkCall(method: "io.sheetd.Sheet.GetContent"), VarlinkCall(method: "io.sheetd.Sheet.Dismiss")],
+            [VarlinkCall(method: "io.sheetd.Sheet.GetState"), VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true)],
+        ]
+        for (index, calls) in sessions.enumerated() {
+            // The first byte sets how the bytes are cut into reads.
+            try put(.varlink, "session-\(index).varlink", [UInt8(index * 40)] + calls.flatMap { $0.encoded() })
+        }
+        // A few frames of events in the decoder's own encoding, for each device.
+        for device in 0..<FuzzTarget.devices.count {
+            var bytes: [UInt8] = [UInt8(device)]
+            func event(_ step: UInt16, _ kind: UInt8, _ code: UInt16, _ value: Int32) {
+                bytes += [UInt8(step & 0xff), UInt8(step >> 8), kind, UInt8(code & 0xff), UInt8(code >> 8)]
+                bytes += withUnsafeBytes(of: value.littleEndian, Array.init)
+            }
+            event(0, 2, 0x2f, 0); event(0, 2, 0x39, 1); event(0, 2, 0x35, 500); event(0, 2, 0x36, 900)
+            event(0, 1, 0x0a, 1); event(0, 0, 0, 0)
+            for step in 1...20 {
+                event(500, 2, 0x36, Int32(900 - step * 30)); event(0, 0, 0, 0)
+            }
+            event(500, 2, 0x39, -1); event(0, 1, 0x0a, 0); event(0, 0, 0, 0)
+            try put(.decoder, "drag-\(device).events", bytes)
+        }
+    }
+}

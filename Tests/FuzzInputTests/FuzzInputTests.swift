@@ -1,0 +1,38 @@
+import Foundation
+import SheetTestSupport
+import Testing
+
+/// The fuzz targets, built without libFuzzer, run over their seeds and over the inputs kept in
+/// Tests/Fixtures/fuzz/TARGET (each a finding of `make fuzz`, fixed): none may fail again.
+struct FuzzInputTests {
+    static let targets = ["evemu", "libinput-record", "decoder", "json", "varlink", "configuration", "png"]
+
+    @Test(arguments: targets)
+    func seedsAndKeptInputsPass(target: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fuzz = builtExecutable("sheet-fuzz").path
+        #expect(try run(fuzz, ["--seeds", folder.path]).status == 0)
+        var inputs = [folder.appendingPathComponent(target).path]
+        let kept = fixtures.appendingPathComponent("fuzz/\(target)").path
+        if FileManager.default.fileExists(atPath: kept) { inputs.append(kept) }
+        let result = try run(fuzz, [target] + inputs)
+        #expect(result.status == 0, "\(result.output)")
+        let seeds = try FileManager.default.contentsOfDirectory(atPath: inputs[0]).count
+        #expect(seeds > 0)
+        #expect(result.output.hasPrefix("\(target): "), "\(result.output)")
+    }
+
+    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+}
