@@ -9,18 +9,22 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 DATADIR ?= $(PREFIX)/share
 PYTHON ?= python3
+# The test clients' Python packages live in a virtual environment of the project's own:
+# Debian 12 refuses `pip install` into the system Python (PEP 668).
+VENV ?= .build/venv
 
 .PHONY: all build release test bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean
 
 all: build
 
 # The Debian packages (libinput, libudev, systemd-analyze) and the Python packages (a varlink
-# client by someone else, for the tests) the project needs.
+# client by someone else, for the tests, in $(VENV)) the project needs.
 DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/debian-packages 2>/dev/null)
 
 deps:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES)
-	$(PYTHON) -m pip install -q --disable-pip-version-check -r packaging/python-requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r packaging/python-requirements.txt
 
 build:
 	$(SWIFT) build

@@ -107,7 +107,11 @@ public final class VarlinkServer: @unchecked Sendable {
             .childChannelOption(.writeBufferWaterMark,
                                 value: .init(low: configuration.writeBufferHighWaterMark / 2,
                                              high: configuration.writeBufferHighWaterMark))
-            .childChannelOption(.maxMessagesPerRead, value: 4)
+            // One read of at most 8 KiB a loop turn: a client's backlog stays in the kernel,
+            // so one that floods is answered a read's worth of calls and then the loop polls
+            // everyone else (calls queued from one read are answered within the same turn).
+            .childChannelOption(.maxMessagesPerRead, value: 1)
+            .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 8192))
             .childChannelInitializer { [unowned self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let connection = VarlinkConnection(server: self, channel: channel)

@@ -23,10 +23,11 @@ enum Generated {
         return try temporaryFile("flick-down.evemu", r.evemu())
     }
 
-    /// Many slow drags up and down, `seconds` long: a long stream of dragging states.
+    /// Many slow drags up and down, at most `seconds` long: a long stream of dragging states.
     static func longDrags(seconds: Int) throws -> String {
         var r = SyntheticRecording()
-        for _ in 0..<(seconds / 2) {
+        // A drag up and one down: 2 × (0.9 s moving, 0.05 s held, 0.1 s apart).
+        for _ in 0..<Int(Double(seconds) / 2.1) {
             r.stroke(from: (540, 1000), to: (540, 400), seconds: 0.9, holdSeconds: 0.05)
             r.wait(0.1)
             r.stroke(from: (540, 400), to: (540, 1000), seconds: 0.9, holdSeconds: 0.05)
@@ -245,7 +246,7 @@ struct DaemonTests {
         let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python_varlink_client.py")
-        let result = try runTool("", [script.path, daemon.socketPath], prefix: ["/usr/bin/env", "python3"])
+        let result = try runTool("", [script.path, daemon.socketPath], prefix: [testPython])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("GetInfo ok"))
         #expect(result.stdout.contains("GetState ok: resting half"))
@@ -281,7 +282,7 @@ enum LibinputClock {
         let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python_content_client.py")
-        let result = try runTool("", [script.path, daemon.socketPath], prefix: ["/usr/bin/env", "python3"])
+        let result = try runTool("", [script.path, daemon.socketPath], prefix: [testPython])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         for check in ["SetContent/GetContent ok", "bad content refused ok", "guarded Dismiss refused ok", "forced Dismiss ok"] {
             #expect(result.stdout.contains(check), "\(result.stdout)\(result.stderr)")

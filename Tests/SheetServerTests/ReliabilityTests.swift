@@ -97,6 +97,44 @@ struct ReliabilityTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// One client that floods calls and reads every reply used to push everyone else's p50 to
+    /// 207 ms: its backlog was answered before anyone else's call. Now it gets its share of a
+    /// loop turn (16 calls) and the others theirs: a GetState sent in the middle of the flood is
+    /// answered after at most a few turns of the flooder's replies, not after its backlog.
+    @Test func aClientThatFloodsAndReadsTakesOnlyItsShare() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        // One thread writes the flood while another reads the replies: the writer touches only
+        // the socket, the reader only the reply buffer.
+        nonisolated(unsafe) let flooder = try daemon.client()
+        let calls = 40_000
+        let call = VarlinkCall(method: "org.varlink.service.GetInfo").encoded()
+        let answered = Counter()
+        let reader = Thread {
+            for _ in 0..<calls {
+                guard (try? flooder.connection.readReply()) != nil else { return }
+                answered.add(1)
+            }
+            answered.add(0)
+        }
+        reader.start()
+        let writer = Thread { _ = try? flooder.connection.sendRaw(Array([[UInt8]](repeating: call, count: calls).joined())) }
+        writer.start()
+        // Once the flood is being answered, a fresh client asks for the state.
+        answered.wait(for: 1_000) { reader.isFinished }
+        let other = try daemon.client()
+        let sent = answered.value
+        #expect(try other.state().detent == "half")
+        let meanwhile = answered.value - sent
+        print("flood: the flooder got \(meanwhile) replies while one GetState waited")
+        // What it gets meanwhile is mostly replies already in the socket's buffers: about 170
+        // here; 8,230 when a client's whole read-ahead was answered before the loop polled again.
+        #expect(meanwhile < 1_000, "the flooder got \(meanwhile) replies while one GetState waited")
+        #expect(answered.value < calls, "the GetState waited for the whole flood")
+        answered.wait(for: calls) { reader.isFinished }
+        #expect(daemon.stop() == 0)
+    }
+
     /// 256 connections that never called anything used to hold every slot for ever.
     @Test func idleConnectionsAreClosedAndOneUserCannotTakeEverySlot() throws {
         let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max", "--client-idle-timeout", "0.3",
@@ -115,7 +153,7 @@ struct ReliabilityTests {
         // Another user still gets in.
         if getuid() == 0 {
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("python_peer_client.py")
-            let other = try runTool("", [script.path, "nobody", daemon.socketPath], prefix: ["/usr/bin/env", "python3"])
+            let other = try runTool("", [script.path, "nobody", daemon.socketPath], prefix: [testPython])
             #expect(other.stdout == "ok\n", "\(other.stdout)\(other.stderr)")
         }
         // The idle ones are closed; the subscriber is not idle and still follows the sheet.
@@ -139,7 +177,7 @@ struct ReliabilityTests {
         let users = getgrnam("users")!.pointee.gr_gid
         // A member of `users` connects and exits; a process without the group holds the
         // connection: it may control, as the connection was made by a member.
-        let handed = try runTool("", [script.path, "handed", daemon.socketPath, "\(users)"], prefix: ["/usr/bin/env", "python3"])
+        let handed = try runTool("", [script.path, "handed", daemon.socketPath, "\(users)"], prefix: [testPython])
         #expect(handed.stdout == "ok\n", "\(handed.stdout)\(handed.stderr)")
         #expect(try daemon.client().state().target ?? daemon.client().state().detent == "expanded")
         // `nobody` without the group is refused, and told which group to join.
@@ -212,4 +250,18 @@ func residentKiB(_ pid: pid_t) throws -> Int {
         throw DaemonTestError("no VmRSS for \(pid)")
     }
     return kib
+}
+
+/// A counter two threads share, and a wait for it to reach a value.
+final class Counter: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var count = 0
+    var value: Int { condition.lock(); defer { condition.unlock() }; return count }
+    func add(_ amount: Int) { condition.lock(); count += amount; condition.broadcast(); condition.unlock() }
+    /// Waits until the count reaches `target`, or `done` says it never will.
+    func wait(for target: Int, unless done: @escaping () -> Bool) {
+        condition.lock()
+        while count < target, !done() { _ = condition.wait(until: Date().addingTimeInterval(0.1)) }
+        condition.unlock()
+    }
 }

@@ -96,6 +96,14 @@ struct DaemonTestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// The Python that runs the test clients: the project's virtual environment (`make deps` makes
+/// it in .build/venv with packaging/python-requirements.txt), or the system's when there is none.
+let testPython: String = {
+    let venv = fixtures.deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/venv/bin/python3").path
+    return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
+}()
+
 /// Runs a built executable of this package and collects what it prints.
 func runTool(_ name: String, _ arguments: [String], prefix: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
