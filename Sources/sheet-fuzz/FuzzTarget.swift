@@ -85,57 +85,33 @@ enum FuzzTarget: String, CaseIterable {
         return found
     }()
 
-    /// Events straight into the decoder of one of the fixtures' devices, then the engine.
-    /// The first byte picks the device and the screen; then 9 bytes an event: a time step
-    /// (µs/16), a type, a code within the type's useful range, a value.
+    /// Events straight into the decoder of one of the fixtures' devices, replayed through the
+    /// engine as `sheetctl replay` does, each published state checked. The first byte picks
+    /// the device and the screen; then 9 bytes an event: a time step (µs/16), a type, a code
+    /// within the type's useful range, a value.
     static func decode(_ bytes: UnsafeRawBufferPointer) {
         guard let first = bytes.first else { return }
-        let device = devices[Int(first & 0x0f) % devices.count]
-        let screen = first & 0x10 == 0 ? ScreenSize.portraitFullHD : ScreenSize(widthInPixels: 64, heightInPixels: 16384, scale: 16)
-        var configuration = EngineConfiguration()
-        configuration.screen = screen
-        var decoder = MultitouchDecoder(device: device, screen: screen)
-        var engine = Engine(configuration: configuration)
-        var outputs: [EngineOutput] = []
-        var frame = TouchFrame(time: .zero, source: decoder.source)
-        engine.start(at: .zero, into: &outputs)
-        var time: Int64 = 0
-        var offset = 1
-        while offset + 9 <= bytes.count {
-            time += Int64(UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8) * 16
-            let kind = bytes[offset + 2] % 4
-            let rawCode = UInt16(bytes[offset + 3]) | UInt16(bytes[offset + 4]) << 8
-            var value: Int32 = 0
-            for index in 0..<4 { value |= Int32(bitPattern: UInt32(bytes[offset + 5 + index]) << (8 * UInt32(index))) }
-            offset += 9
-            let (type, code): (UInt16, UInt16) = switch kind {
-            case 0: (EventCode.EV_SYN, rawCode % 4)
-            case 1: (EventCode.EV_KEY, 0x140 + rawCode % 0x10)  // BTN_TOOL_* and BTN_TOUCH
-            default: (EventCode.EV_ABS, rawCode % 0x40)
-            }
-            let event = KernelEvent(time: Timestamp(microseconds: time), type: type, code: code, value: value)
-            if decoder.feed(event, into: &frame) {
-                if frame.isEmpty {
-                    engine.advance(to: frame.time, into: &outputs)
-                } else {
-                    engine.process(frame, into: &outputs)
-                    frame.removeAll()
-                }
-                check(outputs)
-                outputs.removeAll(keepingCapacity: true)
-            }
+        var options = ReplayOptions()
+        if first & 0x10 != 0 { options.engine.screen = ScreenSize(widthInPixels: 64, heightInPixels: 16384, scale: 16) }
+        let source = EncodedEvents(bytes, device: devices[Int(first & 0x0f) % devices.count])
+        do {
+            _ = try Replay.run(source: source, options: options, output: OutputBuffer()) { frame in check(frame.sheet) }
+        } catch {
+            // The replay ended early: only what the observer throws, and it traps instead.
         }
     }
 
     /// What the engine publishes must be drawable: finite numbers, dim within 0…1.
-    static func check(_ outputs: [EngineOutput]) {
-        for output in outputs {
-            guard case .sheet(let snapshot) = output else { continue }
-            guard snapshot.topInPixels.isFinite, snapshot.progress.isFinite, snapshot.velocityInPixelsPerSecond.isFinite,
-                  (0...1).contains(snapshot.dim) else {
-                fatalError("the engine published a state no renderer can draw: \(snapshot)")
-            }
+    static func check(_ snapshot: SheetSnapshot) {
+        guard snapshot.topInPixels.isFinite, snapshot.progress.isFinite, snapshot.velocityInPixelsPerSecond.isFinite,
+              (0...1).contains(snapshot.dim) else {
+            fatalError("the engine published a state no renderer can draw: \(snapshot)")
         }
+    }
+
+    /// The states among `outputs` must be drawable.
+    static func check(_ outputs: [EngineOutput]) {
+        for case .sheet(let snapshot) in outputs { check(snapshot) }
     }
 
     // MARK: The wire
@@ -177,5 +153,39 @@ enum FuzzTarget: String, CaseIterable {
         guard picture.rgb.count == picture.width * picture.height * 3 else {
             fatalError("decoded \(picture.width)×\(picture.height) into \(picture.rgb.count) bytes")
         }
+    }
+}
+
+/// The decoder target's events as a recording: 9 bytes an event after the first.
+final class EncodedEvents: KernelEventSource {
+    let path = "input"
+    let device: DeviceDescription
+    let ignoredDevices: [DeviceDescription] = []
+    let warnings: [RecordingWarning] = []
+    private let bytes: [UInt8]
+    private var offset = 1
+    private var time: Int64 = 0
+
+    init(_ bytes: UnsafeRawBufferPointer, device: DeviceDescription) {
+        self.bytes = Array(bytes)
+        self.device = device
+    }
+
+    var bytesRead: Int { offset }
+    var lineNumber: Int { (offset - 1) / 9 }
+
+    func next() -> KernelEvent? {
+        guard offset + 9 <= bytes.count else { return nil }
+        defer { offset += 9 }
+        time += Int64(UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8) * 16
+        let rawCode = UInt16(bytes[offset + 3]) | UInt16(bytes[offset + 4]) << 8
+        var value: Int32 = 0
+        for index in 0..<4 { value |= Int32(bitPattern: UInt32(bytes[offset + 5 + index]) << (8 * UInt32(index))) }
+        let (type, code): (UInt16, UInt16) = switch bytes[offset + 2] % 4 {
+        case 0: (EventCode.EV_SYN, rawCode % 4)
+        case 1: (EventCode.EV_KEY, 0x140 + rawCode % 0x10)  // BTN_TOOL_* and BTN_TOUCH
+        default: (EventCode.EV_ABS, rawCode % 0x40)
+        }
+        return KernelEvent(time: Timestamp(microseconds: time), type: type, code: code, value: value)
     }
 }
