@@ -13,7 +13,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release test bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean
+.PHONY: all build release test demo bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean
 
 all: build
 
@@ -21,9 +21,18 @@ all: build
 # client by someone else, for the tests, in $(VENV)) the project needs.
 DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/debian-packages 2>/dev/null)
 
+# apt-get runs (through sudo when not root) only when a package is missing, so `make demo` and
+# `make test` set a fresh machine up and cost nothing once it is.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 deps:
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES)
-	$(PYTHON) -m venv $(VENV)
+	@missing=$$(for package in $(DEBIAN_PACKAGES); do \
+		dpkg-query -W -f='$${db:Status-Status}' $$package 2>/dev/null | grep -qx installed || echo $$package; done); \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing" $$missing; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+	[ -x $(VENV)/bin/pip ] || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r packaging/python-requirements.txt
 
 build:
@@ -33,8 +42,12 @@ build:
 release:
 	$(SWIFT) build -c release --static-swift-stdlib
 
-test:
+test: deps
 	$(SWIFT) test
+
+# The daemon on a bundled recording, with a watcher that waits for its socket (examples/demo).
+demo: deps release
+	examples/demo
 
 # End to end on a real kernel: a QEMU VM (software emulation) boots the host's Debian kernel
 # with the host's root read-only and runs sheetd on libinput's udev backend against uinput

@@ -155,8 +155,25 @@ public final class SheetClient {
     public static let defaultSocketPath = "/run/sheetd/io.sheetd.Sheet"
     public let connection: VarlinkClientConnection
 
+    /// The environment variable that names the daemon's socket for every client command.
+    public static let socketVariable = "SHEETD_SOCKET"
+
+    /// The socket a client talks to: `explicit` when given, else `$SHEETD_SOCKET` when set and
+    /// not empty, else `/run/sheetd/io.sheetd.Sheet`.
+    public static func socketPath(_ explicit: String? = nil) -> String {
+        if let explicit { return explicit }
+        if let value = getenv(socketVariable), value.pointee != 0 { return String(cString: value) }
+        return defaultSocketPath
+    }
+
     public init(path: String = SheetClient.defaultSocketPath, timeoutSeconds: Double? = nil) throws(ClientError) {
         connection = try VarlinkClientConnection(path: path, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// Connects, waiting up to `waitingUpTo` seconds (nil: for ever) for a daemon that is not
+    /// there yet (`VarlinkClientConnection.waitingConnection(path:waitingUpTo:)`).
+    public init(path: String, waitingUpTo seconds: Double?) throws(ClientError) {
+        connection = try VarlinkClientConnection.waitingConnection(path: path, waitingUpTo: seconds)
     }
 
     private func method(_ name: String, _ parameters: [String: JSONValue] = [:]) throws(ClientError) -> JSONValue {

@@ -36,17 +36,15 @@ public final class SheetSubscription {
     /// How long to wait between attempts when no inotify event comes first.
     public let retryMilliseconds: Int32
     private var phase: Phase = .away(reported: false)
-    private var notifications: Int32 = -1
-    private var watching = false
+    private let folderWatch: SocketFolderWatch
     private var nextAttempt: Int64 = 0
 
     public init(path: String = SheetClient.defaultSocketPath, retryMilliseconds: Int32 = 1000) {
         precondition(retryMilliseconds > 0, "a retry interval must be positive")
         self.path = path
         self.retryMilliseconds = retryMilliseconds
+        folderWatch = SocketFolderWatch(path: path)
     }
-
-    deinit { if notifications >= 0 { close(notifications) } }
 
     /// Whether a `Monitor` stream is open.
     public var isFollowing: Bool {
@@ -91,11 +89,11 @@ public final class SheetSubscription {
                     nextAttempt = now + Int64(retryMilliseconds)
                     do {
                         let connection = try VarlinkClientConnection(path: path)
-                        stopWatching()
+                        folderWatch.stop()
                         phase = .connected(connection)
                         return .connected
                     } catch {
-                        watchFolder()
+                        folderWatch.start()
                         if !reported {
                             phase = .away(reported: true)
                             return .disconnected(error)
@@ -111,8 +109,8 @@ public final class SheetSubscription {
             case .following(let connection):
                 polled.append(pollfd(fd: connection.fileDescriptor, events: Int16(POLLIN), revents: 0))
             case .away:
-                if notifications >= 0 && watching {
-                    polled.append(pollfd(fd: notifications, events: Int16(POLLIN), revents: 0))
+                if folderWatch.isWatching {
+                    polled.append(pollfd(fd: folderWatch.descriptor, events: Int16(POLLIN), revents: 0))
                 }
                 waitUntil = min(waitUntil, nextAttempt)
             case .connected:
@@ -132,7 +130,7 @@ public final class SheetSubscription {
                 case .following(let connection):
                     do { try connection.receive() } catch { return lost(error) }
                 case .away:
-                    drainNotifications()
+                    folderWatch.drain()
                     // Something happened in the folder: try now rather than at the timer.
                     nextAttempt = 0
                 case .connected:
@@ -156,37 +154,9 @@ public final class SheetSubscription {
         // The daemon is going away right now: its socket may still be there for a moment, so
         // watch the folder and let the timer or a new socket decide the next attempt.
         nextAttempt = Self.nowMilliseconds() + Int64(retryMilliseconds)
-        watchFolder()
+        folderWatch.start()
         return .disconnected(error)
     }
 
-    /// Watches the socket's folder for a socket appearing. Quietly nothing if the folder does
-    /// not exist yet; the retry timer covers that.
-    private func watchFolder() {
-        if notifications < 0 {
-            notifications = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-            if notifications < 0 { return }
-        }
-        if watching { return }
-        let folder = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
-        watching = inotify_add_watch(notifications, folder, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB)) >= 0
-    }
-
-    private func stopWatching() {
-        guard notifications >= 0 else { return }
-        close(notifications)
-        notifications = -1
-        watching = false
-    }
-
-    private func drainNotifications() {
-        var scratch = [UInt8](repeating: 0, count: 4096)
-        while scratch.withUnsafeMutableBytes({ read(notifications, $0.baseAddress, $0.count) }) > 0 {}
-    }
-
-    static func nowMilliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
+    static func nowMilliseconds() -> Int64 { VarlinkClientConnection.nowMilliseconds() }
 }

@@ -20,7 +20,9 @@ public enum SheetInterface {
     # screen, velocity is the card's in pixels per second (positive downwards): the
     # finger's while dragging (slowed by the rubber band past the top, as of the last
     # motion) and the animation's while settling. progress is 0 when hidden and 1 when
-    # expanded, dim is the dim's opacity. cause says what moved it last.
+    # expanded, dim is the dim's opacity. cause says what moved it last. inputActive: a
+    # finger is down, or a recording the daemon plays has frames still to come; the sheet
+    # may move without a call while it holds (resting and not inputActive: idle).
     type State (
       state: (resting, dragging, settling),
       detent: ?string,
@@ -31,6 +33,7 @@ public enum SheetInterface {
       velocity: float,
       screen: Screen,
       cause: (initial, user, animation, command),
+      inputActive: bool,
       detents: []DetentPosition,
       list: ?List
     )

@@ -61,14 +61,23 @@ public struct SheetState: Sendable, Equatable {
     public var detents: [DetentPosition]
     /// The list in the card, while the sheet has content.
     public var list: ListState?
+    /// Input is under way: a finger is down, or a recording the daemon plays has frames still
+    /// to come. The sheet may move without a call while this holds.
+    public var inputActive: Bool
 
     /// Nothing moves: the sheet rests and its list, if any, is settled.
     public var isAtRest: Bool { phase == .resting && (list?.isSettled ?? true) }
 
+    /// Nothing moves and nothing will until a new touch or a call: at rest, with no input
+    /// under way.
+    public var isIdle: Bool { isAtRest && !inputActive }
+
     public init(phase: SheetPhase, detent: String?, target: String?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
-                screen: ScreenGeometry, mover: SheetMover, detents: [DetentPosition], list: ListState? = nil) {
+                screen: ScreenGeometry, mover: SheetMover, detents: [DetentPosition], list: ListState? = nil,
+                inputActive: Bool = false) {
         self.list = list
+        self.inputActive = inputActive
         self.phase = phase
         self.detent = detent
         self.target = target
@@ -177,7 +186,9 @@ extension SheetState {
         w.append(screen.scale, decimals: 4)
         w.append("},\"cause\":\"")
         w.appendRaw(mover.rawValue)
-        w.append("\",\"detents\":[")
+        w.append("\",\"inputActive\":")
+        w.append(inputActive ? "true" : "false")
+        w.append(",\"detents\":[")
         for (index, detent) in detents.enumerated() {
             if index > 0 { w.append(UInt8(ascii: ",")) }
             w.append("{\"name\":")
@@ -315,6 +326,7 @@ extension SheetState {
     public init(json: JSONValue) throws(ProtocolError) {
         guard let phase = SheetPhase(rawValue: try text(json, "state")) else { throw ProtocolError("unknown state") }
         guard let mover = SheetMover(rawValue: try text(json, "cause")) else { throw ProtocolError("unknown cause") }
+        guard let inputActive = try field(json, "inputActive").boolValue else { throw ProtocolError("field \"inputActive\" is not a boolean") }
         let screen = try field(json, "screen")
         var detents: [DetentPosition] = []
         if case .array(let list)? = json["detents"] {
@@ -329,7 +341,8 @@ extension SheetState {
                   screen: ScreenGeometry(width: try side(screen, "width"), height: try side(screen, "height"),
                                          scale: try number(screen, "scale", in: ScreenSize.scaleRange)),
                   mover: mover, detents: detents,
-                  list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) })
+                  list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
+                  inputActive: inputActive)
     }
 }
 
@@ -369,7 +382,7 @@ extension SheetState {
     /// The core's snapshot (and its list's) as the wire carries them: pixels, names, items by
     /// id from `content`; `detents` as the screen places them.
     public init(_ snapshot: SheetSnapshot, list: ListSnapshot?, configuration: EngineConfiguration, content: SheetContent,
-                detents: [DetentPosition]) {
+                detents: [DetentPosition], inputActive: Bool) {
         let scale = configuration.screen.scale
         let phase: SheetPhase = switch snapshot.state {
         case .resting: .resting
@@ -387,6 +400,7 @@ extension SheetState {
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
             screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
             mover: mover, detents: detents,
-            list: list.map { ListState($0, layout: configuration.list, content: content, scale: scale) })
+            list: list.map { ListState($0, layout: configuration.list, content: content, scale: scale) },
+            inputActive: inputActive)
     }
 }

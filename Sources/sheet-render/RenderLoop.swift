@@ -24,7 +24,6 @@ final class RenderLoop {
     private var latest: MonitorUpdate?
     private var drawn: MonitorUpdate?
     private var queued: (update: MonitorUpdate, rows: Range<Int>?)?
-    private var sawMotion = false
     private var announced = false
     /// The content the states place, fetched on a connection of its own (the subscription's
     /// is taken by `Monitor`) when the swaps on the stream do not account for the revision.
@@ -126,8 +125,7 @@ final class RenderLoop {
     /// Logs a frame that reached the output; true when it is the rest `--until-rest` waits for.
     private func recorded(_ update: MonitorUpdate, shown: Int64, rows: Range<Int>?) throws(RenderError) -> Bool {
         try frames?.record(update, backend: backend.name, shown: shown, rows: rows)
-        if !update.state.isAtRest { sawMotion = true }
-        return untilRest && sawMotion && update.state.isAtRest
+        return untilRest && update.state.isIdle
     }
 
     /// Asks the daemon for its content (items in the list's order). A daemon that does not

@@ -23,8 +23,9 @@ struct SheetRender: ParsableCommand {
     @Option(help: "auto (drm, then fbdev), drm, fbdev, term or png.")
     var backend: String = "auto"
 
-    @Option(help: "The daemon's socket.")
-    var socket: String = SheetClient.defaultSocketPath
+    @Option(help: ArgumentHelp("The daemon's socket (default: $SHEETD_SOCKET, else \(SheetClient.defaultSocketPath)).",
+                               valueName: "path"))
+    var socket: String?
 
     @Option(help: "drm: the card (default: the first with a connected display); fbdev: the framebuffer (default /dev/fb0).")
     var device: String?
@@ -50,7 +51,7 @@ struct SheetRender: ParsableCommand {
     @Option(name: .customLong("frame-log"), help: "Write one JSON line per frame shown to this file: the update, and when it reached the output.")
     var frameLog: String?
 
-    @Flag(name: .customLong("until-rest"), help: "Exit once the sheet comes to rest after moving.")
+    @Flag(name: .customLong("until-rest"), help: "Exit once a frame shows nothing moving: the sheet at rest, no finger down, no replayed input to come (the first frame, when that is so already).")
     var untilRest = false
 
     func validate() throws {
@@ -83,7 +84,7 @@ struct SheetRender: ParsableCommand {
             let looks = try Looks(backgroundPath: background)
             let frames = try frameLog.map { path throws(RenderError) in try FrameLog(path: path) }
             let output = try makeBackend(looks: looks, log: log)
-            let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socket), signals: signalDescriptor,
+            let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: SheetClient.socketPath(socket)), signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, log: log)
             status = loop.run()
         } catch {

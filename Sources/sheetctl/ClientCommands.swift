@@ -7,18 +7,46 @@ import SheetProtocol
 import Glibc
 #endif
 
-/// Where the daemon listens.
+/// Where the daemon listens, and whether to wait for it.
 struct SocketOption: ParsableArguments {
-    @Option(help: "The daemon's socket.")
-    var socket: String = SheetClient.defaultSocketPath
+    @Option(help: ArgumentHelp("The daemon's socket (default: $SHEETD_SOCKET, else \(SheetClient.defaultSocketPath)).",
+                               valueName: "path"))
+    var socket: String?
 
-    /// Connects, or exits 69 saying why.
+    @Option(name: .customLong("wait"),
+            help: ArgumentHelp("--wait[=SECONDS]: wait for the daemon's socket to appear and answer, for ever or up to SECONDS.",
+                               valueName: "seconds"))
+    var wait: WaitLimit?
+
+    var path: String { SheetClient.socketPath(socket) }
+
+    /// Connects (waiting when asked), or exits 69 saying why.
     func connect() throws -> SheetClient {
         do {
-            return try SheetClient(path: socket)
+            if let wait { return try SheetClient(path: path, waitingUpTo: wait.seconds) }
+            return try SheetClient(path: path)
         } catch {
-            printError("sheetctl: \(error)")
+            printError("sheetctl: \(error)\(wait.map { $0.seconds.map { " (waited \(format($0, 1)) s)" } ?? "" } ?? "")")
             throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+}
+
+/// How long `--wait` waits: SECONDS, or for ever (a bare `--wait`, which `SheetCtl.main`
+/// hands to the parser as `--wait=forever`).
+struct WaitLimit: ExpressibleByArgument {
+    /// nil: for ever.
+    var seconds: Double?
+
+    static let forever = "forever"
+
+    init?(argument: String) {
+        if argument == Self.forever {
+            seconds = nil
+        } else if let value = Double(argument), value.isFinite, value >= 0, value <= 86_400 {
+            seconds = value
+        } else {
+            return nil
         }
     }
 }
@@ -86,8 +114,13 @@ struct WatchCommand: ParsableCommand {
     @Option(help: "Stop after this many updates.")
     var count: Int?
 
-    @Flag(name: .customLong("until-rest"), help: "Stop at the first update (after the first) that rests.")
+    @Flag(name: .customLong("until-rest"),
+          help: "Stop once nothing moves: the sheet rests, no finger is down and no replayed input is to come (at once when it is so already).")
     var untilRest = false
+
+    @Flag(name: .customLong("until-next-rest"),
+          help: "Stop at the next rest after a change: for a script that starts watching, then makes something happen.")
+    var untilNextRest = false
 
     func validate() throws {
         guard format == "json" || format == "text" else { throw ValidationError("--format wants json or text; got `\(format)`") }
@@ -111,7 +144,8 @@ struct WatchCommand: ParsableCommand {
                 }
                 seen += 1
                 if let count, seen >= count { return false }
-                if untilRest, seen > 1, update.state.isAtRest { return false }
+                if untilRest, update.state.isIdle { return false }
+                if untilNextRest, seen > 1, update.state.isIdle { return false }
                 return true
             }
         }

@@ -40,9 +40,9 @@ struct DoctorCommand: ParsableCommand {
             try writeLine(Array("no usable touchscreen or touchpad".utf8))
         }
         do {
-            let client = try SheetClient(path: connection.socket)
+            let client = try SheetClient(path: connection.path)
             let state = try client.state()
-            try writeLine(Array("daemon: answers on \(connection.socket); sheet \(describe(state))".utf8))
+            try writeLine(Array("daemon: answers on \(connection.path); sheet \(describe(state))".utf8))
         } catch {
             healthy = false
             try writeLine(Array("daemon: \(error)".utf8))

@@ -18,7 +18,8 @@ struct SheetCtl: AsyncParsableCommand {
     /// As ArgumentParser runs a command, but a first word that is no subcommand gets the
     /// nearest one suggested (`sheetctl dismis` → `dismiss`).
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        // `--wait[=SECONDS]`: a bare `--wait` waits for ever.
+        let arguments = CommandLine.arguments.dropFirst().map { $0 == "--wait" ? "--wait=\(WaitLimit.forever)" : $0 }
         if let word = arguments.first, !word.hasPrefix("-"), word != "help",
            let suggestion = suggestion(for: word) {
             printError("sheetctl: no command `\(word)`; did you mean `\(suggestion)`? (sheetctl --help lists them)")

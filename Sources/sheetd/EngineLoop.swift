@@ -51,6 +51,8 @@ final class EngineLoop: @unchecked Sendable {
     private var sequence: Int64 = 0
     private var pendingGesture: GestureReport?
     private var pendingEvents: [SheetEvent] = []
+    /// `inputActive` as the last published state said it.
+    private var publishedInputActive = false
     private var nextWatchdog: Timestamp?
 
     // What survives a restart (`state-directory`).
@@ -502,9 +504,19 @@ final class EngineLoop: @unchecked Sendable {
 
     // MARK: Publishing
 
+    /// A finger is down, or the recording has frames still to play (`State.inputActive`).
+    private var inputActive: Bool { replaying || engine.activeTouchCount > 0 }
+
     private func publishOutputs() {
         shareContent()
-        guard !outputs.isEmpty else { return }
+        guard !outputs.isEmpty else {
+            // A finger that lands on a resting sheet or lifts without moving it, or a replay's
+            // end, changes no state but `inputActive`: subscribers waiting for rest need it.
+            if inputActive != publishedInputActive {
+                publish((engine.snapshot(at: engineTime), engine.listSnapshot(at: engineTime)))
+            }
+            return
+        }
         // A state and the list drawn with it (the engine emits the list just before).
         var lastSheet: (SheetSnapshot, ListSnapshot?)?
         var nextList: ListSnapshot?
@@ -531,7 +543,7 @@ final class EngineLoop: @unchecked Sendable {
         }
         if let lastSheet {
             publish(lastSheet)
-        } else if pendingGesture != nil || !pendingEvents.isEmpty {
+        } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
             publish((engine.snapshot(at: engineTime), engine.listSnapshot(at: engineTime)))
         }
         outputs.removeAll(keepingCapacity: true)
@@ -546,6 +558,7 @@ final class EngineLoop: @unchecked Sendable {
         } else {
             timestamp = monotonic(atEngine: snapshot.time)
         }
+        publishedInputActive = inputActive
         let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
                                    state: state(of: snapshot, list: list), gesture: pendingGesture, events: pendingEvents)
         pendingGesture = nil
@@ -554,7 +567,8 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     private func state(of snapshot: SheetSnapshot, list: ListSnapshot?) -> SheetState {
-        SheetState(snapshot, list: list, configuration: engine.configuration, content: engine.content, detents: detentPositions)
+        SheetState(snapshot, list: list, configuration: engine.configuration, content: engine.content,
+                   detents: detentPositions, inputActive: publishedInputActive)
     }
 
     static func positions(of engine: Engine) -> [SheetProtocol.DetentPosition] {

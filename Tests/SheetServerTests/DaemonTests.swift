@@ -64,7 +64,7 @@ struct DaemonTests {
         // At four times the recording's pace: a subscriber sees the sheet move, then rest.
         let daemon = try RunningDaemon(["--input", "replay:\(file)@4"])
         // (A recording that never moves the sheet ends where it began, cause "initial".)
-        let updates = try monitor(try daemon.client()) { matches($0.state, expected) }
+        let updates = try monitor(try daemon.client()) { matches($0.state, expected) && $0.state.isIdle }
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         let final = try daemon.client().state()
         #expect(final == updates.last?.state, "the stream's last state is where the daemon rests")

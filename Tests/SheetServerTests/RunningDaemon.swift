@@ -106,14 +106,24 @@ let testPython: String = {
 
 /// Runs a built executable of this package and collects what it prints.
 func runTool(_ name: String, _ arguments: [String], prefix: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
+    if prefix.isEmpty { return try runProcess(builtExecutable(name), arguments) }
+    return try runProcess(URL(fileURLWithPath: prefix[0]),
+                          Array(prefix.dropFirst()) + (name.isEmpty ? [] : [builtExecutable(name).path]) + arguments)
+}
+
+/// Runs `executable` to its end, with `environment`'s variables set (nil: removed) and in
+/// `directory`, and collects what it prints.
+func runProcess(_ executable: URL, _ arguments: [String], environment changes: [String: String?] = [:],
+                directory: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    if prefix.isEmpty {
-        process.executableURL = builtExecutable(name)
-        process.arguments = arguments
-    } else {
-        process.executableURL = URL(fileURLWithPath: prefix[0])
-        process.arguments = Array(prefix.dropFirst()) + (name.isEmpty ? [] : [builtExecutable(name).path]) + arguments
+    process.executableURL = executable
+    process.arguments = arguments
+    if !changes.isEmpty {
+        var environment = ProcessInfo.processInfo.environment
+        for (name, value) in changes { environment[name] = value }
+        process.environment = environment
     }
+    if let directory { process.currentDirectoryURL = directory }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err

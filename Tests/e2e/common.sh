@@ -53,7 +53,7 @@ plug() {
 step() {
     name=$1
     shift
-    timeout 120 "$bin/sheetctl" watch --socket "$socket" --until-rest > "$out/$name.watch.jsonl" &
+    timeout 120 "$bin/sheetctl" watch --socket "$socket" --until-next-rest > "$out/$name.watch.jsonl" &
     watcher=$!
     until_true 300 has_line "$out/$name.watch.jsonl" || fail "$name: sheetctl watch did not start"
     "$@" || fail "$name: $*"

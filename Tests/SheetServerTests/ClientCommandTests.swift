@@ -1,0 +1,86 @@
+import Foundation
+import SheetProtocol
+import SheetRecordings
+import SheetTestSupport
+import Testing
+
+/// `sheetctl`'s client commands as a script uses them: the socket from `SHEETD_SOCKET`,
+/// `--wait` for a daemon that is starting, `--until-rest` that never waits for a sheet that is
+/// already idle.
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
+struct ClientCommandTests {
+    /// Runs sheetctl with `SHEETD_SOCKET` set to `socket` and no `--socket`.
+    func sheetctl(_ arguments: [String], socket: String) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runProcess(builtExecutable("sheetctl"), arguments, environment: ["SHEETD_SOCKET": socket])
+    }
+
+    @Test func untilRestEndsAtOnceOnAnIdleSheetAndWaitsOutAReplay() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(trace("ts-atmel-maxtouch.1-finger-drag-up-down.evemu"))@4"])
+        // While the recording plays, the watcher follows it to the end.
+        let during = try sheetctl(["watch", "--until-rest"], socket: daemon.socketPath)
+        #expect(during.status == 0, "\(during.stderr)")
+        let updates = try during.stdout.split(separator: "\n").map { try MonitorUpdate(json: JSONReader.parse(String($0))) }
+        #expect(updates.first?.state.inputActive == true, "the replay was under way when the watcher came")
+        #expect(updates.last?.state.isIdle == true)
+        #expect(updates.dropLast().allSatisfy { !$0.state.isIdle }, "it stops at the first idle state")
+
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        // Idle now: one line, at once.
+        let after = try sheetctl(["watch", "--until-rest", "--format", "text"], socket: daemon.socketPath)
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(after.stdout.split(separator: "\n").count == 1, "\(after.stdout)")
+        #expect(after.stdout.contains("resting at half"), "\(after.stdout)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func aReplayThatNeverMovesTheSheetEndsIdle() throws {
+        // A still finger on the card: the sheet never moves, but `inputActive` changes: true
+        // while the recording plays, false once it has played its last frame.
+        var recording = SyntheticRecording()
+        recording.wait(0.2)
+        recording.stroke(from: (540, 1400), to: (541, 1400), seconds: 0.3, holdSeconds: 0)
+        recording.wait(0.3)
+        let file = try temporaryFile("still.evemu", recording.evemu())
+        let daemon = try RunningDaemon(["--input", "replay:\(file)"])
+        let updates = try monitor(try daemon.client()) { $0.state.isIdle }
+        #expect(updates.allSatisfy { $0.state.phase == .resting && $0.state.mover == .initial }, "\(updates.map(\.state))")
+        #expect(updates.count >= 2, "the replay's end is a state of its own")
+        #expect(updates.first?.state.inputActive == true)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func waitWaitsForADaemonThatIsStarting() throws {
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        // The client first; the daemon after, on the socket it waits for.
+        let process = Process()
+        process.executableURL = builtExecutable("sheetctl")
+        process.arguments = ["state", "--wait=60", "--format", "text"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SHEETD_SOCKET"] = socket
+        process.environment = environment
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let daemon = try RunningDaemon(["--input", "replay:\(trace("ts-atmel-maxtouch.1-finger-fast-taps.evemu"))@max"], socketPath: socket)
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(printed.hasPrefix("resting") || printed.hasPrefix("settling") || printed.hasPrefix("dragging"), "\(printed)")
+        #expect(daemon.stop() == 0)
+
+        // Without a daemon, a bounded wait ends with the reason and EX_UNAVAILABLE.
+        let missing = try sheetctl(["state", "--wait=0.2"], socket: folder.appendingPathComponent("none").path)
+        #expect(missing.status == 69)
+        #expect(missing.stderr.contains("No such file or directory (waited 0.2 s)"), "\(missing.stderr)")
+        // And with none at all, it does not wait.
+        let unasked = try sheetctl(["state"], socket: folder.appendingPathComponent("none").path)
+        #expect(unasked.status == 69)
+        #expect(!unasked.stderr.contains("waited"), "\(unasked.stderr)")
+    }
+
+    @Test func aBadWaitIsRefused() throws {
+        let result = try sheetctl(["state", "--wait=soon"], socket: "/nonexistent")
+        #expect(result.status == 64, "\(result.stderr)")
+    }
+}

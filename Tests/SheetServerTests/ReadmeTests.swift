@@ -1,0 +1,151 @@
+import Foundation
+import SheetTestSupport
+import Testing
+
+/// A shell block of the README: its commands, and the output shown right after it.
+struct ReadmeBlock: CustomStringConvertible {
+    /// The README's line where the block starts.
+    var line: Int
+    /// One entry per command, continuation lines joined.
+    var commands: [String]
+    /// The index of its closing fence among the README's lines.
+    var end: Int
+    /// The unlabelled block that follows it with nothing but blank lines between: what the
+    /// commands print.
+    var output: [String]?
+
+    var description: String { "README.md:\(line)" }
+
+    static func all(in text: String) -> [ReadmeBlock] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var blocks: [ReadmeBlock] = []
+        var index = 0
+        while index < lines.count {
+            let trimmed = lines[index].drop { $0 == " " }
+            guard trimmed.hasPrefix("```") else { index += 1; continue }
+            let language = trimmed.dropFirst(3)
+            let indent = lines[index].count - trimmed.count
+            let start = index + 1
+            var end = start
+            while end < lines.count, !lines[end].drop(while: { $0 == " " }).hasPrefix("```") { end += 1 }
+            let body = lines[start..<min(end, lines.count)].map { String($0.dropFirst(min(indent, $0.prefix { $0 == " " }.count))) }
+            if language == "sh" {
+                var commands: [String] = []
+                var pending = ""
+                for line in body {
+                    if line.hasSuffix("\\") {
+                        pending += line.dropLast() + " "
+                    } else {
+                        commands.append(pending + line)
+                        pending = ""
+                    }
+                }
+                blocks.append(ReadmeBlock(line: start, commands: commands.filter { !$0.allSatisfy(\.isWhitespace) }, end: end))
+            } else if language.isEmpty, let last = blocks.last, last.output == nil,
+                      lines[(last.end + 1)..<index].allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
+                blocks[blocks.count - 1].output = body
+            }
+            index = end + 1
+        }
+        return blocks
+    }
+}
+
+/// Every command in the README runs here, as a newcomer would type it, so the README cannot
+/// drift from what the tools do. Commands that change the machine, build what the tests build
+/// otherwise, or run for long are listed with the reason they are not run; a new command that
+/// is neither run nor listed fails the test.
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
+struct ReadmeTests {
+    static let root = fixtures.deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Commands not run here, by how they begin, and why.
+    static let notRun: [(prefix: String, reason: String)] = [
+        ("make deps", "installs Debian packages; make test and CI run it before the tests"),
+        ("make test", "is the run this test is part of"),
+        ("make demo", "builds a release, then runs examples/demo, which demoRuns runs on this build"),
+        ("make e2e", "boots a VM; CI runs it after the tests"),
+        ("make fuzz", "CI runs it after the tests"),
+        ("make soak", "takes half an hour"),
+        ("swift build", "the tests run the debug build of the same sources"),
+        ("sudo ", "changes the machine: users, packages, services"),
+        ("journalctl ", "reads an installed service's log"),
+    ]
+
+    /// Run, with `.build/release/` meaning this test run's build and `/tmp/` and
+    /// `docs/images/` a folder of the test's own.
+    static func runnable(_ command: String) -> Bool {
+        let trimmed = command.drop { $0 == " " }
+        if notRun.contains(where: { trimmed.hasPrefix($0.prefix) }) { return false }
+        // Draws in the terminal until Ctrl-C; RendererTests run the term backend in tmux.
+        if command.contains("# Ctrl-C") { return false }
+        return true
+    }
+
+    @Test(arguments: ReadmeBlock.all(in: (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""))
+    func commandsRunAsWritten(_ block: ReadmeBlock) throws {
+        let commands = block.commands.filter(Self.runnable)
+        guard !commands.isEmpty else { return }
+        let folder = try temporaryFolder()
+        let images = folder.appendingPathComponent("images")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        let bin = builtExecutable("sheetd").deletingLastPathComponent().path
+        let script = commands.map {
+            $0.replacingOccurrences(of: ".build/release/", with: bin + "/")
+                .replacingOccurrences(of: "/tmp/", with: folder.path + "/")
+                .replacingOccurrences(of: "docs/images/", with: images.path + "/")
+        }
+        // A daemon a block leaves in the background is stopped when the block ends.
+        let result = try runShell(["set -eo pipefail", "trap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT"] + script)
+        #expect(result.status == 0, "\(block): \(commands.joined(separator: "\n"))\n\(result.stderr)")
+
+        // A picture the README shows and a command makes must be what the command makes now.
+        for made in try FileManager.default.contentsOfDirectory(atPath: images.path) {
+            let shown = Self.root.appendingPathComponent("docs/images/\(made)")
+            #expect(try Data(contentsOf: images.appendingPathComponent(made)) == Data(contentsOf: shown),
+                    "\(block) makes docs/images/\(made) differently now; run the command to refresh it")
+        }
+
+        guard let output = block.output else { return }
+        let printed = result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let shown = output.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0 != "..." }
+        if commands.contains(where: { $0.hasSuffix("&") }) {
+            // Beside a running daemon the states' numbers depend on when the watcher came: the
+            // last line shown must be the last printed, but for its number.
+            func unnumbered(_ line: String) -> String { String(line.drop { $0 != " " }).trimmingCharacters(in: .whitespaces) }
+            #expect(printed.last.map(unnumbered) == shown.last.map(unnumbered), "\(block) printed:\n\(result.stdout)")
+        } else {
+            for line in shown {
+                #expect(printed.contains(line), "\(block) shows `\(line)`, which it does not print now:\n\(result.stdout)")
+            }
+        }
+    }
+
+    /// Every README command is run or listed above with its reason.
+    @Test func everyCommandIsRunOrExplained() throws {
+        let blocks = ReadmeBlock.all(in: try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8))
+        #expect(blocks.count >= 8)
+        let run = blocks.flatMap(\.commands).filter(Self.runnable)
+        #expect(run.count >= 10, "\(run)")
+        #expect(run.contains { $0.contains("sheetctl watch") && $0.contains("--wait") }, "the demo's watcher waits for the socket")
+        // The quick start's replay, the demo's watcher and the content replay show their output.
+        #expect(blocks.filter { $0.output != nil && $0.commands.contains(where: Self.runnable) }.count >= 3)
+    }
+
+    /// `make demo`'s script, on this build: the watcher waits for the daemon's socket, sees
+    /// the drag and stops where the replay rests.
+    @Test func demoRuns() throws {
+        let bin = builtExecutable("sheetd").deletingLastPathComponent().path
+        let result = try runShell(["SHEETD_BIN=\(bin) examples/demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.contains("dragging") }, "\(result.stdout)")
+        #expect(lines.last?.contains("resting at half  top 960px") == true, "\(result.stdout)")
+    }
+
+    /// Runs `lines` with bash in the repository's root, for two minutes at most.
+    func runShell(_ lines: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runProcess(URL(fileURLWithPath: "/usr/bin/timeout"), ["120", "/bin/bash", "-c", lines.joined(separator: "\n")],
+                       environment: ["SHEETD_SOCKET": nil], directory: Self.root)
+    }
+}
