@@ -8,12 +8,13 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 PYTHON ?= python3
 # The test clients' Python packages live in a virtual environment of the project's own:
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release test demo bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean
+.PHONY: all build release tools test demo man completions bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean
 
 all: build
 
@@ -46,7 +47,7 @@ test: deps
 	$(SWIFT) test
 
 # The daemon on a bundled recording, with a watcher that waits for its socket (examples/demo).
-demo: deps release
+demo: deps tools
 	examples/demo
 
 # End to end on a real kernel: a QEMU VM (software emulation) boots the host's Debian kernel
@@ -57,10 +58,13 @@ E2E_DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/e2e-debian-packages 2>/de
 e2e-deps:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(E2E_DEBIAN_PACKAGES)
 
-e2e: e2e-deps
+# The three programs alone, in release mode (what e2e, man and completions need).
+tools:
 	$(SWIFT) build -c release --static-swift-stdlib --product sheetd
 	$(SWIFT) build -c release --static-swift-stdlib --product sheetctl
 	$(SWIFT) build -c release --static-swift-stdlib --product sheet-render
+
+e2e: e2e-deps tools
 	Tests/e2e/run
 
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s
@@ -90,10 +94,36 @@ fuzz-build:
 fuzz: fuzz-build
 	Tests/fuzz/run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# Binaries, the systemd units, sysusers.d and the udev rule. Afterwards:
+# Man pages: sheetctl(1), sheet-render(1) and sheetd(8) from the argument parsers (swift-argument-parser's
+# generate-manual on the release binaries) with the sections a parser cannot know appended from
+# packaging/man/PAGE.extra; sheetd.yaml(5) from docs/configuration.md. Dated by the last commit.
+MANDATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+
+man: tools
+	$(SWIFT) build -c release --product generate-manual
+	mkdir -p .build/man
+	for page in sheetctl.1 sheet-render.1 sheetd.8; do \
+		name=$${page%.*}; section=$${page##*.}; \
+		$$($(SWIFT) build -c release --show-bin-path)/generate-manual .build/release/$$name \
+			--section $$section --date "$(MANDATE)" --output-directory .build/man || exit 1; \
+		sed -i 's/^$$/.Pp/' .build/man/$$page; \
+		cat packaging/man/$$page.extra >> .build/man/$$page; \
+	done
+	$(PYTHON) packaging/man/configuration-page docs/configuration.md "$(MANDATE)" > .build/man/sheetd.yaml.5
+
+# Shell completions for sheetctl and sheet-render, from their argument parsers.
+completions: tools
+	mkdir -p .build/completions/bash .build/completions/zsh .build/completions/fish
+	for tool in sheetctl sheet-render; do \
+		.build/release/$$tool --generate-completion-script bash > .build/completions/bash/$$tool && \
+		.build/release/$$tool --generate-completion-script zsh > .build/completions/zsh/_$$tool && \
+		.build/release/$$tool --generate-completion-script fish > .build/completions/fish/$$tool.fish || exit 1; \
+	done
+
+# Binaries, the systemd units, sysusers.d, the udev rule, man pages and completions. Afterwards:
 #   systemd-sysusers; udevadm control --reload; udevadm trigger --subsystem-match=input
 #   systemctl daemon-reload; systemctl enable --now sheetd.socket sheetd.service
-install: release
+install: release man completions
 	install -Dm755 -s .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
 	install -Dm755 -s .build/release/sheetctl $(DESTDIR)$(BINDIR)/sheetctl
 	install -Dm755 -s .build/release/sheet-render $(DESTDIR)$(BINDIR)/sheet-render
@@ -107,12 +137,23 @@ install: release
 	install -Dm644 udev/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	install -Dm644 packaging/sheetd.yaml $(DESTDIR)$(DATADIR)/sheetd/sheetd.yaml.example
 	install -d $(DESTDIR)$(SYSCONFDIR)/sheetd
+	install -Dm644 -t $(DESTDIR)$(MANDIR)/man1 .build/man/sheetctl.1 .build/man/sheet-render.1
+	install -Dm644 -t $(DESTDIR)$(MANDIR)/man5 .build/man/sheetd.yaml.5
+	install -Dm644 -t $(DESTDIR)$(MANDIR)/man8 .build/man/sheetd.8
+	install -Dm644 -t $(DESTDIR)$(DATADIR)/bash-completion/completions .build/completions/bash/sheetctl .build/completions/bash/sheet-render
+	install -Dm644 -t $(DESTDIR)$(DATADIR)/zsh/vendor-completions .build/completions/zsh/_sheetctl .build/completions/zsh/_sheet-render
+	install -Dm644 -t $(DESTDIR)$(DATADIR)/fish/vendor_completions.d .build/completions/fish/sheetctl.fish .build/completions/fish/sheet-render.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sheetd $(DESTDIR)$(BINDIR)/sheetctl $(DESTDIR)$(BINDIR)/sheet-render
 	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket $(DESTDIR)$(UNITDIR)/sheet-render@.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	rm -rf $(DESTDIR)$(DATADIR)/sheetd
+	rm -f $(DESTDIR)$(MANDIR)/man1/sheetctl.1 $(DESTDIR)$(MANDIR)/man1/sheet-render.1
+	rm -f $(DESTDIR)$(MANDIR)/man5/sheetd.yaml.5 $(DESTDIR)$(MANDIR)/man8/sheetd.8
+	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/sheetctl $(DESTDIR)$(DATADIR)/bash-completion/completions/sheet-render
+	rm -f $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_sheetctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_sheet-render
+	rm -f $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/sheetctl.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/sheet-render.fish
 
 clean:
 	rm -rf .build

@@ -225,7 +225,13 @@ struct RendererTests {
         }
         let command = "\(builtExecutable("sheet-render").path) --backend term --socket \(daemon.socketPath) --frame-log \(fifo)"
         _ = try tmux(["new-session", "-d", "-s", "sheet", "-x", "40", "-y", "12", command, ";", "set", "remain-on-exit", "on"])
-        defer { _ = try? tmux(["kill-server"]) }
+        // kill-server alone can leave the server running (it holds descriptors it inherited
+        // from this process): it is ended by its pid as well.
+        let serverProcess = pid_t(try tmux(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
+        defer {
+            _ = try? tmux(["kill-server"])
+            if let serverProcess { kill(serverProcess, SIGKILL) }
+        }
         let frames = try FrameLogReader(fifo)
 
         // tmux reads the renderer's output on its own schedule: a frame in the log is on the pty,
