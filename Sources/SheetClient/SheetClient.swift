@@ -44,10 +44,20 @@ public final class VarlinkClientConnection {
 
     /// `timeoutSeconds`: how long a read or a write may block before the call fails (none
     /// when nil), for callers that must not hang on a daemon that stopped answering.
-    public init(path: String, timeoutSeconds: Double? = nil) throws(ClientError) {
+    public convenience init(path: String, timeoutSeconds: Double? = nil) throws(ClientError) {
+        var failure: Int32 = 0
+        try self.init(path: path, timeoutSeconds: timeoutSeconds, failure: &failure)
+    }
+
+    /// As `init(path:timeoutSeconds:)`, leaving in `failure` the errno of a connection that
+    /// failed (0 for a failure without one), for a caller that decides by it.
+    init(path: String, timeoutSeconds: Double?, failure: inout Int32) throws(ClientError) {
         self.path = path
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .connect(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            failure = errno
+            throw .connect(path: path, reason: String(cString: strerror(failure)))
+        }
         if let timeoutSeconds, timeoutSeconds > 0 {
             let whole = min(timeoutSeconds, 86_400)
             var limit = timeval(tv_sec: Int(whole), tv_usec: Int((whole - whole.rounded(.down)) * 1_000_000))
@@ -69,9 +79,9 @@ public final class VarlinkClientConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
-            let reason = String(cString: strerror(errno))
+            failure = errno
             close(fd)
-            throw .connect(path: path, reason: reason)
+            throw .connect(path: path, reason: String(cString: strerror(failure)))
         }
         descriptor = fd
     }

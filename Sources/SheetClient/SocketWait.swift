@@ -59,10 +59,13 @@ extension VarlinkClientConnection {
         let deadline = seconds.map { start + Int64(min(max($0, 0), 86_400 * 365) * 1000) } ?? Int64.max
         let watch = SocketFolderWatch(path: path)
         while true {
+            var failure: Int32 = 0
             do {
-                return try VarlinkClientConnection(path: path, timeoutSeconds: timeoutSeconds)
+                return try VarlinkClientConnection(path: path, timeoutSeconds: timeoutSeconds, failure: &failure)
             } catch {
-                guard case .connect(_, let reason) = error, Self.isNotThereYet(reason) else { throw error }
+                // No socket yet, or one bound and not yet listening (or left by a daemon that
+                // is gone): waiting can mend these, and nothing else.
+                guard failure == ENOENT || failure == ECONNREFUSED else { throw error }
                 let now = Self.nowMilliseconds()
                 if now >= deadline { throw error }
                 watch.start()
@@ -71,12 +74,6 @@ extension VarlinkClientConnection {
                 if poll(&polled, watch.isWatching ? 1 : 0, wait) > 0 { watch.drain() }
             }
         }
-    }
-
-    /// A connect failure that waiting can mend: no socket yet, or a socket bound and not yet
-    /// listening (or left behind by a daemon that is gone).
-    private static func isNotThereYet(_ reason: String) -> Bool {
-        reason == String(cString: strerror(ENOENT)) || reason == String(cString: strerror(ECONNREFUSED))
     }
 
     static func nowMilliseconds() -> Int64 {

@@ -63,7 +63,7 @@ public final class SheetSubscription {
     /// watching `descriptors` as well. Throws only for a reply that is not a Monitor update (a
     /// daemon speaking another protocol), which retrying would not mend.
     public func next(watching descriptors: [Int32] = [], timeoutMilliseconds: Int32 = -1) throws(ClientError) -> Event {
-        let deadline = timeoutMilliseconds < 0 ? Int64.max : Self.nowMilliseconds() + Int64(timeoutMilliseconds)
+        let deadline = timeoutMilliseconds < 0 ? Int64.max : VarlinkClientConnection.nowMilliseconds() + Int64(timeoutMilliseconds)
         while true {
             switch phase {
             case .connected(let connection):
@@ -84,7 +84,7 @@ public final class SheetSubscription {
                     }
                 }
             case .away(let reported):
-                let now = Self.nowMilliseconds()
+                let now = VarlinkClientConnection.nowMilliseconds()
                 if now >= nextAttempt {
                     nextAttempt = now + Int64(retryMilliseconds)
                     do {
@@ -116,7 +116,7 @@ public final class SheetSubscription {
             case .connected:
                 continue
             }
-            let remaining = waitUntil == Int64.max ? -1 : Int32(clamping: max(0, waitUntil - Self.nowMilliseconds()))
+            let remaining = waitUntil == Int64.max ? -1 : Int32(clamping: max(0, waitUntil - VarlinkClientConnection.nowMilliseconds()))
             let count = poll(&polled, nfds_t(polled.count), remaining)
             if count < 0 {
                 if errno == EINTR { continue }
@@ -138,7 +138,7 @@ public final class SheetSubscription {
                 }
                 continue
             }
-            if count == 0 && Self.nowMilliseconds() >= deadline { return .timedOut }
+            if count == 0 && VarlinkClientConnection.nowMilliseconds() >= deadline { return .timedOut }
         }
     }
 
@@ -146,17 +146,15 @@ public final class SheetSubscription {
     /// over, as after a display change).
     public func disconnect() {
         phase = .away(reported: true)
-        nextAttempt = Self.nowMilliseconds() + Int64(retryMilliseconds)
+        nextAttempt = VarlinkClientConnection.nowMilliseconds() + Int64(retryMilliseconds)
     }
 
     private func lost(_ error: ClientError) -> Event {
         phase = .away(reported: true)
         // The daemon is going away right now: its socket may still be there for a moment, so
         // watch the folder and let the timer or a new socket decide the next attempt.
-        nextAttempt = Self.nowMilliseconds() + Int64(retryMilliseconds)
+        nextAttempt = VarlinkClientConnection.nowMilliseconds() + Int64(retryMilliseconds)
         folderWatch.start()
         return .disconnected(error)
     }
-
-    static func nowMilliseconds() -> Int64 { VarlinkClientConnection.nowMilliseconds() }
 }

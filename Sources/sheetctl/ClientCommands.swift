@@ -26,7 +26,8 @@ struct SocketOption: ParsableArguments {
             if let wait { return try SheetClient(path: path, waitingUpTo: wait.seconds) }
             return try SheetClient(path: path)
         } catch {
-            printError("sheetctl: \(error)\(wait.map { $0.seconds.map { " (waited \(format($0, 1)) s)" } ?? "" } ?? "")")
+            let waited = wait?.seconds.map { " (waited \(format($0, 1)) s)" } ?? ""
+            printError("sheetctl: \(error)\(waited)")
             throw ExitCode(ExitStatus.unavailable)
         }
     }

@@ -559,16 +559,13 @@ final class EngineLoop: @unchecked Sendable {
             timestamp = monotonic(atEngine: snapshot.time)
         }
         publishedInputActive = inputActive
+        let state = SheetState(snapshot, list: list, configuration: engine.configuration, content: engine.content,
+                               detents: detentPositions, inputActive: publishedInputActive)
         let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
-                                   state: state(of: snapshot, list: list), gesture: pendingGesture, events: pendingEvents)
+                                   state: state, gesture: pendingGesture, events: pendingEvents)
         pendingGesture = nil
         pendingEvents.removeAll(keepingCapacity: true)
         server?.publish(update)
-    }
-
-    private func state(of snapshot: SheetSnapshot, list: ListSnapshot?) -> SheetState {
-        SheetState(snapshot, list: list, configuration: engine.configuration, content: engine.content,
-                   detents: detentPositions, inputActive: publishedInputActive)
     }
 
     static func positions(of engine: Engine) -> [SheetProtocol.DetentPosition] {
