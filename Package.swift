@@ -86,10 +86,14 @@ let package = Package(
         ]),
         // libdrm from Debian (libdrm-dev) and the kernel's framebuffer header: the display backends.
         .systemLibrary(name: "CDisplay", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        // libwayland-client from Debian (libwayland-dev), through pkg-config, and the protocols
+        // beyond the core one as wayland-scanner generates them (checked in; `make wayland-protocols`).
+        .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
+        .target(name: "CWayland", dependencies: ["CWaylandClient"], exclude: ["generate", "protocols"]),
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
-        // a terminal or into PNG files.
+        // a terminal, a Wayland compositor or into PNG files.
         .executableTarget(name: "sheet-render", dependencies: [
-            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay",
+            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.

@@ -1,10 +1,13 @@
 /// How a canvas stores a pixel: 32-bit XRGB (`0x00RRGGBB`, little-endian in memory) or 16-bit
-/// RGB 5-6-5, the two formats of DRM dumb buffers and framebuffers that panels use.
+/// RGB 5-6-5, the two formats of DRM dumb buffers and framebuffers that panels use; or 32-bit
+/// ARGB with premultiplied alpha (`0xAARRGGBB`), what a compositor blends over what lies below
+/// (wl_shm's ARGB8888). Colours are opaque on every format unless drawn with an alpha.
 public enum PixelFormat: String, Sendable, CaseIterable {
     case xrgb8888
     case rgb565
+    case argb8888
 
-    public var bytesPerPixel: Int { self == .xrgb8888 ? 4 : 2 }
+    public var bytesPerPixel: Int { self == .rgb565 ? 2 : 4 }
 }
 
 /// An opaque colour, 8 bits a channel.
@@ -83,21 +86,33 @@ public final class Canvas {
         if owned { base.deallocate() }
     }
 
-    /// `color` as this canvas stores it.
+    /// `color` as this canvas stores it, opaque.
     @inline(__always)
     public func packed(_ color: RGB) -> UInt32 {
         switch format {
         case .xrgb8888:
             return UInt32(color.r) << 16 | UInt32(color.g) << 8 | UInt32(color.b)
+        case .argb8888:
+            return 0xFF00_0000 | UInt32(color.r) << 16 | UInt32(color.g) << 8 | UInt32(color.b)
         case .rgb565:
             return UInt32(color.r >> 3) << 11 | UInt32(color.g >> 2) << 5 | UInt32(color.b >> 3)
         }
     }
 
+    /// `color`, already multiplied by `alpha` (0…1), with that alpha: a translucent pixel on
+    /// argb8888. The opaque formats have no alpha and store the colour as it is (which is the
+    /// colour over black).
+    @inline(__always)
+    public func packed(_ color: RGB, alpha: Double) -> UInt32 {
+        guard format == .argb8888 else { return packed(color) }
+        let a = UInt32((min(max(alpha, 0), 1) * 255).rounded())
+        return a << 24 | UInt32(color.r) << 16 | UInt32(color.g) << 8 | UInt32(color.b)
+    }
+
     /// A stored pixel as a colour (RGB 5-6-5 widened by repeating the high bits).
     public func unpacked(_ value: UInt32) -> RGB {
         switch format {
-        case .xrgb8888:
+        case .xrgb8888, .argb8888:
             return RGB(hex: value & 0xFF_FFFF)
         case .rgb565:
             let r5 = UInt8(value >> 11 & 0x1F), g6 = UInt8(value >> 5 & 0x3F), b5 = UInt8(value & 0x1F)
@@ -108,12 +123,22 @@ public final class Canvas {
     /// Pixels `x0..<x1` of row `y` set to `color` (clipped to the canvas).
     @inline(__always)
     public func fill(row y: Int, from x0: Int = 0, to x1: Int? = nil, _ color: RGB) {
+        fill(row: y, from: x0, to: x1, value: packed(color))
+    }
+
+    /// Pixels `x0..<x1` of row `y` set to `color` premultiplied by `alpha` (see `packed(_:alpha:)`).
+    @inline(__always)
+    public func fill(row y: Int, from x0: Int = 0, to x1: Int? = nil, _ color: RGB, alpha: Double) {
+        fill(row: y, from: x0, to: x1, value: packed(color, alpha: alpha))
+    }
+
+    @inline(__always)
+    private func fill(row y: Int, from x0: Int, to x1: Int?, value: UInt32) {
         let start = max(0, x0), end = min(width, x1 ?? width)
         guard y >= 0, y < height, start < end else { return }
-        let value = packed(color)
         let row = base + y * stride
         switch format {
-        case .xrgb8888:
+        case .xrgb8888, .argb8888:
             (row + start * 4).assumingMemoryBound(to: UInt32.self).update(repeating: value, count: end - start)
         case .rgb565:
             (row + start * 2).assumingMemoryBound(to: UInt16.self).update(repeating: UInt16(value), count: end - start)
@@ -123,12 +148,30 @@ public final class Canvas {
     /// One pixel (clipped).
     @inline(__always)
     public func set(x: Int, y: Int, _ color: RGB) {
+        set(x: x, y: y, value: packed(color))
+    }
+
+    /// One pixel, `color` premultiplied by `alpha` (clipped).
+    @inline(__always)
+    public func set(x: Int, y: Int, _ color: RGB, alpha: Double) {
+        set(x: x, y: y, value: packed(color, alpha: alpha))
+    }
+
+    @inline(__always)
+    private func set(x: Int, y: Int, value: UInt32) {
         guard x >= 0, x < width, y >= 0, y < height else { return }
         let row = base + y * stride
         switch format {
-        case .xrgb8888: (row + x * 4).assumingMemoryBound(to: UInt32.self).pointee = packed(color)
-        case .rgb565: (row + x * 2).assumingMemoryBound(to: UInt16.self).pointee = UInt16(packed(color))
+        case .xrgb8888, .argb8888: (row + x * 4).assumingMemoryBound(to: UInt32.self).pointee = value
+        case .rgb565: (row + x * 2).assumingMemoryBound(to: UInt16.self).pointee = UInt16(value)
         }
+    }
+
+    /// The alpha of a pixel (1 on the opaque formats).
+    public func alpha(x: Int, y: Int) -> Double {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "(\(x), \(y)) is outside \(width)x\(height)")
+        guard format == .argb8888 else { return 1 }
+        return Double((base + y * stride + x * 4).assumingMemoryBound(to: UInt32.self).pointee >> 24) / 255
     }
 
     /// Rows `rows` of `source`, a canvas of the same size and format, copied into this one (a
@@ -142,12 +185,12 @@ public final class Canvas {
         }
     }
 
-    /// The colour at a pixel, as stored.
+    /// The colour at a pixel, as stored (premultiplied on argb8888: the colour over black).
     public func pixel(x: Int, y: Int) -> RGB {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "(\(x), \(y)) is outside \(width)x\(height)")
         let row = base + y * stride
         switch format {
-        case .xrgb8888: return unpacked((row + x * 4).assumingMemoryBound(to: UInt32.self).pointee)
+        case .xrgb8888, .argb8888: return unpacked((row + x * 4).assumingMemoryBound(to: UInt32.self).pointee)
         case .rgb565: return unpacked(UInt32((row + x * 2).assumingMemoryBound(to: UInt16.self).pointee))
         }
     }
@@ -161,7 +204,7 @@ public final class Canvas {
             for y in rows {
                 let row = base + y * stride
                 switch format {
-                case .xrgb8888:
+                case .xrgb8888, .argb8888:
                     let pixels = row.assumingMemoryBound(to: UInt32.self)
                     for x in 0..<width {
                         let value = pixels[x]

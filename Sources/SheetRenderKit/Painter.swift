@@ -43,6 +43,9 @@ struct Geometry {
     let top: Double
     let radius: Double
     let dimmed: RGB
+    /// How opaque `dimmed` is: 1, or the scene's dim when the look is see-through (and then
+    /// `dimmed` is premultiplied by it).
+    let dimAlpha: Double
     let card: RGB
     /// The backdrop, when the look has one of the scene's size, and what the dim makes of each
     /// channel value over it (exactly `RGB.over`, looked up instead of multiplied per pixel).
@@ -54,9 +57,15 @@ struct Geometry {
         width = scene.width
         top = scene.top
         radius = scene.cornerRadius
-        dimmed = scene.look.dim.over(scene.look.background, alpha: scene.dim)
+        if scene.look.seeThrough {
+            dimmed = scene.look.dim.over(.black, alpha: scene.dim)
+            dimAlpha = scene.dim
+        } else {
+            dimmed = scene.look.dim.over(scene.look.background, alpha: scene.dim)
+            dimAlpha = 1
+        }
         card = scene.look.card
-        if let picture = scene.look.backdrop, picture.width == scene.width, picture.height == scene.height {
+        if !scene.look.seeThrough, let picture = scene.look.backdrop, picture.width == scene.width, picture.height == scene.height {
             backdrop = picture.rgb
             let levels = (0...255).map { scene.look.dim.over(RGB(UInt8($0), UInt8($0), UInt8($0)), alpha: scene.dim) }
             dimRed = levels.map(\.r)
@@ -96,9 +105,15 @@ struct Geometry {
         card.over(behind(x: x, y: y), alpha: coverage(cardDistance(Double(x) + 0.5, Double(y) + 0.5)))
     }
 
+    /// The opacity of the card over the dim where the card covers `cardCoverage` of a pixel.
+    @inline(__always)
+    func baseAlpha(cardCoverage: Double) -> Double { cardCoverage + dimAlpha * (1 - cardCoverage) }
+
     func drawBase(row y: Int, into canvas: Canvas) {
         let rowTop = Double(y)
-        if rowTop + 1 <= top {
+        if dimAlpha < 1 {
+            drawSeeThroughBase(row: y, into: canvas)
+        } else if rowTop + 1 <= top {
             if backdrop == nil {
                 canvas.fill(row: y, dimmed)
             } else {
@@ -122,6 +137,27 @@ struct Geometry {
         }
     }
 
+    /// `drawBase` for a see-through look: the same shapes, with the dim's alpha above the card
+    /// and a card edge that fades to it (premultiplied colours, the canvas's alpha).
+    private func drawSeeThroughBase(row y: Int, into canvas: Canvas) {
+        let rowTop = Double(y)
+        if rowTop + 1 <= top {
+            canvas.fill(row: y, dimmed, alpha: dimAlpha)
+        } else if rowTop >= top + radius {
+            canvas.fill(row: y, card)
+        } else {
+            let corner = min(Int(radius.rounded(.up)) + 1, (width + 1) / 2)
+            let edge = coverage(top - (rowTop + 0.5))
+            canvas.fill(row: y, from: corner, to: width - corner, card.over(dimmed, alpha: edge), alpha: baseAlpha(cardCoverage: edge))
+            for x in 0..<corner {
+                let left = coverage(cardDistance(Double(x) + 0.5, Double(y) + 0.5))
+                canvas.set(x: x, y: y, card.over(dimmed, alpha: left), alpha: baseAlpha(cardCoverage: left))
+                let right = coverage(cardDistance(Double(width - 1 - x) + 0.5, Double(y) + 0.5))
+                canvas.set(x: width - 1 - x, y: y, card.over(dimmed, alpha: right), alpha: baseAlpha(cardCoverage: right))
+            }
+        }
+    }
+
     /// The grabber: a capsule above the card, faded with the sheet's progress.
     func drawGrabber(rows: Range<Int>, into canvas: Canvas) {
         let alpha = scene.grabberAlpha
@@ -137,7 +173,11 @@ struct Geometry {
                 let cx = min(max(px, x0 + r), x1 - r)
                 let d = hypot(px - cx, py - (y0 + r)) - r
                 let a = coverage(d) * alpha
-                if a > 0 { canvas.set(x: x, y: y, scene.look.grabber.over(base(x: x, y: y), alpha: a)) }
+                guard a > 0 else { continue }
+                // Above the card, over the dim: on a see-through look, as opaque as what it covers.
+                let covered = coverage(cardDistance(px, py))
+                let below = card.over(behind(x: x, y: y), alpha: covered)
+                canvas.set(x: x, y: y, scene.look.grabber.over(below, alpha: a), alpha: a + baseAlpha(cardCoverage: covered) * (1 - a))
             }
         }
     }

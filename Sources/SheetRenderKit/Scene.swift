@@ -38,6 +38,11 @@ public struct Look: Sendable, Equatable {
     public var shadowDropPoints = 3.0
     /// A picture under the dim instead of the plain background colour.
     public var backdrop: Backdrop?
+    /// Whether what lies below shows through: the dim is drawn as `dim` at the scene's dim
+    /// alpha over nothing, instead of over `background` or the backdrop, and the card's edge
+    /// fades to it; a hidden sheet leaves every pixel transparent. For an argb8888 canvas that
+    /// a compositor blends over the other surfaces (the wayland backend).
+    public var seeThrough = false
 
     public init() {}
 }

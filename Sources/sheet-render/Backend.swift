@@ -42,6 +42,9 @@ protocol Backend: AnyObject {
     /// that draw at whatever size the daemon maps touches to (png) or that are not the touch
     /// surface (a terminal).
     var displaySize: (width: Int, height: Int)? { get }
+    /// The display's scale (pixels to a point) when the output says it (a compositor's scaled
+    /// output), announced with the size; nil leaves the daemon's.
+    var displayScale: Double? { get }
     /// Readable when a queued frame may have reached the screen (DRM page-flip events).
     var eventDescriptor: Int32? { get }
     /// Whether `show` may be called now (false while a page flip is pending).
@@ -62,6 +65,7 @@ protocol Backend: AnyObject {
 }
 
 extension Backend {
+    var displayScale: Double? { nil }
     var eventDescriptor: Int32? { nil }
     var method: String { "" }
     var isReady: Bool { true }

@@ -150,7 +150,7 @@ final class RenderLoop {
         guard setScreen, let size = backend.displaySize else { return }
         do {
             let client = try SheetClient(path: subscription.path)
-            try client.setScreen(width: size.width, height: size.height)
+            try client.setScreen(width: size.width, height: size.height, scale: backend.displayScale)
         } catch {
             if !announced { log.say("sheet-render: SetScreen \(size.width)x\(size.height) refused (\(error)); drawing the daemon's screen scaled to the display") }
         }

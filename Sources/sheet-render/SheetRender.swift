@@ -12,15 +12,18 @@ import SheetService
 struct SheetRender: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sheet-render",
-        abstract: "Draw the sheet that sheetd publishes: on a display (DRM or a framebuffer), in a terminal, or into PNG files.",
+        abstract: "Draw the sheet that sheetd publishes: on a display (DRM or a framebuffer), over a Wayland session, in a terminal, or into PNG files.",
         discussion: """
             Follows io.sheetd.Sheet with Monitor and draws each state it gets, the newest when it \
             falls behind. When the daemon restarts, it waits for the socket and follows again. \
-            The drm and fbdev backends tell the daemon their size (SetScreen), which needs root \
-            or the socket's group; refused, the sheet is scaled to the display instead.
+            The drm, fbdev and wayland backends tell the daemon their size (SetScreen), which needs \
+            root or the socket's group; refused, the sheet is scaled to the display instead. \
+            The wayland backend draws on a layer surface over the session's windows (or in a \
+            fullscreen window on a compositor without the wlr layer shell); touches pass through \
+            to the windows below while the sheet is hidden.
             """)
 
-    @Option(help: "auto (drm, then fbdev), drm, fbdev, term or png.")
+    @Option(help: "auto (wayland when WAYLAND_DISPLAY is set, else drm, then fbdev), drm, fbdev, wayland, term or png.")
     var backend: String = "auto"
 
     @Option(help: ArgumentHelp("The daemon's socket (default: $SHEETD_SOCKET, else \(SheetClient.defaultSocketPath)).",
@@ -39,13 +42,13 @@ struct SheetRender: ParsableCommand {
     @Option(help: "png: write every Nth frame (and always the last).")
     var every: Int = 1
 
-    @Option(help: "A PNG to show under the dim instead of mid gray, scaled to cover the display.")
+    @Option(help: "A PNG to show under the dim instead of mid gray, scaled to cover the display (not for wayland, where the windows show through).")
     var background: String?
 
     @Flag(help: "fbdev: what is on screen when the sheet opens becomes its background, and is put back when it closes.")
     var snapshot = false
 
-    @Flag(name: .customLong("no-set-screen"), help: "drm, fbdev: do not tell the daemon the display's size.")
+    @Flag(name: .customLong("no-set-screen"), help: "drm, fbdev, wayland: do not tell the daemon the display's size.")
     var noSetScreen = false
 
     @Option(name: .customLong("frame-log"), help: "Write one JSON line per frame shown to this file: the update, and when it reached the output.")
@@ -55,10 +58,13 @@ struct SheetRender: ParsableCommand {
     var untilRest = false
 
     func validate() throws {
-        guard ["auto", "drm", "fbdev", "term", "png"].contains(backend) else {
-            throw ValidationError("--backend wants auto, drm, fbdev, term or png; got `\(backend)`")
+        guard ["auto", "drm", "fbdev", "wayland", "term", "png"].contains(backend) else {
+            throw ValidationError("--backend wants auto, drm, fbdev, wayland, term or png; got `\(backend)`")
         }
-        guard PixelFormat(rawValue: pixelFormat) != nil else { throw ValidationError("--pixel-format wants xrgb8888 or rgb565") }
+        guard [PixelFormat.xrgb8888, .rgb565].contains(PixelFormat(rawValue: pixelFormat)) else {
+            throw ValidationError("--pixel-format wants xrgb8888 or rgb565")
+        }
+        if backend == "wayland" && background != nil { throw ValidationError("--background is not for --backend wayland: the windows below show through the dim") }
         if backend == "png" && output == nil { throw ValidationError("--backend png needs --output DIR") }
         if backend != "png" && output != nil { throw ValidationError("--output is for --backend png") }
         guard every >= 1 else { throw ValidationError("--every wants 1 or more") }
@@ -103,7 +109,11 @@ struct SheetRender: ParsableCommand {
         case "term": return try TerminalBackend(looks: looks)
         case "drm": return try DRMBackend.open(path: device, format: format, looks: looks, painter: painter)
         case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
+        case "wayland": return try WaylandBackend(looks: looks, painter: painter, log: log)
         default:
+            if getenv("WAYLAND_DISPLAY") != nil && background == nil {
+                return try WaylandBackend(looks: looks, painter: painter, log: log)
+            }
             do {
                 return try DRMBackend.open(path: nil, format: format, looks: looks, painter: painter)
             } catch let drm {

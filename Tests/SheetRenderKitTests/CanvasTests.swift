@@ -71,6 +71,52 @@ import Testing
         #expect(memcmp(incremental.base, full.base, full.stride * height) == 0)
     }
 
+    /// A see-through look (the wayland backend's) composited by a compositor over a colour
+    /// gives, pixel by pixel, what the opaque look draws over that colour as its background:
+    /// the dim, the card's anti-aliased edge and corners, the grabber over the dim. A hidden
+    /// sheet leaves every pixel transparent; redrawing the damage equals a full draw.
+    @Test func aSeeThroughLookCompositesAsTheOpaqueOneDraws() {
+        let (width, height) = (160, 120)
+        let below = RGB(hex: 0x336699)
+        var opaque = Look()
+        opaque.background = below
+        var seeThrough = Look()
+        seeThrough.seeThrough = true
+        let painter = Painter(font: PSF2Font.system())
+        for (top, dim, progress) in [(60.0, 0.7, 0.5), (33.4, 0.55, 0.8), (97.75, 0.2, 0.1), (0.0, 1.0, 1.0)] {
+            let drawn = Canvas(width: width, height: height, format: .xrgb8888)
+            painter.draw(SheetScene(width: width, height: height, scale: 0.5, top: top, dim: dim, progress: progress, look: opaque), into: drawn)
+            let layer = Canvas(width: width, height: height, format: .argb8888)
+            painter.draw(SheetScene(width: width, height: height, scale: 0.5, top: top, dim: dim, progress: progress, look: seeThrough), into: layer)
+            var worst = 0
+            for y in 0..<height {
+                for x in 0..<width {
+                    // The compositor's blend of premultiplied ARGB: colour + below × (1 − alpha).
+                    let alpha = layer.alpha(x: x, y: y), colour = layer.pixel(x: x, y: y), expected = drawn.pixel(x: x, y: y)
+                    func channel(_ c: UInt8, _ b: UInt8) -> Int { Int((Double(c) + Double(b) * (1 - alpha)).rounded()) }
+                    worst = max(worst, abs(channel(colour.r, below.r) - Int(expected.r)), abs(channel(colour.g, below.g) - Int(expected.g)),
+                                abs(channel(colour.b, below.b) - Int(expected.b)))
+                }
+            }
+            #expect(worst <= 1, "top \(top), dim \(dim): a channel off by \(worst)")
+            #expect(layer.alpha(x: 5, y: height - 1) == 1, "the card is opaque")
+            if top > 0 { #expect(abs(layer.alpha(x: 5, y: 0) - dim) < 1.0 / 255, "the dim's alpha is the dim") }
+        }
+        let hidden = Canvas(width: width, height: height, format: .argb8888)
+        hidden.base.initializeMemory(as: UInt8.self, repeating: 0xAB, count: hidden.stride * height)
+        painter.draw(SheetScene(width: width, height: height, scale: 0.5, top: Double(height), dim: 0, progress: 0, look: seeThrough), into: hidden)
+        #expect(UnsafeRawBufferPointer(start: hidden.base, count: hidden.stride * height).allSatisfy { $0 == 0 }, "hidden is transparent")
+
+        let before = SheetScene(width: width, height: height, scale: 0.5, top: 60, dim: 0.7, progress: 0.5, look: seeThrough)
+        let after = SheetScene(width: width, height: height, scale: 0.5, top: 52.5, dim: 0.7, progress: 0.56, look: seeThrough)
+        let incremental = Canvas(width: width, height: height, format: .argb8888)
+        painter.draw(before, into: incremental)
+        painter.draw(after, into: incremental, rows: after.damage(since: before))
+        let full = Canvas(width: width, height: height, format: .argb8888)
+        painter.draw(after, into: full)
+        #expect(memcmp(incremental.base, full.base, full.stride * height) == 0)
+    }
+
     /// A picture of another shape covers the display: scaled to fill, cropped in the middle.
     @Test func aBackdropCoversTheDisplay() {
         // 4x2: left half red, right half blue, onto 2x2: the middle two columns survive.

@@ -1,0 +1,2 @@
+// libwayland-client from Debian (libwayland-dev), through pkg-config.
+#include <wayland-client.h>

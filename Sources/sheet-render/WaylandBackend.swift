@@ -1,0 +1,388 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CWayland
+import SheetCore
+import SheetProtocol
+import SheetRenderKit
+
+/// `--backend wayland`: a client of the session's compositor (sway, labwc, Phosh, cage…), which
+/// holds the display, so the sheet is a surface among its others.
+///
+/// With the wlr layer shell the surface is a layer surface on the top layer, anchored to every
+/// edge of the output (full output), exclusive zone −1 and no keyboard. Without it, an xdg-shell
+/// toplevel asked to be fullscreen, said in the log. Pixels are premultiplied ARGB8888 in wl_shm
+/// buffers: the dim lets the windows below show through it, and a hidden sheet is transparent.
+/// While hidden the input region is empty, so touches and clicks reach the windows below; while
+/// shown it is the whole surface (the dim takes a tap, as the daemon's hit test does).
+///
+/// Frames are paced by frame callbacks (one commit in flight), drawn into a buffer the
+/// compositor has released, with only the rows that changed since that buffer last showed
+/// damaged. The output's scale sets the buffer scale; the size in pixels is what `SetScreen`
+/// tells the daemon.
+final class WaylandBackend: Backend {
+    let name = "wayland"
+    private let display: OpaquePointer
+    private let painter: Painter
+    private let looks: Looks
+    private let log: Log
+
+    // Globals.
+    private var registry: OpaquePointer?
+    private var compositor: OpaquePointer?
+    private var compositorVersion: UInt32 = 0
+    private var shm: OpaquePointer?
+    private var output: OpaquePointer?
+    private var layerShell: OpaquePointer?
+    private var wmBase: OpaquePointer?
+
+    // The surface and its role.
+    private var surface: OpaquePointer?
+    private var layerSurface: OpaquePointer?
+    private var xdgSurface: OpaquePointer?
+    private var toplevel: OpaquePointer?
+    private var emptyRegion: OpaquePointer?
+
+    /// What the output and the role's configure said.
+    private var outputScale: Int32 = 1
+    private var outputMode: (width: Int32, height: Int32) = (0, 0)
+    private var configuredSize: (width: Int32, height: Int32) = (0, 0)
+    private var pendingSerial: UInt32?
+    private var closed = false
+
+    /// The size in buffer pixels, and the buffers of that size.
+    private var size: (width: Int, height: Int) = (0, 0)
+    private var buffers: [ShmBuffer] = []
+    private var frameCallback: OpaquePointer?
+    private var frameDone = false
+    /// Whether the input region is empty (the sheet hidden); nil before the first frame.
+    private var passesInput: Bool?
+    /// The scene on the surface now, to skip a commit that changes nothing.
+    private var shownScene: SheetScene?
+
+    var displaySize: (width: Int, height: Int)? { size }
+    var displayScale: Double? { Double(outputScale) }
+    var eventDescriptor: Int32? { wl_display_get_fd(display) }
+    var isReady: Bool { frameCallback == nil && buffers.contains { !$0.busy } }
+    private(set) var method = ""
+
+    /// One wl_shm buffer over its own memory file.
+    final class ShmBuffer {
+        let buffer: OpaquePointer
+        let map: UnsafeMutableRawPointer
+        let length: Int
+        let canvas: Canvas
+        var busy = false
+        /// What the buffer holds, for damage.
+        var scene: SheetScene?
+
+        init(buffer: OpaquePointer, map: UnsafeMutableRawPointer, length: Int, canvas: Canvas) {
+            self.buffer = buffer
+            self.map = map
+            self.length = length
+            self.canvas = canvas
+        }
+
+        deinit {
+            wl_buffer_destroy(buffer)
+            munmap(map, length)
+        }
+    }
+
+    /// Connects to the compositor named by WAYLAND_DISPLAY (or `wayland-0`) and waits for the
+    /// surface's first configure.
+    init(looks: Looks, painter: Painter, log: Log) throws(RenderError) {
+        guard let display = wl_display_connect(nil) else {
+            let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
+            throw .unavailable("no Wayland compositor on \(name) (\(String(cString: strerror(errno))))")
+        }
+        self.display = display
+        self.looks = looks
+        self.painter = painter
+        self.log = log
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        registry = wl_display_get_registry(display)
+        wl_registry_add_listener(registry, Listeners.registry, context)
+        try roundtrip("listing the compositor's globals")
+        guard compositor != nil, compositorVersion >= 3 else {
+            throw .unavailable("the compositor has no wl_compositor of version 3 or later")
+        }
+        guard shm != nil else { throw .unavailable("the compositor has no wl_shm") }
+        guard layerShell != nil || wmBase != nil else {
+            throw .unavailable("the compositor has neither the wlr layer shell nor xdg-shell")
+        }
+        // The output's mode and scale arrive after its bind.
+        try roundtrip("reading the output")
+        surface = wl_compositor_create_surface(compositor)
+        emptyRegion = wl_compositor_create_region(compositor)
+        if let layerShell {
+            layerSurface = zwlr_layer_shell_v1_get_layer_surface(layerShell, surface, output, ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue, "sheetd")
+            zwlr_layer_surface_v1_add_listener(layerSurface, Listeners.layerSurface, context)
+            let edges = ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
+                | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT.rawValue
+            zwlr_layer_surface_v1_set_anchor(layerSurface, edges)
+            zwlr_layer_surface_v1_set_size(layerSurface, 0, 0)
+            zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
+            zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
+            method = "a layer surface on the top layer, ARGB8888 shm buffers"
+        } else {
+            log.say("sheet-render: the compositor has no wlr layer shell; drawing in a fullscreen xdg-shell window instead")
+            xdgSurface = xdg_wm_base_get_xdg_surface(wmBase, surface)
+            xdg_surface_add_listener(xdgSurface, Listeners.xdgSurface, context)
+            toplevel = xdg_surface_get_toplevel(xdgSurface)
+            xdg_toplevel_add_listener(toplevel, Listeners.toplevel, context)
+            xdg_toplevel_set_title(toplevel, "sheetd")
+            xdg_toplevel_set_app_id(toplevel, "io.sheetd.render")
+            xdg_toplevel_set_fullscreen(toplevel, output)
+            method = "a fullscreen xdg-shell window (no layer shell), ARGB8888 shm buffers"
+        }
+        wl_surface_set_buffer_scale(surface, outputScale)
+        // The initial commit, without a buffer, asks for the first configure.
+        wl_surface_commit(surface)
+        while pendingSerial == nil && !closed { try roundtrip("waiting for the surface's first configure") }
+        if closed { throw .unavailable("the compositor closed the surface before showing it") }
+        try applyConfigure()
+    }
+
+    deinit {
+        // The compositor forgets every object of a client that goes; the buffers' memory is ours.
+        buffers = []
+        wl_display_flush(display)
+        wl_display_disconnect(display)
+    }
+
+    func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
+        precondition(isReady, "a frame while one is in flight")
+        if pendingSerial != nil { try applyConfigure() }
+        var look = try looks.look(width: size.width, height: size.height)
+        look.seeThrough = true
+        let scene = SheetScene(state, width: size.width, height: size.height, content: content, look: look)
+        if scene == shownScene { return .shown(rows: nil) }
+        guard let target = buffers.first(where: { !$0.busy }) else { preconditionFailure("isReady without a free buffer") }
+        let rows = scene.damage(since: target.scene)
+        if let rows { painter.draw(scene, into: target.canvas, rows: rows) }
+        target.scene = scene
+
+        // Touches pass through a hidden sheet to the windows below.
+        let hidden = scene.dim <= 0 && scene.top >= Double(scene.height)
+        if passesInput != hidden {
+            wl_surface_set_input_region(surface, hidden ? emptyRegion : nil)
+            passesInput = hidden
+        }
+        wl_surface_attach(surface, target.buffer, 0, 0)
+        if let rows {
+            if compositorVersion >= 4 {
+                wl_surface_damage_buffer(surface, 0, Int32(rows.lowerBound), Int32(size.width), Int32(rows.count))
+            } else {
+                // Surface coordinates: whole logical rows around the damaged buffer rows.
+                let scale = Int(outputScale)
+                let top = rows.lowerBound / scale, bottom = (rows.upperBound + scale - 1) / scale
+                wl_surface_damage(surface, 0, Int32(top), Int32(size.width / scale), Int32(bottom - top))
+            }
+        }
+        frameCallback = wl_surface_frame(surface)
+        wl_callback_add_listener(frameCallback, Listeners.frame, Unmanaged.passUnretained(self).toOpaque())
+        wl_surface_commit(surface)
+        target.busy = true
+        shownScene = scene
+        try flush()
+        return .queued(rows: rows)
+    }
+
+    func handleEvent() throws(RenderError) -> Int64? {
+        frameDone = false
+        if wl_display_dispatch(display) < 0 { throw connectionError("reading the compositor's events") }
+        try flush()
+        if closed { throw .unavailable("the compositor closed the sheet's surface (its output went away?)") }
+        guard frameDone else { return nil }
+        return monotonicMicroseconds()
+    }
+
+    func finish() throws(RenderError) -> Bool {
+        // Leave nothing on the screen: the surface goes with the connection.
+        if let surface {
+            wl_surface_attach(surface, nil, 0, 0)
+            wl_surface_commit(surface)
+        }
+        wl_display_flush(display)
+        return false
+    }
+
+    // MARK: Events
+
+    fileprivate func global(name: UInt32, interface: String, version: UInt32) {
+        switch interface {
+        case "wl_compositor" where compositor == nil:
+            compositorVersion = min(version, 4)
+            compositor = bind(name, sheet_wl_compositor_interface(), compositorVersion)
+        case "wl_shm" where shm == nil:
+            shm = bind(name, sheet_wl_shm_interface(), 1)
+        case "wl_output" where output == nil:
+            output = bind(name, sheet_wl_output_interface(), min(version, 2))
+            wl_output_add_listener(output, Listeners.output, Unmanaged.passUnretained(self).toOpaque())
+        case "zwlr_layer_shell_v1" where layerShell == nil:
+            layerShell = bind(name, sheet_zwlr_layer_shell_v1_interface(), min(version, 3))
+        case "xdg_wm_base" where wmBase == nil:
+            wmBase = bind(name, sheet_xdg_wm_base_interface(), 1)
+            xdg_wm_base_add_listener(wmBase, Listeners.wmBase, Unmanaged.passUnretained(self).toOpaque())
+        default:
+            break
+        }
+    }
+
+    private func bind(_ name: UInt32, _ interface: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
+        OpaquePointer(wl_registry_bind(registry, name, interface, version))
+    }
+
+    fileprivate func outputMode(flags: UInt32, width: Int32, height: Int32) {
+        if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 { outputMode = (width, height) }
+    }
+
+    fileprivate func outputScale(_ factor: Int32) { outputScale = max(1, min(factor, 16)) }
+
+    fileprivate func configure(serial: UInt32, width: UInt32, height: UInt32) {
+        configuredSize = (Int32(clamping: width), Int32(clamping: height))
+        pendingSerial = serial
+    }
+
+    fileprivate func toplevelSize(width: Int32, height: Int32) { configuredSize = (width, height) }
+
+    fileprivate func xdgConfigure(serial: UInt32) { pendingSerial = serial }
+
+    fileprivate func release(_ buffer: OpaquePointer?) {
+        buffers.first { $0.buffer == buffer }?.busy = false
+    }
+
+    fileprivate func frame(_ callback: OpaquePointer?) {
+        wl_callback_destroy(callback)
+        frameCallback = nil
+        frameDone = true
+    }
+
+    fileprivate func closedByCompositor() { closed = true }
+
+    fileprivate func ping(_ serial: UInt32) { xdg_wm_base_pong(wmBase, serial) }
+
+    // MARK: Sizes and buffers
+
+    /// Acknowledges the newest configure and makes buffers for its size (the output's mode when
+    /// the compositor leaves the size to us), the output's scale applied.
+    private func applyConfigure() throws(RenderError) {
+        guard let serial = pendingSerial else { return }
+        pendingSerial = nil
+        if let layerSurface { zwlr_layer_surface_v1_ack_configure(layerSurface, serial) }
+        if let xdgSurface { xdg_surface_ack_configure(xdgSurface, serial) }
+        let scale = Int(outputScale)
+        var width = Int(configuredSize.width) * scale, height = Int(configuredSize.height) * scale
+        if width <= 0 || height <= 0 { (width, height) = (Int(outputMode.width), Int(outputMode.height)) }
+        // What the daemon accepts for SetScreen, and a surface of whole logical pixels.
+        guard (64...16384).contains(width), (64...16384).contains(height) else {
+            throw .unavailable("the compositor offers \(width)x\(height) pixels; the sheet needs 64 to 16384 a side")
+        }
+        width -= width % scale
+        height -= height % scale
+        guard (width, height) != size else { return }
+        if size != (0, 0) { log.say("sheet-render: the compositor resized the surface to \(width)x\(height)") }
+        size = (width, height)
+        buffers = []
+        shownScene = nil
+        for _ in 0..<2 { buffers.append(try makeBuffer()) }
+    }
+
+    private func makeBuffer() throws(RenderError) -> ShmBuffer {
+        let stride = size.width * 4, length = stride * size.height
+        let descriptor = sheet_memfd("sheet-render")
+        guard descriptor >= 0 else { throw .system("a \(length)-byte memory file for a wl_shm buffer") }
+        defer { close(descriptor) }
+        guard ftruncate(descriptor, off_t(length)) == 0 else { throw .system("sizing a wl_shm buffer to \(length) bytes") }
+        guard let map = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), map != MAP_FAILED else {
+            throw .system("mapping a wl_shm buffer")
+        }
+        let pool = wl_shm_create_pool(shm, descriptor, Int32(length))
+        let buffer = wl_shm_pool_create_buffer(pool, 0, Int32(size.width), Int32(size.height), Int32(stride), WL_SHM_FORMAT_ARGB8888.rawValue)
+        wl_shm_pool_destroy(pool)
+        guard let buffer else {
+            munmap(map, length)
+            throw connectionError("creating a wl_shm buffer")
+        }
+        wl_buffer_add_listener(buffer, Listeners.buffer, Unmanaged.passUnretained(self).toOpaque())
+        // Transparent until drawn.
+        map.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+        let canvas = Canvas(wrapping: map, width: size.width, height: size.height, stride: stride, format: .argb8888)
+        return ShmBuffer(buffer: buffer, map: map, length: length, canvas: canvas)
+    }
+
+    // MARK: The connection
+
+    private func roundtrip(_ what: String) throws(RenderError) {
+        if wl_display_roundtrip(display) < 0 { throw connectionError(what) }
+    }
+
+    private func flush() throws(RenderError) {
+        // EAGAIN: the socket is full; what is left goes with the next flush.
+        if wl_display_flush(display) < 0 && errno != EAGAIN { throw connectionError("writing to the compositor") }
+    }
+
+    /// The connection's error: a protocol error names the interface, the object and the code.
+    private func connectionError(_ what: String) -> RenderError {
+        let code = wl_display_get_error(display)
+        if code == EPROTO {
+            var interface: UnsafePointer<wl_interface>?
+            var id: UInt32 = 0
+            let error = wl_display_get_protocol_error(display, &interface, &id)
+            let name = interface.map { String(cString: $0.pointee.name) } ?? "an unknown interface"
+            return RenderError("wayland: \(what): protocol error \(error) on \(name)@\(id)", status: 76)
+        }
+        return RenderError("wayland: \(what): \(String(cString: strerror(code == 0 ? errno : code)))", status: 74)
+    }
+}
+
+/// The listeners handed to libwayland: C function pointers that find the backend through the
+/// proxy's user data. They live as long as the process.
+private enum Listeners {
+    static func backend(_ data: UnsafeMutableRawPointer?) -> WaylandBackend {
+        Unmanaged<WaylandBackend>.fromOpaque(data!).takeUnretainedValue()
+    }
+
+    static func make<T>(_ value: T) -> UnsafeMutablePointer<T> {
+        let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        pointer.initialize(to: value)
+        return pointer
+    }
+
+    nonisolated(unsafe) static let registry = make(wl_registry_listener(
+        global: { data, _, name, interface, version in
+            backend(data).global(name: name, interface: String(cString: interface!), version: version)
+        },
+        global_remove: { _, _, _ in }))
+
+    nonisolated(unsafe) static let output = make(wl_output_listener(
+        geometry: { _, _, _, _, _, _, _, _, _, _ in },
+        mode: { data, _, flags, width, height, _ in backend(data).outputMode(flags: flags, width: width, height: height) },
+        done: { _, _ in },
+        scale: { data, _, factor in backend(data).outputScale(factor) },
+        name: { _, _, _ in },
+        description: { _, _, _ in }))
+
+    nonisolated(unsafe) static let layerSurface = make(zwlr_layer_surface_v1_listener(
+        configure: { data, _, serial, width, height in backend(data).configure(serial: serial, width: width, height: height) },
+        closed: { data, _ in backend(data).closedByCompositor() }))
+
+    nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener(
+        ping: { data, _, serial in backend(data).ping(serial) }))
+
+    nonisolated(unsafe) static let xdgSurface = make(xdg_surface_listener(
+        configure: { data, _, serial in backend(data).xdgConfigure(serial: serial) }))
+
+    nonisolated(unsafe) static let toplevel = make(xdg_toplevel_listener(
+        configure: { data, _, width, height, _ in backend(data).toplevelSize(width: width, height: height) },
+        close: { data, _ in backend(data).closedByCompositor() },
+        configure_bounds: { _, _, _, _ in },
+        wm_capabilities: { _, _, _ in }))
+
+    nonisolated(unsafe) static let buffer = make(wl_buffer_listener(
+        release: { data, buffer in backend(data).release(buffer) }))
+
+    nonisolated(unsafe) static let frame = make(wl_callback_listener(
+        done: { data, callback, _ in backend(data).frame(callback) }))
+}
