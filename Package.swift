@@ -110,6 +110,9 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),
+        // A window below the sheet that clicks itself through a virtual pointer: the Wayland
+        // test's proof that a hidden sheet lets input through.
+        .executableTarget(name: "sheet-wayland-probe", dependencies: ["CWayland"], path: "Tests/WaylandProbe"),
         // Fixtures and temporary files for the test targets.
         .target(name: "SheetTestSupport", path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore"]),
@@ -122,7 +125,7 @@ let package = Package(
         .testTarget(name: "FuzzInputTests", dependencies: ["sheet-fuzz", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render",
+            "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py"]),
     ],

@@ -57,7 +57,7 @@ final class WaylandBackend: Backend {
     private var frameDone = false
     /// Whether the input region is empty (the sheet hidden); nil before the first frame.
     private var passesInput: Bool?
-    /// The scene on the surface now, to skip a commit that changes nothing.
+    /// The scene on the surface now: what the compositor's damage is counted from.
     private var shownScene: SheetScene?
 
     var displaySize: (width: Int, height: Int)? { size }
@@ -157,10 +157,11 @@ final class WaylandBackend: Backend {
         var look = try looks.look(width: size.width, height: size.height)
         look.seeThrough = true
         let scene = SheetScene(state, width: size.width, height: size.height, content: content, look: look)
-        if scene == shownScene { return .shown(rows: nil) }
+        // What differs from the frame on the screen: the compositor's damage. What differs
+        // from the buffer's last frame: what is drawn again (the buffers take turns).
+        guard let rows = scene.damage(since: shownScene) else { return .shown(rows: nil) }
         guard let target = buffers.first(where: { !$0.busy }) else { preconditionFailure("isReady without a free buffer") }
-        let rows = scene.damage(since: target.scene)
-        if let rows { painter.draw(scene, into: target.canvas, rows: rows) }
+        if let redraw = scene.damage(since: target.scene) { painter.draw(scene, into: target.canvas, rows: redraw) }
         target.scene = scene
 
         // Touches pass through a hidden sheet to the windows below.
@@ -170,15 +171,13 @@ final class WaylandBackend: Backend {
             passesInput = hidden
         }
         wl_surface_attach(surface, target.buffer, 0, 0)
-        if let rows {
-            if compositorVersion >= 4 {
-                wl_surface_damage_buffer(surface, 0, Int32(rows.lowerBound), Int32(size.width), Int32(rows.count))
-            } else {
-                // Surface coordinates: whole logical rows around the damaged buffer rows.
-                let scale = Int(outputScale)
-                let top = rows.lowerBound / scale, bottom = (rows.upperBound + scale - 1) / scale
-                wl_surface_damage(surface, 0, Int32(top), Int32(size.width / scale), Int32(bottom - top))
-            }
+        if compositorVersion >= 4 {
+            wl_surface_damage_buffer(surface, 0, Int32(rows.lowerBound), Int32(size.width), Int32(rows.count))
+        } else {
+            // Surface coordinates: whole logical rows around the damaged buffer rows.
+            let scale = Int(outputScale)
+            let top = rows.lowerBound / scale, bottom = (rows.upperBound + scale - 1) / scale
+            wl_surface_damage(surface, 0, Int32(top), Int32(size.width / scale), Int32(bottom - top))
         }
         frameCallback = wl_surface_frame(surface)
         wl_callback_add_listener(frameCallback, Listeners.frame, Unmanaged.passUnretained(self).toOpaque())

@@ -305,10 +305,11 @@ final class Renderer {
     let process = Process()
     let logPath: String
 
-    init(_ arguments: [String], folder: URL) throws {
+    init(_ arguments: [String], folder: URL, environment: [String: String] = [:]) throws {
         logPath = folder.appendingPathComponent("sheet-render.log").path
         process.executableURL = builtExecutable("sheet-render")
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try process.run()
@@ -356,6 +357,13 @@ final class FrameLogReader {
 
     func waitForEnd() throws {
         while try line() != nil {}
+    }
+
+    /// Whether the renderer has logged a frame not read yet (without waiting).
+    var hasUnread: Bool {
+        if buffer.contains(0x0A) { return true }
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&ready, 1, 0) > 0
     }
 
     private func line() throws -> [UInt8]? {

@@ -1,0 +1,208 @@
+import Foundation
+import Glibc
+import SheetClient
+import SheetProtocol
+import SheetRecordings
+import SheetRenderKit
+import SheetTestSupport
+import Testing
+
+/// `sheet-render --backend wayland` over a real compositor: sway from Debian, headless with the
+/// pixman renderer and no input devices, run as an unprivileged user (sway refuses root).
+/// Screenshots come from grim through the compositor's screencopy, so they show what the
+/// session shows: the sheet composited over the compositor's background or a window.
+@Suite(.serialized) struct WaylandTests {
+    /// A daemon replays a drag that holds still mid-way, then lets go; the test takes
+    /// screenshots mid-drag, at rest, and hidden, each checked against the state the renderer
+    /// logged for it: the display's size reached the daemon (SetScreen), the dim over the
+    /// background has the published alpha, the card's top row is within 2 px of the published
+    /// top, and a hidden sheet leaves the compositor's background untouched. A window below
+    /// gets a click while the sheet is hidden and not while it is shown.
+    @Test func theWaylandBackendDrawsOverSwayAndLetsInputThroughWhileHidden() throws {
+        let sway = try HeadlessSway(width: 540, height: 960)
+        // From the card's top at half up to 200 px, held still for 4 s, let go.
+        var recording = SyntheticRecording()
+        recording.stroke(from: (540, 1000), to: (540, 400), seconds: 0.5, holdSeconds: 4)
+        let file = try temporaryFile("drag-and-hold.evemu", recording.evemu())
+
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
+                                    environment: ["WAYLAND_DISPLAY": sway.display])
+        let frames = try FrameLogReader(frameLog)
+        // The daemon starts with the output's size: the replay begins at once, before the
+        // renderer's SetScreen (which then changes nothing; the log shows it arrived).
+        let daemon = try RunningDaemon(["--input", "replay:\(file)", "--screen", "540x960"], socketPath: socket)
+
+        // The frame on the screen when the shot was taken: a shot is kept when no frame came
+        // while grim took it (the finger holds still, so that happens within a few tries).
+        func shot(of state: [String: Any]) throws -> (state: [String: Any], picture: Screenshot) {
+            var state = state
+            for _ in 0..<50 {
+                let picture = try sway.screenshot()
+                if !frames.hasUnread { return (state, picture) }
+                state = try frames.next { _ in !frames.hasUnread }
+            }
+            throw DaemonTestError("frames kept coming while screenshots were taken")
+        }
+
+        let dragging = try frames.next { $0["state"] as? String == "dragging" }
+        let (held, heldShot) = try shot(of: dragging)
+        #expect(held["state"] as? String == "dragging", "the shot shows the drag: \(held)")
+        try expectDrawn(held, in: heldShot, over: sway.background)
+
+        let rest = try frames.next { $0["state"] as? String == "resting" && $0["inputActive"] as? Bool == false }
+        let (rested, restShot) = try shot(of: rest)
+        try expectDrawn(rested, in: restShot, over: sway.background)
+        #expect(rested["detent"] as? String != "hidden", "the drag up left the sheet shown: \(rested)")
+        #expect(daemon.log.contains("SetScreen(540x960 scale 1.0)"), "the renderer told the daemon the output's size: \(daemon.log)")
+        #expect(try sway.click(x: 270, y: 100) == "missed", "the shown sheet's dim takes the click")
+
+        try daemon.client().dismiss()
+        let hidden = try frames.next { $0["detent"] as? String == "hidden" && $0["state"] as? String == "resting" }
+        let (_, hiddenShot) = try shot(of: hidden)
+        #expect(hiddenShot.pixels.allSatisfy { $0 == sway.background }, "hidden: the compositor's background everywhere")
+        #expect(try sway.click(x: 270, y: 100) == "reached", "a hidden sheet lets the click through to the window below")
+        #expect(try sway.click(x: 270, y: 900) == "reached")
+
+        try daemon.client().present()
+        _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String != "hidden" }
+        #expect(try sway.click(x: 270, y: 900) == "missed", "the shown card takes the click")
+
+        #expect(renderer.log.contains("wayland 540x960 (a layer surface on the top layer"), "\(renderer.log)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// The checks the e2e run makes of a DRM screenshot, over the compositor's background.
+    func expectDrawn(_ state: [String: Any], in shot: Screenshot, over background: RGB, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let top = (state["top"] as? NSNumber)?.doubleValue ?? .nan, dim = (state["dim"] as? NSNumber)?.doubleValue ?? .nan
+        #expect(shot.width == 540 && shot.height == 960, sourceLocation: sourceLocation)
+        if top > 20 {
+            let want = RGB.black.over(background, alpha: dim), got = shot.pixel(5, 5)
+            let off = max(abs(Int(want.r) - Int(got.r)), abs(Int(want.g) - Int(got.g)), abs(Int(want.b) - Int(got.b)))
+            #expect(off <= 2, "the dim at \(dim) over \(background) is \(want); the screenshot has \(got)", sourceLocation: sourceLocation)
+        }
+        // The card's top row a quarter across (clear of the corners, the grabber and the close
+        // button): the first white row.
+        let firstWhite = (0..<shot.height).first { shot.pixel(135, $0) == .white }
+        if top >= 0 && top < Double(shot.height) {
+            let row = try #require(firstWhite, "no card in the screenshot of \(state)", sourceLocation: sourceLocation)
+            #expect(abs(Double(row) - top) <= 2, "the card's top row is \(row), the published top \(top)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// A PNG from grim, decoded.
+struct Screenshot {
+    let width: Int
+    let height: Int
+    let rgb: [UInt8]
+
+    func pixel(_ x: Int, _ y: Int) -> RGB {
+        let at = (y * width + x) * 3
+        return RGB(rgb[at], rgb[at + 1], rgb[at + 2])
+    }
+
+    var pixels: [RGB] { (0..<(width * height)).map { RGB(rgb[$0 * 3], rgb[$0 * 3 + 1], rgb[$0 * 3 + 2]) } }
+}
+
+/// sway, headless (no GPU: pixman; no input devices), in a runtime folder of its own, as the
+/// user `nobody` when the tests run as root. Its configuration gives the output a size and a
+/// plain background and, once it is up, writes the socket's name into a FIFO the test waits on.
+final class HeadlessSway {
+    let folder: URL
+    let process = Process()
+    let background = RGB(hex: 0x336699)
+    /// WAYLAND_DISPLAY for clients: the socket's full path.
+    let display: String
+    let logPath: String
+
+    static let unprivileged: (uid: uid_t, gid: gid_t) = (65534, 65534)
+
+    init(width: Int, height: Int) throws {
+        for tool in ["/usr/bin/sway", "/usr/bin/grim"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw DaemonTestError("\(tool) is missing: `make deps` installs sway and grim for the Wayland test")
+        }
+        folder = try temporaryFolder()
+        let root = getuid() == 0
+        let ready = folder.appendingPathComponent("ready").path
+        let config = folder.appendingPathComponent("config").path
+        logPath = folder.appendingPathComponent("sway.log").path
+        guard mkfifo(ready, 0o600) == 0 else { throw DaemonTestError("mkfifo \(ready)") }
+        try """
+            xwayland disable
+            output * resolution \(width)x\(height) bg \(background) solid_color
+            exec echo "$WAYLAND_DISPLAY" > \(ready)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        if root {
+            for path in [folder.path, ready, config] { chown(path, Self.unprivileged.uid, Self.unprivileged.gid) }
+        }
+        chmod(folder.path, 0o700)
+
+        process.executableURL = URL(fileURLWithPath: root ? "/usr/bin/setpriv" : "/usr/bin/sway")
+        process.arguments = (root ? ["--reuid=\(Self.unprivileged.uid)", "--regid=\(Self.unprivileged.gid)", "--clear-groups", "/usr/bin/sway"] : [])
+            + ["--config", config]
+        process.environment = [
+            "PATH": "/usr/bin:/bin", "HOME": folder.path, "XDG_RUNTIME_DIR": folder.path,
+            "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
+        ]
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = FileHandle.nullDevice
+        let reader = open(ready, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard reader >= 0 else { throw DaemonTestError("cannot open \(ready)") }
+        defer { close(reader) }
+        try process.run()
+        var name: [UInt8] = []
+        while !name.contains(0x0A) {
+            var wait = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+            guard poll(&wait, 1, RendererTests.patienceMilliseconds) > 0 else {
+                throw DaemonTestError("sway did not start within \(RendererTests.patienceMilliseconds) ms; log:\n\((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+            }
+            var chunk = [UInt8](repeating: 0, count: 256)
+            let count = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+            if count > 0 { name += chunk[..<count] }
+            if count == 0 && !process.isRunning { throw DaemonTestError("sway exited: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")") }
+        }
+        let socketName = String(decoding: name, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        display = folder.appendingPathComponent(socketName).path
+    }
+
+    deinit {
+        // SIGKILL: the test runner's children may inherit SIGTERM ignored.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The output as grim reads it back.
+    func screenshot() throws -> Screenshot {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/grim")
+        process.arguments = ["-t", "png", "-"]
+        process.environment = ["WAYLAND_DISPLAY": display]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let bytes = out.fileHandleForReading.readDataToEndOfFile()
+        let problems = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw DaemonTestError("grim: \(String(decoding: problems, as: UTF8.self))") }
+        let picture = try PNG.decode(Array(bytes))
+        return Screenshot(width: picture.width, height: picture.height, rgb: picture.rgb)
+    }
+
+    /// `reached` or `missed`: whether a window below got a click at (x, y) (`sheet-wayland-probe`).
+    func click(x: Int, y: Int) throws -> String {
+        let result = try runProcess(builtExecutable("sheet-wayland-probe"), ["\(x)", "\(y)"], environment: ["WAYLAND_DISPLAY": display])
+        guard result.status == 0 else { throw DaemonTestError("sheet-wayland-probe: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

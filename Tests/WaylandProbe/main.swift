@@ -1,0 +1,214 @@
+// sheet-wayland-probe X Y: a window below the sheet, for the Wayland test.
+//
+// Opens an xdg-shell window on the compositor of WAYLAND_DISPLAY, adds a virtual pointer to the
+// seat (sway headless has no input devices), moves it to the output's pixel (X, Y) and clicks
+// the left button. Prints `reached` when the window got the press, `missed` when another
+// surface took it (the sheet's, when its input region covers the point), and exits 0; 69 when
+// the compositor lacks what the probe needs.
+//
+// No waiting on time: after the click a roundtrip returns only once the compositor has handled
+// the click, and the events it sent the window came before the roundtrip's answer.
+#if canImport(Glibc)
+import Glibc
+#endif
+import CWayland
+
+final class Probe {
+    let display: OpaquePointer
+    var registry: OpaquePointer?
+    var compositor: OpaquePointer?
+    var shm: OpaquePointer?
+    var wmBase: OpaquePointer?
+    var seat: OpaquePointer?
+    var pointerManager: OpaquePointer?
+    var output: OpaquePointer?
+    var outputSize: (width: Int32, height: Int32) = (0, 0)
+    var pointer: OpaquePointer?
+    var surface: OpaquePointer?
+    var configured: UInt32?
+    var windowSize: (width: Int32, height: Int32) = (0, 0)
+    var shown = false
+    var entered = false
+    var pressed = false
+
+    init(display: OpaquePointer) { self.display = display }
+
+    var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    func roundtrip() {
+        guard wl_display_roundtrip(display) >= 0 else { fail("the compositor closed the connection (error \(wl_display_get_error(display)))") }
+    }
+
+    func global(_ name: UInt32, _ interface: String, _ version: UInt32) {
+        func bind(_ type: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
+            OpaquePointer(wl_registry_bind(registry, name, type, version))
+        }
+        switch interface {
+        case "wl_compositor": compositor = bind(sheet_wl_compositor_interface(), 4)
+        case "wl_shm": shm = bind(sheet_wl_shm_interface(), 1)
+        case "xdg_wm_base":
+            wmBase = bind(sheet_xdg_wm_base_interface(), 1)
+            xdg_wm_base_add_listener(wmBase, Listeners.wmBase, context)
+        case "wl_seat" where seat == nil:
+            seat = bind(sheet_wl_seat_interface(), min(version, 5))
+            wl_seat_add_listener(seat, Listeners.seat, context)
+        case "wl_output" where output == nil:
+            output = bind(sheet_wl_output_interface(), 1)
+            wl_output_add_listener(output, Listeners.output, context)
+        case "zwlr_virtual_pointer_manager_v1": pointerManager = bind(sheet_zwlr_virtual_pointer_manager_v1_interface(), 1)
+        default: break
+        }
+    }
+
+    func capabilities(_ caps: UInt32) {
+        if caps & WL_SEAT_CAPABILITY_POINTER.rawValue != 0, pointer == nil {
+            pointer = wl_seat_get_pointer(seat)
+            wl_pointer_add_listener(pointer, Listeners.pointer, context)
+        }
+    }
+
+    /// A window with a grey buffer of the size the compositor asks for, shown: sway configures
+    /// a new window again when it tiles it, and the window is under the cursor only once a
+    /// frame callback of the commit that answers the last configure is done.
+    func openWindow() {
+        surface = wl_compositor_create_surface(compositor)
+        let xdgSurface = xdg_wm_base_get_xdg_surface(wmBase, surface)
+        xdg_surface_add_listener(xdgSurface, Listeners.xdgSurface, context)
+        let toplevel = xdg_surface_get_toplevel(xdgSurface)
+        xdg_toplevel_add_listener(toplevel, Listeners.toplevel, context)
+        xdg_toplevel_set_title(toplevel, "sheetd probe")
+        wl_surface_commit(surface)
+        while true {
+            if let serial = configured {
+                configured = nil
+                xdg_surface_ack_configure(xdgSurface, serial)
+                let frame = wl_surface_frame(surface)
+                wl_callback_add_listener(frame, Listeners.frame, context)
+                shown = false
+                let (width, height) = windowSize.width > 0 && windowSize.height > 0 ? windowSize : (320, 240)
+                wl_surface_attach(surface, makeBuffer(width: width, height: height), 0, 0)
+                wl_surface_damage_buffer(surface, 0, 0, width, height)
+                wl_surface_commit(surface)
+            }
+            dispatch()
+            if shown && configured == nil {
+                roundtrip()
+                if configured == nil { return }
+            }
+        }
+    }
+
+    func makeBuffer(width: Int32, height: Int32) -> OpaquePointer? {
+        let stride = width * 4, length = Int(stride * height)
+        let descriptor = sheet_memfd("sheet-wayland-probe")
+        guard descriptor >= 0, ftruncate(descriptor, off_t(length)) == 0,
+              let map = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), map != MAP_FAILED else {
+            fail("a \(length)-byte buffer: \(String(cString: strerror(errno)))")
+        }
+        map.initializeMemory(as: UInt32.self, repeating: 0xFF80_8080, count: length / 4)
+        let pool = wl_shm_create_pool(shm, descriptor, Int32(length))
+        defer {
+            wl_shm_pool_destroy(pool)
+            close(descriptor)
+        }
+        return wl_shm_pool_create_buffer(pool, 0, width, height, stride, WL_SHM_FORMAT_XRGB8888.rawValue)
+    }
+
+    /// Reads and handles the compositor's events, giving up after 30 s of silence.
+    func dispatch() {
+        guard wl_display_flush(display) >= 0 else { fail("writing to the compositor: \(String(cString: strerror(errno)))") }
+        var ready = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 30_000) == 1 else { fail("no event from the compositor within 30 s") }
+        guard wl_display_dispatch(display) >= 0 else { fail("the compositor closed the connection") }
+    }
+
+    func click(x: UInt32, y: UInt32) {
+        guard let pointerManager else { fail("the compositor has no wlr virtual pointer") }
+        let virtual = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(pointerManager, seat)
+        // The new device gives the seat a pointer; the window binds it.
+        roundtrip()
+        roundtrip()
+        guard pointer != nil else { fail("the seat has no pointer after adding a virtual one") }
+        guard outputSize.width > 0, outputSize.height > 0 else { fail("the output has no current mode") }
+        // The cursor stays where an earlier probe left it, and a move to where it already is
+        // would not tell the new window it is under it: move beside the point first.
+        let (width, height) = (UInt32(outputSize.width), UInt32(outputSize.height))
+        zwlr_virtual_pointer_v1_motion_absolute(virtual, 0, x > 0 ? x - 1 : x + 1, y, width, height)
+        zwlr_virtual_pointer_v1_frame(virtual)
+        zwlr_virtual_pointer_v1_motion_absolute(virtual, 1, x, y, width, height)
+        zwlr_virtual_pointer_v1_frame(virtual)
+        zwlr_virtual_pointer_v1_button(virtual, 2, 0x110, 1)  // BTN_LEFT pressed
+        zwlr_virtual_pointer_v1_frame(virtual)
+        zwlr_virtual_pointer_v1_button(virtual, 3, 0x110, 0)
+        zwlr_virtual_pointer_v1_frame(virtual)
+        roundtrip()
+    }
+}
+
+func fail(_ message: String) -> Never {
+    say("sheet-wayland-probe: \(message)")
+    exit(69)
+}
+
+func say(_ line: String, to descriptor: Int32 = 2) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+}
+
+func probe(_ data: UnsafeMutableRawPointer?) -> Probe { Unmanaged<Probe>.fromOpaque(data!).takeUnretainedValue() }
+
+enum Listeners {
+    /// Listeners live as long as the process: libwayland keeps their address.
+    static func make<T>(_ value: T) -> UnsafeMutablePointer<T> {
+        let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        pointer.initialize(to: value)
+        return pointer
+    }
+
+    nonisolated(unsafe) static let registry = make(wl_registry_listener(
+        global: { data, _, name, interface, version in probe(data).global(name, String(cString: interface!), version) },
+        global_remove: { _, _, _ in }))
+    nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener(ping: { data, base, serial in xdg_wm_base_pong(base, serial) }))
+    nonisolated(unsafe) static let seat = make(wl_seat_listener(
+        capabilities: { data, _, caps in probe(data).capabilities(caps) },
+        name: { _, _, _ in }))
+    nonisolated(unsafe) static let output = make(wl_output_listener(
+        geometry: { _, _, _, _, _, _, _, _, _, _ in },
+        mode: { data, _, flags, width, height, _ in
+            if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 { probe(data).outputSize = (width, height) }
+        },
+        done: { _, _ in }, scale: { _, _, _ in }, name: { _, _, _ in }, description: { _, _, _ in }))
+    nonisolated(unsafe) static let xdgSurface = make(xdg_surface_listener(configure: { data, _, serial in probe(data).configured = serial }))
+    nonisolated(unsafe) static let toplevel = make(xdg_toplevel_listener(
+        configure: { data, _, width, height, _ in probe(data).windowSize = (width, height) },
+        close: { _, _ in }, configure_bounds: { _, _, _, _ in }, wm_capabilities: { _, _, _ in }))
+    nonisolated(unsafe) static let frame = make(wl_callback_listener(done: { data, _, _ in probe(data).shown = true }))
+    nonisolated(unsafe) static let pointer = make(wl_pointer_listener(
+        enter: { data, _, _, _, _, _ in probe(data).entered = true },
+        leave: { _, _, _, _ in },
+        motion: { _, _, _, _, _ in },
+        button: { data, _, _, _, button, state in
+            if button == 0x110 && state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue { probe(data).pressed = true }
+        },
+        axis: { _, _, _, _, _ in }, frame: { _ , _ in }, axis_source: { _, _, _ in }, axis_stop: { _, _, _, _ in },
+        axis_discrete: { _, _, _, _ in }, axis_value120: { _, _, _, _ in }))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let x = UInt32(arguments[1]), let y = UInt32(arguments[2]) else {
+    say("usage: sheet-wayland-probe X Y")
+    exit(64)
+}
+guard let display = wl_display_connect(nil) else { fail("no compositor on WAYLAND_DISPLAY (\(String(cString: strerror(errno))))") }
+let state = Probe(display: display)
+state.registry = wl_display_get_registry(display)
+wl_registry_add_listener(state.registry, Listeners.registry, state.context)
+state.roundtrip()
+state.roundtrip()
+guard state.compositor != nil, state.shm != nil, state.wmBase != nil, state.seat != nil else {
+    fail("the compositor lacks wl_compositor, wl_shm, xdg_wm_base or wl_seat")
+}
+state.openWindow()
+state.click(x: x, y: y)
+say(state.pressed ? "reached" : "missed", to: 1)
+wl_display_disconnect(display)
