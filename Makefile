@@ -5,6 +5,7 @@ SWIFT ?= swift
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 DATADIR ?= $(PREFIX)/share
@@ -14,7 +15,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release tools test demo man completions bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean
+.PHONY: all build release tools test demo man completions bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols
 
 all: build
 
@@ -132,6 +133,9 @@ install: release man completions
 	chmod 644 $(DESTDIR)$(UNITDIR)/sheetd.service
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sheet-render@.service.in > $(DESTDIR)$(UNITDIR)/sheet-render@.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/sheet-render@.service
+	install -d $(DESTDIR)$(USERUNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/user/sheet-render@.service.in > $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
+	chmod 644 $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	install -Dm644 systemd/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd.socket
 	install -Dm644 systemd/sheetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf
 	install -Dm644 udev/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
@@ -147,6 +151,7 @@ install: release man completions
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sheetd $(DESTDIR)$(BINDIR)/sheetctl $(DESTDIR)$(BINDIR)/sheet-render
 	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket $(DESTDIR)$(UNITDIR)/sheet-render@.service
+	rm -f $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	rm -rf $(DESTDIR)$(DATADIR)/sheetd
 	rm -f $(DESTDIR)$(MANDIR)/man1/sheetctl.1 $(DESTDIR)$(MANDIR)/man1/sheet-render.1
@@ -154,6 +159,15 @@ uninstall:
 	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/sheetctl $(DESTDIR)$(DATADIR)/bash-completion/completions/sheet-render
 	rm -f $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_sheetctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_sheet-render
 	rm -f $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/sheetctl.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/sheet-render.fish
+
+# docs/images/wayland-sway.png: the sheet over a window in headless sway, taken with grim.
+wayland-screenshot:
+	$(SWIFT) build
+	docs/images/wayland-screenshot docs/images/wayland-sway.png
+
+# The Wayland protocol code, from the descriptions (needs wayland-scanner and wayland-protocols).
+wayland-protocols:
+	Sources/CWayland/generate
 
 clean:
 	rm -rf .build

@@ -70,6 +70,7 @@ struct ReadmeTests {
         ("swift build", "the tests run the debug build of the same sources"),
         ("sudo ", "changes the machine: users, packages, services"),
         ("journalctl ", "reads an installed service's log"),
+        ("systemctl --user ", "starts a service of an installed package in a user's session; WaylandTests run the backend under sway"),
     ]
 
     /// Run, with `.build/release/` meaning this test run's build and `/tmp/` and

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SheetTestSupport
 import Testing
 
@@ -28,6 +29,22 @@ struct SystemdUnitTests {
                                       folder.appendingPathComponent("sheetd.socket").path,
                                       folder.appendingPathComponent("sheet-render@drm.service").path],
                                  prefix: ["/usr/bin/systemd-analyze"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    /// The user unit for the Wayland backend, as a user manager reads it.
+    @Test func systemdAnalyzeVerifiesTheWaylandUserUnit() throws {
+        let folder = try temporaryFolder()
+        let unit = try String(contentsOf: Self.root.appendingPathComponent("systemd/user/sheet-render@.service.in"), encoding: .utf8)
+            .replacingOccurrences(of: "@BINDIR@", with: builtExecutable("sheet-render").deletingLastPathComponent().path)
+        try unit.write(to: folder.appendingPathComponent("sheet-render@.service"), atomically: true, encoding: .utf8)
+        // A user manager's runtime folder, which `--user` needs to exist.
+        let runtime = try temporaryFolder()
+        chmod(runtime.path, 0o700)
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
+                                    ["--user", "verify", folder.appendingPathComponent("sheet-render@wayland.service").path],
+                                    environment: ["XDG_RUNTIME_DIR": runtime.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "\(result.stderr)")
     }

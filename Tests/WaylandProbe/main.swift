@@ -1,4 +1,6 @@
 // sheet-wayland-probe X Y: a window below the sheet, for the Wayland test.
+// sheet-wayland-probe --window: only the window, open until the process is stopped (for the
+// README's screenshot).
 //
 // Opens an xdg-shell window on the compositor of WAYLAND_DISPLAY, adds a virtual pointer to the
 // seat (sway headless has no input devices), moves it to the output's pixel (X, Y) and clicks
@@ -195,8 +197,9 @@ enum Listeners {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let x = UInt32(arguments[1]), let y = UInt32(arguments[2]) else {
-    say("usage: sheet-wayland-probe X Y")
+let windowOnly = arguments.count == 2 && arguments[1] == "--window"
+guard windowOnly || arguments.count == 3, let x = UInt32(windowOnly ? "0" : arguments[1]), let y = UInt32(windowOnly ? "0" : arguments[2]) else {
+    say("usage: sheet-wayland-probe X Y | --window")
     exit(64)
 }
 guard let display = wl_display_connect(nil) else { fail("no compositor on WAYLAND_DISPLAY (\(String(cString: strerror(errno))))") }
@@ -209,6 +212,11 @@ guard state.compositor != nil, state.shm != nil, state.wmBase != nil, state.seat
     fail("the compositor lacks wl_compositor, wl_shm, xdg_wm_base or wl_seat")
 }
 state.openWindow()
+if windowOnly {
+    say("shown", to: 1)
+    while wl_display_dispatch(display) >= 0 {}
+    exit(0)
+}
 state.click(x: x, y: y)
 say(state.pressed ? "reached" : "missed", to: 1)
 wl_display_disconnect(display)
