@@ -57,6 +57,9 @@ final class WaylandBackend: Backend {
     private var frameDone = false
     /// Whether the input region is empty (the sheet hidden); nil before the first frame.
     private var passesInput: Bool?
+    /// The state and content last shown, drawn again when the compositor configures the
+    /// surface anew (a window mapped, tiled or made fullscreen waits for that commit).
+    private var lastShown: (state: SheetState, content: SheetContent?)?
     /// The scene on the surface now: what the compositor's damage is counted from.
     private var shownScene: SheetScene?
 
@@ -89,9 +92,15 @@ final class WaylandBackend: Backend {
         }
     }
 
+    /// Which role the surface takes: the layer shell when the compositor offers it (`auto`),
+    /// or a fullscreen xdg-shell window.
+    enum Shell: String, CaseIterable {
+        case auto, layer, xdg
+    }
+
     /// Connects to the compositor named by WAYLAND_DISPLAY (or `wayland-0`) and waits for the
     /// surface's first configure.
-    init(looks: Looks, painter: Painter, log: Log) throws(RenderError) {
+    init(shell: Shell, looks: Looks, painter: Painter, log: Log) throws(RenderError) {
         guard let display = wl_display_connect(nil) else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
             throw .unavailable("no Wayland compositor on \(name) (\(String(cString: strerror(errno))))")
@@ -111,6 +120,13 @@ final class WaylandBackend: Backend {
         guard layerShell != nil || wmBase != nil else {
             throw .unavailable("the compositor has neither the wlr layer shell nor xdg-shell")
         }
+        switch shell {
+        case .auto: break
+        case .layer: guard layerShell != nil else { throw .unavailable("the compositor has no wlr layer shell (zwlr_layer_shell_v1)") }
+        case .xdg:
+            guard wmBase != nil else { throw .unavailable("the compositor has no xdg-shell (xdg_wm_base)") }
+            layerShell = nil
+        }
         // The output's mode and scale arrive after its bind.
         try roundtrip("reading the output")
         surface = wl_compositor_create_surface(compositor)
@@ -126,7 +142,7 @@ final class WaylandBackend: Backend {
             zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
             method = "a layer surface on the top layer, ARGB8888 shm buffers"
         } else {
-            log.say("sheet-render: the compositor has no wlr layer shell; drawing in a fullscreen xdg-shell window instead")
+            if shell == .auto { log.say("sheet-render: the compositor has no wlr layer shell; drawing in a fullscreen xdg-shell window instead") }
             xdgSurface = xdg_wm_base_get_xdg_surface(wmBase, surface)
             xdg_surface_add_listener(xdgSurface, Listeners.xdgSurface, context)
             toplevel = xdg_surface_get_toplevel(xdgSurface)
@@ -134,7 +150,7 @@ final class WaylandBackend: Backend {
             xdg_toplevel_set_title(toplevel, "sheetd")
             xdg_toplevel_set_app_id(toplevel, "io.sheetd.render")
             xdg_toplevel_set_fullscreen(toplevel, output)
-            method = "a fullscreen xdg-shell window (no layer shell), ARGB8888 shm buffers"
+            method = "a fullscreen xdg-shell window, ARGB8888 shm buffers"
         }
         wl_surface_set_buffer_scale(surface, outputScale)
         // The initial commit, without a buffer, asks for the first configure.
@@ -157,6 +173,7 @@ final class WaylandBackend: Backend {
         var look = try looks.look(width: size.width, height: size.height)
         look.seeThrough = true
         let scene = SheetScene(state, width: size.width, height: size.height, content: content, look: look)
+        lastShown = (state, content)
         // What differs from the frame on the screen: the compositor's damage. What differs
         // from the buffer's last frame: what is drawn again (the buffers take turns).
         guard let rows = scene.damage(since: shownScene) else { return .shown(rows: nil) }
@@ -191,8 +208,14 @@ final class WaylandBackend: Backend {
     func handleEvent() throws(RenderError) -> Int64? {
         frameDone = false
         if wl_display_dispatch(display) < 0 { throw connectionError("reading the compositor's events") }
-        try flush()
         if closed { throw .unavailable("the compositor closed the sheet's surface (its output went away?)") }
+        // A new configure is answered with a commit of the frame on the screen, at the new size
+        // if it changed: the compositor may hold the surface back until then.
+        if pendingSerial != nil, isReady, let (state, content) = lastShown {
+            shownScene = nil
+            _ = try show(state, content: content)
+        }
+        try flush()
         guard frameDone else { return nil }
         return monotonicMicroseconds()
     }

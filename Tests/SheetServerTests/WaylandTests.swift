@@ -77,6 +77,39 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// `--wayland-shell xdg` (what a compositor without the layer shell gets) on an output at
+    /// scale 2: a fullscreen window whose buffer has the output's pixels, and the daemon told
+    /// the size and the scale. sway draws a fullscreen window over black, so the dim is black
+    /// over black there.
+    @Test func aFullscreenWindowOnAScaledOutput() throws {
+        let sway = try HeadlessSway(width: 540, height: 960, scale: 2)
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let renderer = try Renderer(["--backend", "wayland", "--wayland-shell", "xdg", "--socket", socket, "--frame-log", frameLog],
+                                    folder: folder, environment: ["WAYLAND_DISPLAY": sway.display])
+        let frames = try FrameLogReader(frameLog)
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"], socketPath: socket)
+        let rest = try frames.next {
+            ($0["screen"] as? [String: Any])?["scale"] as? Double == 2 && $0["state"] as? String == "resting" && $0["inputActive"] as? Bool == false
+        }
+        // sway shows a new fullscreen window once the renderer has answered the configure
+        // that made it fullscreen, which may be a moment after the logged frame: a few shots.
+        var state = rest
+        var picture = try sway.screenshot()
+        for _ in 0..<20 where frames.hasUnread || picture.pixel(135, 900) != .white {
+            if frames.hasUnread { state = try frames.next { _ in !frames.hasUnread } }
+            picture = try sway.screenshot()
+        }
+        try expectDrawn(state, in: picture, over: .black)
+        #expect(daemon.log.contains("SetScreen(540x960 scale 2.0)"), "\(daemon.log)")
+        #expect(renderer.log.contains("wayland 540x960 (a fullscreen xdg-shell window"), "\(renderer.log)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     /// The checks the e2e run makes of a DRM screenshot, over the compositor's background.
     func expectDrawn(_ state: [String: Any], in shot: Screenshot, over background: RGB, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let top = (state["top"] as? NSNumber)?.doubleValue ?? .nan, dim = (state["dim"] as? NSNumber)?.doubleValue ?? .nan
@@ -123,7 +156,7 @@ final class HeadlessSway {
 
     static let unprivileged: (uid: uid_t, gid: gid_t) = (65534, 65534)
 
-    init(width: Int, height: Int) throws {
+    init(width: Int, height: Int, scale: Int = 1) throws {
         for tool in ["/usr/bin/sway", "/usr/bin/grim"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw DaemonTestError("\(tool) is missing: `make deps` installs sway and grim for the Wayland test")
         }
@@ -135,7 +168,7 @@ final class HeadlessSway {
         guard mkfifo(ready, 0o600) == 0 else { throw DaemonTestError("mkfifo \(ready)") }
         try """
             xwayland disable
-            output * resolution \(width)x\(height) bg \(background) solid_color
+            output * resolution \(width)x\(height) scale \(scale) bg \(background) solid_color
             exec echo "$WAYLAND_DISPLAY" > \(ready)
             """.write(toFile: config, atomically: true, encoding: .utf8)
         if root {
