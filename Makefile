@@ -15,7 +15,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release tools test demo man completions bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols
+.PHONY: all build release tools test demo man completions bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
 
 all: build
 
@@ -116,7 +116,7 @@ man: tools
 completions: tools
 	mkdir -p .build/completions/bash .build/completions/zsh .build/completions/fish
 	for tool in sheetctl sheet-render; do \
-		.build/release/$$tool --generate-completion-script bash > .build/completions/bash/$$tool && \
+		.build/release/$$tool --generate-completion-script bash | sed '1{/^#!/d}' > .build/completions/bash/$$tool && \
 		.build/release/$$tool --generate-completion-script zsh > .build/completions/zsh/_$$tool && \
 		.build/release/$$tool --generate-completion-script fish > .build/completions/fish/$$tool.fish || exit 1; \
 	done
@@ -124,7 +124,7 @@ completions: tools
 # Binaries, the systemd units, sysusers.d, the udev rule, man pages and completions. Afterwards:
 #   systemd-sysusers; udevadm control --reload; udevadm trigger --subsystem-match=input
 #   systemctl daemon-reload; systemctl enable --now sheetd.socket sheetd.service
-install: release man completions
+install: tools man completions
 	install -Dm755 -s .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
 	install -Dm755 -s .build/release/sheetctl $(DESTDIR)$(BINDIR)/sheetctl
 	install -Dm755 -s .build/release/sheet-render $(DESTDIR)$(BINDIR)/sheet-render
@@ -159,6 +159,15 @@ uninstall:
 	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/sheetctl $(DESTDIR)$(DATADIR)/bash-completion/completions/sheet-render
 	rm -f $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_sheetctl $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_sheet-render
 	rm -f $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/sheetctl.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/sheet-render.fish
+
+# A Debian package in .build/deb (debian/: debhelper, make install with Debian's paths);
+# deb-check lints it, installs it, checks it and purges it, as CI does.
+deb:
+	dpkg-checkbuilddeps
+	debian/rules binary
+
+deb-check: deb
+	packaging/deb-check
 
 # docs/images/wayland-sway.png: the sheet over a window in headless sway, taken with grim.
 wayland-screenshot:
