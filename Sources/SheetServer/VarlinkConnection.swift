@@ -44,6 +44,8 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     private(set) var peer: PeerCredentials?
     private var isSubscriber = false
     private var closing = false
+    /// The client shut its side down: answer what it sent, then close.
+    private var inputClosed = false
     /// Counted in the server's connections (and its user's share).
     private(set) var admitted = false
     /// When the last call came (or the connection did), for the idle timeout.
@@ -114,6 +116,29 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         if admitted { server.connectionClosed(self) }
         logger.debug("\(who): disconnected")
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case .some(.inputClosed) = event as? ChannelEvent else {
+            return context.fireUserInboundEventTriggered(event)
+        }
+        inputClosed = true
+        // A subscriber that hangs up is gone (nothing more can come from it, and its slot
+        // would stay taken until the next update failed to reach it).
+        if isSubscriber {
+            closing = true
+            return context.close(promise: nil)
+        }
+        closeIfAnswered(context: context)
+    }
+
+    /// After the client shut its side down: closes once every call it sent has its reply
+    /// (written in order, so the close waits for the last of them).
+    private func closeIfAnswered(context: ChannelHandlerContext) {
+        guard inputClosed, !closing, !waitingForDaemon, queued.isEmpty else { return }
+        closing = true
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -238,6 +263,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             }
         }
         updateReading()
+        if !isSubscriber { closeIfAnswered(context: context) }
     }
 
     private func scheduleDrain() {

@@ -111,6 +111,9 @@ public final class VarlinkServer: @unchecked Sendable {
             // so one that floods is answered a read's worth of calls and then the loop polls
             // everyone else (calls queued from one read are answered within the same turn).
             .childChannelOption(.maxMessagesPerRead, value: 1)
+            // A client may shut its side down after its calls (`printf CALL | socat`): the
+            // calls it sent are still answered (VarlinkConnection closes once they are).
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 8192))
             .childChannelInitializer { [unowned self] channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -278,6 +278,32 @@ enum LibinputClock {
 }
 
 @Suite(.serialized) struct ContentDaemonTests {
+    /// A client that shuts down its side after its calls (`printf CALL | socat`) still gets
+    /// every reply, a control call's too (answered after the engine thread ran it), and then
+    /// the daemon closes the connection.
+    @Test func aHalfClosedConnectionIsAnsweredThenClosed() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let connection = try daemon.client().connection
+        let calls = #"{"method":"io.sheetd.Sheet.Present","parameters":{"detent":"expanded"}}"# + "\0"
+            + #"{"method":"io.sheetd.Sheet.GetState"}"# + "\0"
+        let bytes = Array(calls.utf8)
+        #expect(bytes.withUnsafeBytes { write(connection.fileDescriptor, $0.baseAddress, $0.count) } == bytes.count)
+        shutdown(connection.fileDescriptor, Int32(SHUT_WR))
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(connection.fileDescriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            received += chunk[..<count]
+        }
+        let replies = received.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        #expect(replies.count == 3 && replies[2].isEmpty, "two replies, each ended by NUL, then the end: \(replies)")
+        #expect(replies.first == #"{"parameters":{}}"#)
+        #expect(replies.dropFirst().first?.contains(#""target":"expanded""#) == true, "\(replies)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func contentThroughAVarlinkClientWrittenBySomeoneElse() throws {
         let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }

@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import SheetRecordings
+import SheetTestSupport
+import Testing
+
+/// clients/python against the real daemon, and the examples that use it (and socat).
+@Suite struct PythonClientTests {
+    static let root = fixtures.deletingLastPathComponent().deletingLastPathComponent()
+    static let pythonPath = root.appendingPathComponent("clients/python").path
+
+    /// The client's own tests: fake servers (malformed replies, errors, a restart under
+    /// follow()) and, with SHEETD_TEST_SOCKET, the real daemon.
+    @Test func theClientsTestsPassAgainstTheDaemon() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let result = try runProcess(URL(fileURLWithPath: testPython), [Self.root.appendingPathComponent("clients/python/tests/test_client.py").path, "-v"],
+                                    environment: ["SHEETD_TEST_SOCKET": daemon.socketPath])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("Ran 9 tests"), "\(result.stderr)")
+        #expect(!result.stderr.contains("skipped"), "every test ran against the daemon: \(result.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// examples/python/kiosk.py on a daemon that replays, two seconds in, a tap on the first
+    /// setting and then two swipes down: the tap toggles it and guards the sheet, the first
+    /// swipe is refused and asks, the second discards and dismisses.
+    @Test func theKioskExampleConfirmsAGuardedDismissal() throws {
+        var r = SyntheticRecording()
+        r.report()  // the recording's time starts here; the kiosk sets its content meanwhile
+        r.at(2)
+        r.tap(x: 300, y: 1016 + 28)  // the first row at the half detent (the list starts at 1016)
+        for start in [3.0, 4.0] {
+            r.at(start)
+            r.stroke(from: (540, 1100), to: (540, 1700), seconds: 0.08)
+        }
+        let recording = try temporaryFile("kiosk.evemu", r.evemu())
+        let daemon = try RunningDaemon(["--input", "replay:\(recording)"])
+        let kiosk = try LineReadingProcess(URL(fileURLWithPath: testPython),
+                                           [Self.root.appendingPathComponent("examples/python/kiosk.py").path, daemon.socketPath],
+                                           environment: ["PYTHONPATH": Self.pythonPath])
+        let lines = try kiosk.lines(4)
+        #expect(lines == ["content set, sheet presented", "wifi on", "dismissal refused, asking (swipe-down)",
+                          "changes discarded, dismissed (swipe-down)"], "\(lines)\n\(kiosk.errors)")
+        let content = try daemon.client().content()
+        #expect(content.items.first?.label == "  Wi-Fi" && content.guarded == false, "the changes were discarded: \(content)")
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        #expect(try daemon.client().state().detent == "hidden")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// examples/python/watch.py prints the state at once and a line per change.
+    @Test func theWatchExamplePrintsTheState() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let watch = try LineReadingProcess(URL(fileURLWithPath: testPython),
+                                           [Self.root.appendingPathComponent("examples/python/watch.py").path, daemon.socketPath],
+                                           environment: ["PYTHONPATH": Self.pythonPath])
+        let first = try watch.lines(1)
+        try daemon.client().present(detent: "expanded")
+        let next = try watch.lines(1)
+        #expect(first.first?.contains("resting") == true, "\(first) \(watch.errors)")
+        #expect(next.first?.contains("toward expanded") == true, "\(next) \(watch.errors)")
+        let lines = (try? String(contentsOf: Self.root.appendingPathComponent("examples/python/watch.py"), encoding: .utf8))?
+            .split(separator: "\n", omittingEmptySubsequences: false).count ?? 0
+        #expect(lines <= 21, "a watch in twenty lines: \(lines)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// examples/socat.sh: a call from the shell. socat shuts its side down once it has sent
+    /// the call; the daemon still answers a control call that goes through the engine.
+    @Test func theSocatExampleCallsTheDaemon() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let script = Self.root.appendingPathComponent("examples/socat.sh")
+        let present = try runProcess(script, ["present", "expanded"], environment: ["SHEETD_SOCKET": daemon.socketPath])
+        #expect(present.status == 0 && present.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"parameters":{}}"#, "\(present)")
+        let state = try runProcess(script, ["state"], environment: ["SHEETD_SOCKET": daemon.socketPath])
+        let reply = try JSONSerialization.jsonObject(with: Data(state.stdout.utf8)) as? [String: Any]
+        let parameters = reply?["parameters"] as? [String: Any], sheet = parameters?["state"] as? [String: Any]
+        #expect(sheet?["target"] as? String == "expanded" || sheet?["detent"] as? String == "expanded", "\(state)")
+        #expect(daemon.stop() == 0)
+    }
+}
+
+/// A process whose standard output is read line by line as it comes, each wait bounded by the
+/// daemon tests' patience; stopped when the test is done with it.
+final class LineReadingProcess {
+    let process = Process()
+    private let output = Pipe()
+    private let errorPath: String
+    private var buffer: [UInt8] = []
+
+    init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = output
+        errorPath = try temporaryFolder().appendingPathComponent("stderr").path
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    var errors: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// The next `count` lines.
+    func lines(_ count: Int) throws -> [String] {
+        var lines: [String] = []
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        while lines.count < count {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                lines.append(String(decoding: buffer[..<newline], as: UTF8.self))
+                buffer.removeFirst(newline + 1)
+                continue
+            }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(RunningDaemon.patienceSeconds * 1000)) > 0 else {
+                throw DaemonTestError("no line within \(RunningDaemon.patienceSeconds) s; so far \(lines); stderr: \(errors)")
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let got = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard got > 0 else { throw DaemonTestError("the output ended after \(lines); stderr: \(errors)") }
+            buffer += chunk[..<got]
+        }
+        return lines
+    }
+}

@@ -1,0 +1,28 @@
+"""A client for sheetd's varlink interface io.sheetd.Sheet, with the standard library only.
+
+    from sheetd import Client, follow
+
+    with Client() as sheet:                 # $SHEETD_SOCKET, else /run/sheetd/io.sheetd.Sheet
+        print(sheet.get_state().detent)
+        sheet.set_content(title="Settings", items=[Item("wifi", "Wi-Fi")])
+    for update in follow():                 # reconnects when the daemon restarts
+        for event in update.events:
+            print(event.event, event.item)
+
+Every reply is checked against the interface (docs/protocol.md) and turned into the frozen
+dataclasses below; a reply that does not fit raises ProtocolError naming the field, and an
+error the daemon returns raises SheetdError with its name and parameters.
+"""
+from .client import (
+    DEFAULT_SOCKET, MAX_MESSAGE_BYTES, Client, ConnectionLost, ProtocolError, SheetdError, follow, socket_path,
+)
+from .types import (
+    Content, DetentPosition, Device, Event, Gesture, Item, LiftedItem, ListState, MovingItem, Screen, State, Update,
+)
+
+__all__ = [
+    "Client", "follow", "socket_path", "DEFAULT_SOCKET", "MAX_MESSAGE_BYTES",
+    "SheetdError", "ProtocolError", "ConnectionLost",
+    "Content", "DetentPosition", "Device", "Event", "Gesture", "Item", "LiftedItem", "ListState", "MovingItem",
+    "Screen", "State", "Update",
+]

@@ -1,0 +1,163 @@
+"""The connection: varlink over a Unix socket (JSON messages ended by a NUL byte)."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
+
+from .types import Content, Device, Item, ProtocolError, State, Update, _list, _object, _reader
+
+INTERFACE = "io.sheetd.Sheet"
+DEFAULT_SOCKET = "/run/sheetd/io.sheetd.Sheet"
+#: The longest message read: a GetContent of 1,024 items is about 330 KB.
+MAX_MESSAGE_BYTES = 4 << 20
+
+
+class SheetdError(Exception):
+    """An error the daemon answered with: `error` is its name
+    (io.sheetd.Sheet.Guarded, org.varlink.service.InvalidParameter…), `parameters` its details."""
+
+    def __init__(self, method: str, error: str, parameters: Dict[str, Any]):
+        super().__init__(f"{method}: {error} {json.dumps(parameters, sort_keys=True) if parameters else ''}".rstrip())
+        self.method = method
+        self.error = error
+        self.parameters = parameters
+
+
+class ConnectionLost(ConnectionError):
+    """The daemon closed the connection (it stopped or restarted)."""
+
+
+def socket_path(path: Optional[str] = None) -> str:
+    """`path`, else $SHEETD_SOCKET, else /run/sheetd/io.sheetd.Sheet."""
+    return path or os.environ.get("SHEETD_SOCKET") or DEFAULT_SOCKET
+
+
+class Client:
+    """One connection to the daemon. Calls block; `timeout` (seconds) bounds each read.
+    Monitor takes the connection over: use a Client for it alone (or `follow`)."""
+
+    def __init__(self, path: Optional[str] = None, timeout: Optional[float] = None):
+        self.path = socket_path(path)
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._socket.settimeout(timeout)
+        try:
+            self._socket.connect(self.path)
+        except OSError:
+            self._socket.close()
+            raise
+        self._buffer = bytearray()
+
+    def close(self) -> None:
+        self._socket.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # The wire.
+
+    def _send(self, method: str, parameters: Dict[str, Any], more: bool = False) -> None:
+        call: Dict[str, Any] = {"method": f"{INTERFACE}.{method}"}
+        if parameters:
+            call["parameters"] = parameters
+        if more:
+            call["more"] = True
+        self._socket.sendall(json.dumps(call, separators=(",", ":")).encode() + b"\0")
+
+    def _read(self, method: str) -> Dict[str, Any]:
+        while True:
+            end = self._buffer.find(0)
+            if end >= 0:
+                message = bytes(self._buffer[:end])
+                del self._buffer[:end + 1]
+                break
+            if len(self._buffer) > MAX_MESSAGE_BYTES:
+                raise ProtocolError(f"{method}: a reply longer than {MAX_MESSAGE_BYTES} bytes")
+            chunk = self._socket.recv(65536)
+            if not chunk:
+                raise ConnectionLost(f"{method}: {self.path} closed the connection")
+            self._buffer += chunk
+        try:
+            reply = json.loads(message)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ProtocolError(f"{method}: a reply that is not JSON ({error})") from None
+        reply = _object(reply, f"{method} reply")
+        if "error" in reply:
+            if not isinstance(reply["error"], str):
+                raise ProtocolError(f"{method}: an error that is not a name: {reply['error']!r}")
+            raise SheetdError(method, reply["error"], _object(reply.get("parameters") or {}, f"{method} error parameters"))
+        return _object(reply.get("parameters") or {}, f"{method} reply parameters")
+
+    def call(self, method: str, **parameters: Any) -> Dict[str, Any]:
+        """io.sheetd.Sheet.METHOD with `parameters` (those that are None left out); the reply's parameters."""
+        self._send(method, {name: value for name, value in parameters.items() if value is not None})
+        return self._read(method)
+
+    # The interface.
+
+    def get_state(self) -> State:
+        return State.from_json(_object(self.call("GetState").get("state"), "state"))
+
+    def get_content(self) -> Tuple[Content, int]:
+        """What the sheet holds (items in the list's order) and that order's revision."""
+        reply = self.call("GetContent")
+        content = Content.from_json(_object(reply.get("content"), "content"))
+        revision = reply.get("revision")
+        if isinstance(revision, bool) or not isinstance(revision, int):
+            raise ProtocolError(f"GetContent: revision is not an integer: {revision!r}")
+        return content, revision
+
+    def set_content(self, title: Optional[str] = None, items: Optional[Iterable[Item]] = None,
+                    guarded: Optional[bool] = None) -> None:
+        """Replaces what is given; what is left out stays. New items reset the order."""
+        self.call("SetContent", title=title, items=None if items is None else [item.to_json() for item in items], guarded=guarded)
+
+    def present(self, detent: Optional[str] = None) -> None:
+        self.call("Present", detent=detent)
+
+    def dismiss(self, force: bool = False) -> None:
+        """Hides the sheet; a guarded one only with force (SheetdError io.sheetd.Sheet.Guarded otherwise)."""
+        self.call("Dismiss", force=force or None)
+
+    def set_detent(self, detent: str) -> None:
+        self.call("SetDetent", detent=detent)
+
+    def set_screen(self, width: int, height: int, scale: Optional[float] = None) -> None:
+        self.call("SetScreen", width=width, height=height, scale=scale)
+
+    def list_devices(self) -> Tuple[Device, ...]:
+        return _list(_reader(Device))(self.call("ListDevices").get("devices"), "devices")
+
+    def monitor(self) -> Iterator[Update]:
+        """The state at once, then one update per change, until the daemon goes (ConnectionLost)."""
+        self._send("Monitor", {}, more=True)
+        while True:
+            yield Update.from_json(self._read("Monitor"))
+
+
+def follow(path: Optional[str] = None, retry_seconds: float = 0.05, timeout: Optional[float] = None) -> Iterator[Update]:
+    """Monitor that lives through restarts: waits for the socket, follows the daemon, and when it
+    goes, waits for the next one (retrying every `retry_seconds`) and goes on with its current
+    state. `timeout` (seconds) bounds the wait for a daemon, then raises TimeoutError.
+    Protocol errors and errors the daemon answers with are raised, not retried."""
+    path = socket_path(path)
+    waiting_since = time.monotonic()
+    while True:
+        try:
+            client = Client(path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            if timeout is not None and time.monotonic() - waiting_since > timeout:
+                raise TimeoutError(f"no sheetd on {path} within {timeout} s") from None
+            time.sleep(retry_seconds)
+            continue
+        with client:
+            try:
+                for update in client.monitor():
+                    yield update
+            except (ConnectionLost, ConnectionResetError):
+                waiting_since = time.monotonic()

@@ -1,0 +1,286 @@
+"""The types of io.sheetd.Sheet (docs/protocol.md) as frozen dataclasses, each read from a reply
+by `from_json`, which checks every field and raises ProtocolError naming the one that does not
+fit (`state.screen.width`, `events[2].order[0]`)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Tuple, TypeVar
+
+
+class ProtocolError(Exception):
+    """A message from the daemon that is not what the interface says."""
+
+
+T = TypeVar("T")
+
+
+def _field(value: dict, name: str, where: str, check: Callable[[Any, str], T], optional: bool = False) -> T:
+    path = f"{where}.{name}" if where else name
+    if name not in value or value[name] is None:
+        if optional:
+            return None  # type: ignore[return-value]
+        raise ProtocolError(f"{path} is missing")
+    return check(value[name], path)
+
+
+def _string(value: Any, path: str) -> str:
+    if not isinstance(value, str):
+        raise ProtocolError(f"{path} is not a string: {value!r}")
+    return value
+
+
+def _int(value: Any, path: str) -> int:
+    # JSON has one number type: an integral float is an int (the daemon writes 3, not 3.0).
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not value.is_integer()):
+        raise ProtocolError(f"{path} is not an integer: {value!r}")
+    if abs(value) > 2**63 - 1:
+        raise ProtocolError(f"{path} is outside 64 bits: {value!r}")
+    return int(value)
+
+
+def _float(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ProtocolError(f"{path} is not a finite number: {value!r}")
+    return float(value)
+
+
+def _bool(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise ProtocolError(f"{path} is not a boolean: {value!r}")
+    return value
+
+
+def _object(value: Any, path: str) -> dict:
+    if not isinstance(value, dict):
+        raise ProtocolError(f"{path} is not an object: {value!r}")
+    return value
+
+
+def _list(of: Callable[[Any, str], T]) -> Callable[[Any, str], Tuple[T, ...]]:
+    def check(value: Any, path: str) -> Tuple[T, ...]:
+        if not isinstance(value, list):
+            raise ProtocolError(f"{path} is not a list: {value!r}")
+        return tuple(of(element, f"{path}[{index}]") for index, element in enumerate(value))
+    return check
+
+
+def _one_of(*choices: str) -> Callable[[Any, str], str]:
+    def check(value: Any, path: str) -> str:
+        if value not in choices:
+            raise ProtocolError(f"{path} is {value!r}, not one of {', '.join(choices)}")
+        return value
+    return check
+
+
+def _reader(cls):
+    return lambda value, path: cls.from_json(_object(value, path), path)
+
+
+@dataclass(frozen=True)
+class Screen:
+    width: int
+    height: int
+    scale: float
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "screen") -> "Screen":
+        width, height = _field(value, "width", where, _int), _field(value, "height", where, _int)
+        scale = _field(value, "scale", where, _float)
+        # What the daemon accepts for SetScreen; anything else is not a daemon's state.
+        if not (64 <= width <= 16384 and 64 <= height <= 16384 and 0.25 <= scale <= 16):
+            raise ProtocolError(f"{where} is {width}x{height} at scale {scale}: outside 64-16384 px and 0.25-16")
+        return cls(width, height, scale)
+
+
+@dataclass(frozen=True)
+class DetentPosition:
+    name: str
+    top: float
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "DetentPosition":
+        return cls(_field(value, "name", where, _string), _field(value, "top", where, _float))
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    label: str
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "Item":
+        return cls(_field(value, "id", where, _string), _field(value, "label", where, _string))
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "label": self.label}
+
+
+@dataclass(frozen=True)
+class Content:
+    title: str
+    items: Tuple[Item, ...]
+    guarded: bool
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "content") -> "Content":
+        return cls(_field(value, "title", where, _string), _field(value, "items", where, _list(_reader(Item))),
+                   _field(value, "guarded", where, _bool))
+
+
+@dataclass(frozen=True)
+class LiftedItem:
+    item: str
+    index: int
+    offset: float
+    scale: float
+    opacity: float
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "LiftedItem":
+        return cls(_field(value, "item", where, _string), _field(value, "index", where, _int),
+                   _field(value, "offset", where, _float), _field(value, "scale", where, _float),
+                   _field(value, "opacity", where, _float))
+
+
+@dataclass(frozen=True)
+class MovingItem:
+    item: str
+    index: int
+    offset: float
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "MovingItem":
+        return cls(_field(value, "item", where, _string), _field(value, "index", where, _int),
+                   _field(value, "offset", where, _float))
+
+
+@dataclass(frozen=True)
+class ListState:
+    """The sheet's list while it has content (the interface's `List`)."""
+    title_bar: float
+    item_height: float
+    scroll: float
+    revision: int
+    others_scale: float
+    lifted: Optional[LiftedItem]
+    moving: Tuple[MovingItem, ...]
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "ListState":
+        return cls(_field(value, "titleBar", where, _float), _field(value, "itemHeight", where, _float),
+                   _field(value, "scroll", where, _float), _field(value, "revision", where, _int),
+                   _field(value, "othersScale", where, _float),
+                   _field(value, "lifted", where, _reader(LiftedItem), optional=True),
+                   _field(value, "moving", where, _list(_reader(MovingItem))))
+
+
+@dataclass(frozen=True)
+class State:
+    state: str
+    detent: Optional[str]
+    target: Optional[str]
+    top: float
+    progress: float
+    dim: float
+    velocity: float
+    screen: Screen
+    cause: str
+    input_active: bool
+    detents: Tuple[DetentPosition, ...]
+    list: Optional[ListState]
+
+    @property
+    def is_idle(self) -> bool:
+        """At rest with no finger down and no replayed input to come: nothing moves until a call."""
+        return self.state == "resting" and not self.input_active
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "state") -> "State":
+        dim = _field(value, "dim", where, _float)
+        if not 0 <= dim <= 1:
+            raise ProtocolError(f"{where}.dim is {dim}, outside 0-1")
+        return cls(
+            state=_field(value, "state", where, _one_of("resting", "dragging", "settling")),
+            detent=_field(value, "detent", where, _string, optional=True),
+            target=_field(value, "target", where, _string, optional=True),
+            top=_field(value, "top", where, _float),
+            progress=_field(value, "progress", where, _float),
+            dim=dim,
+            velocity=_field(value, "velocity", where, _float),
+            screen=_field(value, "screen", where, _reader(Screen)),
+            cause=_field(value, "cause", where, _one_of("initial", "user", "animation", "command")),
+            input_active=_field(value, "inputActive", where, _bool),
+            detents=_field(value, "detents", where, _list(_reader(DetentPosition))),
+            list=_field(value, "list", where, _reader(ListState), optional=True),
+        )
+
+
+@dataclass(frozen=True)
+class Gesture:
+    kind: str
+    phase: str
+    x: float
+    y: float
+    vx: Optional[float]
+    vy: Optional[float]
+    direction: Optional[str]
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "gesture") -> "Gesture":
+        return cls(_field(value, "kind", where, _string), _field(value, "phase", where, _string),
+                   _field(value, "x", where, _float), _field(value, "y", where, _float),
+                   _field(value, "vx", where, _float, optional=True), _field(value, "vy", where, _float, optional=True),
+                   _field(value, "direction", where, _string, optional=True))
+
+
+@dataclass(frozen=True)
+class Event:
+    """What the content's client hears: item-tapped (item), reorder-began (item, index),
+    reorder-moved (item, from_, to), reorder-ended (item, order) or dismiss-attempted (cause)."""
+    event: str
+    item: Optional[str] = None
+    index: Optional[int] = None
+    from_: Optional[int] = None
+    to: Optional[int] = None
+    order: Optional[Tuple[str, ...]] = None
+    cause: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "Event":
+        return cls(_field(value, "event", where, _string), _field(value, "item", where, _string, optional=True),
+                   _field(value, "index", where, _int, optional=True), _field(value, "from", where, _int, optional=True),
+                   _field(value, "to", where, _int, optional=True),
+                   _field(value, "order", where, _list(_string), optional=True),
+                   _field(value, "cause", where, _string, optional=True))
+
+
+@dataclass(frozen=True)
+class Update:
+    """One reply of Monitor: the state, and the gesture and events that came with it."""
+    seq: int
+    timestamp_usec: int
+    state: State
+    gesture: Optional[Gesture]
+    events: Tuple[Event, ...]
+
+    @classmethod
+    def from_json(cls, value: dict) -> "Update":
+        return cls(_field(value, "seq", "", _int), _field(value, "timestampUSec", "", _int),
+                   _field(value, "state", "", _reader(State)), _field(value, "gesture", "", _reader(Gesture), optional=True),
+                   _field(value, "events", "", _list(_reader(Event)), optional=True) or ())
+
+
+@dataclass(frozen=True)
+class Device:
+    name: str
+    node: str
+    type: str
+    used: bool
+    reason: str
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "Device":
+        return cls(_field(value, "name", where, _string), _field(value, "node", where, _string),
+                   _field(value, "type", where, _string), _field(value, "used", where, _bool),
+                   _field(value, "reason", where, _string))

@@ -1,0 +1,191 @@
+"""Tests of the sheetd Python client.
+
+Against fake servers on a socket of the test's own: every malformed reply is a ProtocolError
+naming the field, daemon errors are SheetdError, follow() lives through a restart. Against the
+real daemon when SHEETD_TEST_SOCKET names one (the Swift test PythonClientTests starts it):
+typed state, content round trip, the daemon's errors.
+
+    python3 clients/python/tests/test_client.py
+"""
+import json
+import os
+import socket
+import sys
+import tempfile
+import threading
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from sheetd import (  # noqa: E402
+    Client, ConnectionLost, Content, Item, ProtocolError, SheetdError, State, follow,
+)
+
+STATE = {
+    "state": "resting", "detent": "half", "target": None, "top": 960, "progress": 0.5, "dim": 0.7, "velocity": 0,
+    "screen": {"width": 1080, "height": 1920, "scale": 1}, "cause": "initial", "inputActive": False,
+    "detents": [{"name": "expanded", "top": 60}, {"name": "half", "top": 960}, {"name": "hidden", "top": 1920}],
+}
+
+
+class FakeDaemon:
+    """A varlink server that answers each call with the next of `replies` (bytes, sent as they
+    are, each followed by NUL unless raw), then closes the connection."""
+
+    def __init__(self, path, replies, raw=False):
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(path)
+        self.server.listen(1)
+        self.replies, self.raw, self.calls = replies, raw, []
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        connection, _ = self.server.accept()
+        with connection:
+            try:
+                self.answer(connection)
+            except OSError:
+                pass  # the client went away first, as some tests make it
+
+    def answer(self, connection):
+        buffer = b""
+        for reply in self.replies:
+            while b"\0" not in buffer:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+            call, _, buffer = buffer.partition(b"\0")
+            self.calls.append(json.loads(call))
+            payloads = reply if isinstance(reply, list) else [reply]
+            for payload in payloads:
+                connection.sendall(payload if self.raw else payload + b"\0")
+
+    def close(self):
+        self.thread.join(timeout=10)
+        self.server.close()
+
+
+def reply(parameters):
+    return json.dumps({"parameters": parameters}).encode()
+
+
+class FakeServerTests(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.folder.name, "io.sheetd.Sheet")
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def answered(self, *replies, raw=False):
+        fake = FakeDaemon(self.path, list(replies), raw=raw)
+        self.addCleanup(fake.close)
+        return fake
+
+    def test_state_is_typed(self):
+        fake = self.answered(reply({"state": STATE}))
+        with Client(self.path) as client:
+            state = client.get_state()
+        self.assertIsInstance(state, State)
+        self.assertEqual((state.detent, state.top, state.screen.width, state.input_active), ("half", 960.0, 1080, False))
+        self.assertTrue(state.is_idle)
+        self.assertEqual(fake.calls, [{"method": "io.sheetd.Sheet.GetState"}])
+
+    def test_malformed_replies_name_the_field(self):
+        cases = [
+            (b"not json", "not JSON"),
+            (reply({"state": dict(STATE, top="high")}), "state.top is not a finite number"),
+            (reply({"state": dict(STATE, state="flying")}), "state.state is 'flying'"),
+            (reply({"state": dict(STATE, dim=1.5)}), "state.dim is 1.5"),
+            (reply({"state": dict(STATE, screen={"width": 14, "height": 1920, "scale": 1})}), "state.screen is 14x1920"),
+            (reply({"state": dict(STATE, detents=[{"name": 3, "top": 0}])}), "state.detents[0].name is not a string"),
+            (reply({"state": {k: v for k, v in STATE.items() if k != "inputActive"}}), "state.inputActive is missing"),
+            (b'{"error": 7}', "an error that is not a name"),
+        ]
+        for payload, message in cases:
+            with self.subTest(message=message):
+                self.answered(payload)
+                with Client(self.path) as client, self.assertRaises(ProtocolError) as raised:
+                    client.get_state()
+                self.assertIn(message, str(raised.exception))
+                os.unlink(self.path)
+
+    def test_a_reply_without_end_is_bounded(self):
+        self.answered(b"[" * (5 << 20), raw=True)
+        with Client(self.path) as client, self.assertRaises(ProtocolError) as raised:
+            client.get_state()
+        self.assertIn("longer than", str(raised.exception))
+
+    def test_daemon_errors_keep_name_and_parameters(self):
+        self.answered(json.dumps({"error": "io.sheetd.Sheet.UnknownDetent",
+                                  "parameters": {"detent": "x", "known": ["half"]}}).encode())
+        with Client(self.path) as client, self.assertRaises(SheetdError) as raised:
+            client.set_detent("x")
+        self.assertEqual(raised.exception.error, "io.sheetd.Sheet.UnknownDetent")
+        self.assertEqual(raised.exception.parameters["known"], ["half"])
+
+    def test_monitor_reads_events_and_ends_with_the_connection(self):
+        update = {"seq": 4, "timestampUSec": 12, "state": STATE,
+                  "events": [{"event": "reorder-ended", "item": "b", "order": ["a", "b"]},
+                             {"event": "reorder-moved", "item": "b", "from": 1, "to": 0}]}
+        self.answered([reply(update), reply(dict(update, seq=5, events=None))])
+        with Client(self.path) as client:
+            updates = client.monitor()
+            first = next(updates)
+            self.assertEqual(first.events[0].order, ("a", "b"))
+            self.assertEqual((first.events[1].from_, first.events[1].to), (1, 0))
+            self.assertEqual(next(updates).events, ())
+            with self.assertRaises(ConnectionLost):
+                next(updates)
+
+    def test_follow_goes_on_after_a_restart(self):
+        self.answered([reply({"seq": 1, "timestampUSec": 1, "state": STATE})])
+        updates = follow(self.path, timeout=10)
+        self.assertEqual(next(updates).seq, 1)
+        # The first daemon is gone; the next one binds the same path.
+        os.unlink(self.path)
+        self.answered([reply({"seq": 1, "timestampUSec": 2, "state": dict(STATE, detent="expanded")})])
+        self.assertEqual(next(updates).state.detent, "expanded")
+
+    def test_follow_gives_up_after_its_timeout(self):
+        with self.assertRaises(TimeoutError):
+            next(follow(self.path, timeout=0.2))
+
+
+@unittest.skipUnless(os.environ.get("SHEETD_TEST_SOCKET"), "SHEETD_TEST_SOCKET names no running sheetd")
+class RealDaemonTests(unittest.TestCase):
+    path = os.environ.get("SHEETD_TEST_SOCKET")
+
+    def test_state_content_and_errors(self):
+        with Client(self.path, timeout=30) as client:
+            state = client.get_state()
+            self.assertIn("half", [detent.name for detent in state.detents])
+            items = [Item("wifi", "Wi-Fi"), Item("bt", "Bluetooth")]
+            client.set_content(title="Settings", items=items, guarded=True)
+            content, revision = client.get_content()
+            self.assertEqual(content, Content("Settings", tuple(items), True))
+            self.assertGreater(revision, 0)
+            with self.assertRaises(SheetdError) as raised:
+                client.dismiss()
+            self.assertEqual(raised.exception.error, "io.sheetd.Sheet.Guarded")
+            with self.assertRaises(SheetdError) as raised:
+                client.set_content(items=[Item("a", "A"), Item("a", "again")])
+            self.assertEqual(raised.exception.parameters.get("parameter"), "items[1].id")
+            with self.assertRaises(SheetdError) as raised:
+                client.set_detent("nowhere")
+            self.assertEqual(raised.exception.error, "io.sheetd.Sheet.UnknownDetent")
+            client.dismiss(force=True)
+            self.assertEqual(client.get_state().target or client.get_state().detent, "hidden")
+            self.assertEqual(client.list_devices(), client.list_devices())
+
+    def test_monitor_starts_with_the_state(self):
+        with Client(self.path, timeout=30) as client:
+            first = next(client.monitor())
+        self.assertGreaterEqual(first.seq, 0)
+        self.assertIsInstance(first.state, State)
+
+
+if __name__ == "__main__":
+    unittest.main()
