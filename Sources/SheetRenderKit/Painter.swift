@@ -99,23 +99,30 @@ struct Geometry {
         return top - py
     }
 
+    /// The card over the dimmed background at the pixel (x, y), and how opaque that is (1
+    /// unless the look is see-through).
+    @inline(__always)
+    func baseWithAlpha(x: Int, y: Int) -> (color: RGB, alpha: Double) {
+        let covered = coverage(cardDistance(Double(x) + 0.5, Double(y) + 0.5))
+        return (card.over(behind(x: x, y: y), alpha: covered), baseAlpha(cardCoverage: covered))
+    }
+
     /// The card over the dimmed background at the pixel (x, y).
     @inline(__always)
-    func base(x: Int, y: Int) -> RGB {
-        card.over(behind(x: x, y: y), alpha: coverage(cardDistance(Double(x) + 0.5, Double(y) + 0.5)))
-    }
+    func base(x: Int, y: Int) -> RGB { baseWithAlpha(x: x, y: y).color }
 
     /// The opacity of the card over the dim where the card covers `cardCoverage` of a pixel.
     @inline(__always)
     func baseAlpha(cardCoverage: Double) -> Double { cardCoverage + dimAlpha * (1 - cardCoverage) }
 
+    /// The dim above the card, the card, and the edge between. On a see-through look the dim
+    /// has its alpha and the card's edge fades to it (premultiplied colours); on the others
+    /// every alpha here is 1, which the opaque formats do not store.
     func drawBase(row y: Int, into canvas: Canvas) {
         let rowTop = Double(y)
-        if dimAlpha < 1 {
-            drawSeeThroughBase(row: y, into: canvas)
-        } else if rowTop + 1 <= top {
+        if rowTop + 1 <= top {
             if backdrop == nil {
-                canvas.fill(row: y, dimmed)
+                canvas.fill(row: y, dimmed, alpha: dimAlpha)
             } else {
                 for x in 0..<width { canvas.set(x: x, y: y, behind(x: x, y: y)) }
             }
@@ -126,34 +133,14 @@ struct Geometry {
             let corner = min(Int(radius.rounded(.up)) + 1, (width + 1) / 2)
             let edge = coverage(top - (rowTop + 0.5))
             if backdrop == nil {
-                canvas.fill(row: y, from: corner, to: width - corner, card.over(dimmed, alpha: edge))
+                canvas.fill(row: y, from: corner, to: width - corner, card.over(dimmed, alpha: edge), alpha: baseAlpha(cardCoverage: edge))
             } else {
                 for x in corner..<max(corner, width - corner) { canvas.set(x: x, y: y, card.over(behind(x: x, y: y), alpha: edge)) }
             }
             for x in 0..<corner {
-                canvas.set(x: x, y: y, base(x: x, y: y))
-                canvas.set(x: width - 1 - x, y: y, base(x: width - 1 - x, y: y))
-            }
-        }
-    }
-
-    /// `drawBase` for a see-through look: the same shapes, with the dim's alpha above the card
-    /// and a card edge that fades to it (premultiplied colours, the canvas's alpha).
-    private func drawSeeThroughBase(row y: Int, into canvas: Canvas) {
-        let rowTop = Double(y)
-        if rowTop + 1 <= top {
-            canvas.fill(row: y, dimmed, alpha: dimAlpha)
-        } else if rowTop >= top + radius {
-            canvas.fill(row: y, card)
-        } else {
-            let corner = min(Int(radius.rounded(.up)) + 1, (width + 1) / 2)
-            let edge = coverage(top - (rowTop + 0.5))
-            canvas.fill(row: y, from: corner, to: width - corner, card.over(dimmed, alpha: edge), alpha: baseAlpha(cardCoverage: edge))
-            for x in 0..<corner {
-                let left = coverage(cardDistance(Double(x) + 0.5, Double(y) + 0.5))
-                canvas.set(x: x, y: y, card.over(dimmed, alpha: left), alpha: baseAlpha(cardCoverage: left))
-                let right = coverage(cardDistance(Double(width - 1 - x) + 0.5, Double(y) + 0.5))
-                canvas.set(x: width - 1 - x, y: y, card.over(dimmed, alpha: right), alpha: baseAlpha(cardCoverage: right))
+                let left = baseWithAlpha(x: x, y: y), right = baseWithAlpha(x: width - 1 - x, y: y)
+                canvas.set(x: x, y: y, left.color, alpha: left.alpha)
+                canvas.set(x: width - 1 - x, y: y, right.color, alpha: right.alpha)
             }
         }
     }
@@ -175,9 +162,8 @@ struct Geometry {
                 let a = coverage(d) * alpha
                 guard a > 0 else { continue }
                 // Above the card, over the dim: on a see-through look, as opaque as what it covers.
-                let covered = coverage(cardDistance(px, py))
-                let below = card.over(behind(x: x, y: y), alpha: covered)
-                canvas.set(x: x, y: y, scene.look.grabber.over(below, alpha: a), alpha: a + baseAlpha(cardCoverage: covered) * (1 - a))
+                let below = baseWithAlpha(x: x, y: y)
+                canvas.set(x: x, y: y, scene.look.grabber.over(below.color, alpha: a), alpha: a + below.alpha * (1 - a))
             }
         }
     }
