@@ -135,7 +135,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     /// After the client shut its side down: closes once every call it sent has its reply
     /// (written in order, so the close waits for the last of them).
     private func closeIfAnswered(context: ChannelHandlerContext) {
-        guard inputClosed, !closing, !waitingForDaemon, queued.isEmpty else { return }
+        guard inputClosed, !closing, !isSubscriber, !waitingForDaemon, queued.isEmpty else { return }
         closing = true
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(capacity: 0))).whenComplete { _ in channel.close(promise: nil) }
@@ -263,7 +263,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             }
         }
         updateReading()
-        if !isSubscriber { closeIfAnswered(context: context) }
+        closeIfAnswered(context: context)
     }
 
     private func scheduleDrain() {

@@ -37,7 +37,7 @@ struct SheetRender: ParsableCommand {
     var pixelFormat: String = "xrgb8888"
 
     @Option(name: .customLong("wayland-shell"), help: "wayland: auto (the wlr layer shell when the compositor offers it, else a fullscreen window), layer or xdg.")
-    var waylandShell: String = "auto"
+    var waylandShell: WaylandBackend.Shell = .auto
 
     @Option(help: "png: the folder for the pictures.")
     var output: String?
@@ -67,7 +67,6 @@ struct SheetRender: ParsableCommand {
         guard [PixelFormat.xrgb8888, .rgb565].contains(PixelFormat(rawValue: pixelFormat)) else {
             throw ValidationError("--pixel-format wants xrgb8888 or rgb565")
         }
-        guard WaylandBackend.Shell(rawValue: waylandShell) != nil else { throw ValidationError("--wayland-shell wants auto, layer or xdg; got `\(waylandShell)`") }
         if backend == "wayland" && background != nil { throw ValidationError("--background is not for --backend wayland: the windows below show through the dim") }
         if backend == "png" && output == nil { throw ValidationError("--backend png needs --output DIR") }
         if backend != "png" && output != nil { throw ValidationError("--output is for --backend png") }
@@ -113,10 +112,10 @@ struct SheetRender: ParsableCommand {
         case "term": return try TerminalBackend(looks: looks)
         case "drm": return try DRMBackend.open(path: device, format: format, looks: looks, painter: painter)
         case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
-        case "wayland": return try WaylandBackend(shell: WaylandBackend.Shell(rawValue: waylandShell)!, looks: looks, painter: painter, log: log)
+        case "wayland": return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, log: log)
         default:
             if getenv("WAYLAND_DISPLAY") != nil && background == nil {
-                return try WaylandBackend(shell: WaylandBackend.Shell(rawValue: waylandShell)!, looks: looks, painter: painter, log: log)
+                return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, log: log)
             }
             do {
                 return try DRMBackend.open(path: nil, format: format, looks: looks, painter: painter)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ArgumentParser
 import CWayland
 import SheetCore
 import SheetProtocol
@@ -56,7 +57,7 @@ final class WaylandBackend: Backend {
     private var frameCallback: OpaquePointer?
     private var frameDone = false
     /// Whether the input region is empty (the sheet hidden); nil before the first frame.
-    private var passesInput: Bool?
+    private var inputRegionEmpty: Bool?
     /// The state and content last shown, drawn again when the compositor configures the
     /// surface anew (a window mapped, tiled or made fullscreen waits for that commit).
     private var lastShown: (state: SheetState, content: SheetContent?)?
@@ -94,7 +95,7 @@ final class WaylandBackend: Backend {
 
     /// Which role the surface takes: the layer shell when the compositor offers it (`auto`),
     /// or a fullscreen xdg-shell window.
-    enum Shell: String, CaseIterable {
+    enum Shell: String, CaseIterable, ExpressibleByArgument {
         case auto, layer, xdg
     }
 
@@ -183,9 +184,9 @@ final class WaylandBackend: Backend {
 
         // Touches pass through a hidden sheet to the windows below.
         let hidden = scene.dim <= 0 && scene.top >= Double(scene.height)
-        if passesInput != hidden {
+        if inputRegionEmpty != hidden {
             wl_surface_set_input_region(surface, hidden ? emptyRegion : nil)
-            passesInput = hidden
+            inputRegionEmpty = hidden
         }
         wl_surface_attach(surface, target.buffer, 0, 0)
         if compositorVersion >= 4 {
