@@ -83,13 +83,13 @@ import Testing
     }
 }
 
-/// A process whose standard output is read line by line as it comes, each wait bounded by the
-/// daemon tests' patience; stopped when the test is done with it.
+/// A process whose standard output is read line by line as it comes; stopped when the test is
+/// done with it.
 final class LineReadingProcess {
     let process = Process()
     private let output = Pipe()
     private let errorPath: String
-    private var buffer: [UInt8] = []
+    private let outputLines: DescriptorLines
 
     init(_ executable: URL, _ arguments: [String], environment: [String: String]) throws {
         process.executableURL = executable
@@ -99,6 +99,7 @@ final class LineReadingProcess {
         errorPath = try temporaryFolder().appendingPathComponent("stderr").path
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        outputLines = DescriptorLines(output.fileHandleForReading.fileDescriptor, what: "line")
         try process.run()
     }
 
@@ -113,23 +114,15 @@ final class LineReadingProcess {
 
     /// The next `count` lines.
     func lines(_ count: Int) throws -> [String] {
-        var lines: [String] = []
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        while lines.count < count {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                lines.append(String(decoding: buffer[..<newline], as: UTF8.self))
-                buffer.removeFirst(newline + 1)
-                continue
+        var read: [String] = []
+        while read.count < count {
+            do {
+                guard let line = try outputLines.next() else { throw DaemonTestError("the output ended") }
+                read.append(String(decoding: line, as: UTF8.self))
+            } catch {
+                throw DaemonTestError("\(error) after \(read); stderr: \(errors)")
             }
-            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, Int32(RunningDaemon.patienceSeconds * 1000)) > 0 else {
-                throw DaemonTestError("no line within \(RunningDaemon.patienceSeconds) s; so far \(lines); stderr: \(errors)")
-            }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let got = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            guard got > 0 else { throw DaemonTestError("the output ended after \(lines); stderr: \(errors)") }
-            buffer += chunk[..<got]
         }
-        return lines
+        return read
     }
 }

@@ -335,12 +335,13 @@ final class Renderer {
 /// FIFO, with the patience as its safety net.
 final class FrameLogReader {
     private let descriptor: Int32
-    private var buffer: [UInt8] = []
+    private let lines: DescriptorLines
 
     init(_ path: String) throws {
         // Non-blocking open: a renderer that never opens its end fails the wait, not the run.
         descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw DaemonTestError("cannot open \(path)") }
+        lines = DescriptorLines(descriptor, what: "frame")
     }
 
     deinit { close(descriptor) }
@@ -348,7 +349,7 @@ final class FrameLogReader {
     /// The state of the first frame from now on that satisfies `match`.
     func next(_ match: ([String: Any]) -> Bool) throws -> [String: Any] {
         while true {
-            guard let line = try line() else { throw DaemonTestError("the frame log ended before the frame looked for") }
+            guard let line = try lines.next() else { throw DaemonTestError("the frame log ended before the frame looked for") }
             let frame = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
             let state = frame["state"] as! [String: Any]
             if match(state) { return state }
@@ -356,33 +357,11 @@ final class FrameLogReader {
     }
 
     func waitForEnd() throws {
-        while try line() != nil {}
+        while try lines.next() != nil {}
     }
 
     /// Whether the renderer has logged a frame not read yet (without waiting).
-    var hasUnread: Bool {
-        if buffer.contains(0x0A) { return true }
-        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&ready, 1, 0) > 0
-    }
-
-    private func line() throws -> [UInt8]? {
-        while true {
-            if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = Array(buffer[..<newline])
-                buffer.removeFirst(newline + 1)
-                return line
-            }
-            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, RendererTests.patienceMilliseconds) > 0 else {
-                throw DaemonTestError("no frame within \(RendererTests.patienceMilliseconds) ms")
-            }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return nil }
-            if count > 0 { buffer += chunk[..<count] }
-        }
-    }
+    var hasUnread: Bool { lines.hasUnread }
 }
 
 struct Cell: Equatable, CustomStringConvertible {

@@ -91,6 +91,46 @@ final class RunningDaemon {
     }
 }
 
+/// Lines from a descriptor as they come (a FIFO, a pipe); each wait is bounded by the daemon
+/// tests' patience, the safety net against a process that never writes.
+final class DescriptorLines {
+    let descriptor: Int32
+    private let what: String
+    private var buffer: [UInt8] = []
+
+    /// `what` names the lines in the error of a wait that runs out (`frame`, `line`).
+    init(_ descriptor: Int32, what: String) {
+        self.descriptor = descriptor
+        self.what = what
+    }
+
+    /// The next line without its newline, or nil when the writer has gone.
+    func next() throws -> [UInt8]? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<newline])
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(RunningDaemon.patienceSeconds * 1000)) > 0 else {
+                throw DaemonTestError("no \(what) within \(RunningDaemon.patienceSeconds) s")
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return nil }
+            if count > 0 { buffer += chunk[..<count] }
+        }
+    }
+
+    /// Whether a whole line or more bytes can be read now (without waiting).
+    var hasUnread: Bool {
+        if buffer.contains(0x0A) { return true }
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&ready, 1, 0) > 0
+    }
+}
+
 struct DaemonTestError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }

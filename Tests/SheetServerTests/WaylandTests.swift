@@ -190,17 +190,11 @@ final class HeadlessSway {
         guard reader >= 0 else { throw DaemonTestError("cannot open \(ready)") }
         defer { close(reader) }
         try process.run()
-        var name: [UInt8] = []
-        while !name.contains(0x0A) {
-            var wait = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
-            guard poll(&wait, 1, RendererTests.patienceMilliseconds) > 0 else {
-                throw DaemonTestError("sway did not start within \(RendererTests.patienceMilliseconds) ms; log:\n\((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
-            }
-            var chunk = [UInt8](repeating: 0, count: 256)
-            let count = chunk.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
-            if count > 0 { name += chunk[..<count] }
-            if count == 0 && !process.isRunning { throw DaemonTestError("sway exited: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")") }
+        let line: [UInt8]?
+        do { line = try DescriptorLines(reader, what: "word from sway").next() } catch {
+            throw DaemonTestError("\(error); log:\n\((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
         }
+        guard let name = line else { throw DaemonTestError("sway exited: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")") }
         let socketName = String(decoding: name, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         display = folder.appendingPathComponent(socketName).path
     }
