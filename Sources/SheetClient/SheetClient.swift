@@ -238,6 +238,11 @@ public final class SheetClient {
 
     public func setDetent(_ detent: String) throws(ClientError) { _ = try method("SetDetent", ["detent": .string(detent)]) }
 
+    /// Reduced motion on or off (`SetReduceMotion`).
+    public func setReduceMotion(_ enabled: Bool) throws(ClientError) {
+        _ = try method("SetReduceMotion", ["enabled": .bool(enabled)])
+    }
+
     public func setScreen(width: Int, height: Int, scale: Double? = nil) throws(ClientError) {
         var parameters: [String: JSONValue] = ["width": .number(Double(width)), "height": .number(Double(height))]
         if let scale { parameters["scale"] = .number(scale) }

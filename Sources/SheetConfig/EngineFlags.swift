@@ -21,6 +21,9 @@ public struct EngineFlags: ParsableArguments {
     @Option(name: .customLong("long-press"), help: "Seconds a still finger takes to become a long press.")
     public var longPress: String?
 
+    @Flag(name: .customLong("reduce-motion"), help: "Reduced motion: the card placed at once, the dim cross-faded.")
+    public var reduceMotion = false
+
     @Option(help: "The configuration file (default \(Settings.defaultPath), if it exists).")
     public var config: String?
 
@@ -32,7 +35,8 @@ public struct EngineFlags: ParsableArguments {
     /// again each time it is called (a reload).
     public func resolver(extra: [(String, String?)] = []) -> @Sendable () throws(Settings.ResolveError) -> Settings {
         let flags: [(String, String?)] = [("screen", screen), ("scale", scale), ("policy", policy),
-                                          ("initial", initial), ("long-press", longPress)]
+                                          ("initial", initial), ("long-press", longPress),
+                                          ("reduce-motion", reduceMotion ? "true" : nil)]
             + detents.map { ("detents", $0) } + extra
         let config = config
         return { () throws(Settings.ResolveError) in try Settings.resolve(configPath: config, flags: flags) }

@@ -34,6 +34,7 @@ public struct Settings: Sendable {
     /// The keys, in the order the documentation lists them.
     public static let keys = [
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
+        "reduce-motion", "reduce-motion-fade-in", "reduce-motion-fade-out",
         "item-height", "item-long-press", "content",
         "input", "seat", "socket", "socket-mode", "socket-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
         "client-idle-timeout", "log-level",
@@ -82,6 +83,15 @@ public struct Settings: Sendable {
             engine.gestures.slopInPoints = try number(1...200, "points")
         case "swipe-velocity":
             engine.gestures.swipeMinimumPointsPerSecond = try number(50...20000, "points per second")
+        case "reduce-motion":
+            guard let enabled = ["true": true, "false": false][value] else {
+                throw SettingError("`reduce-motion` wants true or false; got `\(value)`")
+            }
+            engine.sheet.reduceMotion = enabled
+        case "reduce-motion-fade-in":
+            engine.sheet.reducedMotionFadeInSeconds = try number(0...1, "seconds")
+        case "reduce-motion-fade-out":
+            engine.sheet.reducedMotionFadeOutSeconds = try number(0...1, "seconds")
         case "item-height":
             engine.list.itemHeightInPoints = try number(16...512, "points")
         case "item-long-press":

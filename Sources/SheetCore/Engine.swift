@@ -36,6 +36,8 @@ public struct SheetSnapshot: Sendable, Equatable {
     public var progress: Double
     public var velocityInPixelsPerSecond: Double
     public var cause: SheetCause
+    /// Reduced motion is on: the card is placed at once and only the dim fades.
+    public var reduceMotion: Bool
 }
 
 /// What one step of the engine produced, in order.
@@ -59,7 +61,8 @@ public enum EngineOutput: Sendable, Equatable {
 /// Steady state allocates nothing: outputs go into an array the caller keeps and empties with
 /// `removeAll(keepingCapacity: true)`.
 public struct Engine: Sendable {
-    public let configuration: EngineConfiguration
+    /// Fixed at start but for `sheet.reduceMotion` (`SheetCommand.setReduceMotion`).
+    public private(set) var configuration: EngineConfiguration
     public private(set) var arena: GestureArena
     public private(set) var sheet: SheetMachine
     public private(set) var list: ListMachine
@@ -134,7 +137,8 @@ public struct Engine: Sendable {
             detent: sheet.detentIndex.map { sheet.detents[$0].name },
             target: sheet.targetDetentIndex.map { sheet.detents[$0].name },
             topInPixels: sheet.top * scale, dim: sheet.dim, progress: sheet.progress,
-            velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause)
+            velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
+            reduceMotion: sheet.configuration.reduceMotion)
     }
 
     /// The list as it is drawn now, stamped `time`; nil while the sheet has no content (a
@@ -256,6 +260,11 @@ public struct Engine: Sendable {
         case .dismiss(let force):
             if content.guarded && !force { return .guarded }
             feedSheet(.dismiss(time), into: &out)
+        case .setReduceMotion(let enabled):
+            configuration.sheet.reduceMotion = enabled
+            list.setReduceMotion(enabled)
+            feedSheet(.reduceMotion(enabled, time), into: &out)
+            publish(at: time, into: &out)
         }
         return .done
     }
@@ -456,7 +465,7 @@ public struct Engine: Sendable {
         let snapshot = snapshot(at: time)
         let listSnapshot = listSnapshot(at: time)
         if let last = lastPublished, last.state == snapshot.state, last.detent == snapshot.detent,
-           last.target == snapshot.target,
+           last.target == snapshot.target, last.reduceMotion == snapshot.reduceMotion,
            (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),
            (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded(),
            (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded(),
@@ -477,6 +486,8 @@ public enum SheetCommand: Sendable, Equatable {
     /// Hide the sheet; a guarded one only with `force`.
     case dismiss(force: Bool)
     case setDetent(String)
+    /// Reduced motion on or off from now; a move under way goes on in the new style.
+    case setReduceMotion(Bool)
 }
 
 /// What became of a command.

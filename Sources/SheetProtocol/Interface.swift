@@ -23,6 +23,7 @@ public enum SheetInterface {
     # expanded, dim is the dim's opacity. cause says what moved it last. inputActive: a
     # finger is down, or a recording the daemon plays has frames still to come; the sheet
     # may move without a call while it holds (resting and not inputActive: idle).
+    # reduceMotion: the card is placed at once where it goes and only the dim fades.
     type State (
       state: (resting, dragging, settling),
       detent: ?string,
@@ -34,6 +35,7 @@ public enum SheetInterface {
       screen: Screen,
       cause: (initial, user, animation, command),
       inputActive: bool,
+      reduceMotion: bool,
       detents: []DetentPosition,
       list: ?List
     )
@@ -127,6 +129,11 @@ public enum SheetInterface {
 
     # A renderer tells the daemon the size of the display it draws on.
     method SetScreen(width: int, height: int, scale: ?float) -> ()
+
+    # Less motion, for people who ask for it: the card is placed at once where it goes and
+    # the dim cross-fades; off brings the springs back. It holds until changed, and with a
+    # state directory across restarts.
+    method SetReduceMotion(enabled: bool) -> ()
 
     # The input devices the daemon has seen.
     method ListDevices() -> (devices: []Device)

@@ -64,6 +64,9 @@ public struct SheetState: Sendable, Equatable {
     /// Input is under way: a finger is down, or a recording the daemon plays has frames still
     /// to come. The sheet may move without a call while this holds.
     public var inputActive: Bool
+    /// Reduced motion is on: the card is placed at once where it goes and only the dim fades;
+    /// a renderer adds no motion of its own.
+    public var reduceMotion: Bool
 
     /// Nothing moves: the sheet rests and its list, if any, is settled.
     public var isAtRest: Bool { phase == .resting && (list?.isSettled ?? true) }
@@ -75,9 +78,10 @@ public struct SheetState: Sendable, Equatable {
     public init(phase: SheetPhase, detent: String?, target: String?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
                 screen: ScreenGeometry, mover: SheetMover, detents: [DetentPosition], list: ListState? = nil,
-                inputActive: Bool = false) {
+                inputActive: Bool = false, reduceMotion: Bool = false) {
         self.list = list
         self.inputActive = inputActive
+        self.reduceMotion = reduceMotion
         self.phase = phase
         self.detent = detent
         self.target = target
@@ -188,6 +192,8 @@ extension SheetState {
         w.appendRaw(mover.rawValue)
         w.append("\",\"inputActive\":")
         w.append(inputActive ? "true" : "false")
+        w.append(",\"reduceMotion\":")
+        w.append(reduceMotion ? "true" : "false")
         w.append(",\"detents\":[")
         for (index, detent) in detents.enumerated() {
             if index > 0 { w.append(UInt8(ascii: ",")) }
@@ -327,6 +333,7 @@ extension SheetState {
         guard let phase = SheetPhase(rawValue: try text(json, "state")) else { throw ProtocolError("unknown state") }
         guard let mover = SheetMover(rawValue: try text(json, "cause")) else { throw ProtocolError("unknown cause") }
         guard let inputActive = try field(json, "inputActive").boolValue else { throw ProtocolError("field \"inputActive\" is not a boolean") }
+        guard let reduceMotion = try field(json, "reduceMotion").boolValue else { throw ProtocolError("field \"reduceMotion\" is not a boolean") }
         let screen = try field(json, "screen")
         var detents: [DetentPosition] = []
         if case .array(let list)? = json["detents"] {
@@ -342,7 +349,7 @@ extension SheetState {
                                          scale: try number(screen, "scale", in: ScreenSize.scaleRange)),
                   mover: mover, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
-                  inputActive: inputActive)
+                  inputActive: inputActive, reduceMotion: reduceMotion)
     }
 }
 
@@ -401,6 +408,6 @@ extension SheetState {
             screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
             mover: mover, detents: detents,
             list: list.map { ListState($0, layout: configuration.list, content: content, scale: scale) },
-            inputActive: inputActive)
+            inputActive: inputActive, reduceMotion: snapshot.reduceMotion)
     }
 }

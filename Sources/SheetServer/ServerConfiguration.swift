@@ -78,6 +78,7 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
     case dismiss(force: Bool)
     case setDetent(String)
     case setScreen(width: Int, height: Int, scale: Double?)
+    case setReduceMotion(Bool)
     /// Already held to `SheetContent`'s limits.
     case setContent(ContentChange)
 
@@ -88,6 +89,7 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
         case .dismiss(let force): "Dismiss(force: \(force))"
         case .setDetent(let detent): "SetDetent(\(detent))"
         case .setScreen(let width, let height, let scale): "SetScreen(\(width)x\(height)\(scale.map { " scale \($0)" } ?? ""))"
+        case .setReduceMotion(let enabled): "SetReduceMotion(\(enabled))"
         case .setContent(let change):
             "SetContent(" + [change.title.map { "title \($0.utf8.count) bytes" }, change.items.map { "\($0.count) items" },
                              change.guarded.map { "guarded \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
@@ -100,6 +102,7 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
         case .dismiss: "Dismiss"
         case .setDetent: "SetDetent"
         case .setScreen: "SetScreen"
+        case .setReduceMotion: "SetReduceMotion"
         case .setContent: "SetContent"
         }
     }

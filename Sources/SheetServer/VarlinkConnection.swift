@@ -453,6 +453,9 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 scale = value
             }
             control(.setScreen(width: width, height: height, scale: scale), call, context: context)
+        case "SetReduceMotion":
+            guard let enabled = parameters["enabled"]?.boolValue else { return invalidParameter("enabled", call, context: context) }
+            control(.setReduceMotion(enabled), call, context: context)
         default:
             methodNotFound(call, context: context)
         }

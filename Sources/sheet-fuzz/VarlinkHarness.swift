@@ -65,6 +65,7 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
         case .present(let detent): _ = engine.perform(.present(detent), at: now, into: &outputs)
         case .dismiss(let force): _ = engine.perform(.dismiss(force: force), at: now, into: &outputs)
         case .setDetent(let detent): _ = engine.perform(.setDetent(detent), at: now, into: &outputs)
+        case .setReduceMotion(let enabled): _ = engine.perform(.setReduceMotion(enabled), at: now, into: &outputs)
         case .setScreen(let width, let height, let scale):
             var configuration = engine.configuration
             configuration.screen = ScreenSize(widthInPixels: width, heightInPixels: height, scale: scale ?? configuration.screen.scale)

@@ -92,6 +92,7 @@ func describe(_ state: SheetState) -> String {
     case .settling: text = "settling to \(state.target ?? "?")"
     }
     text += "  top \(format(state.topInPixels, 1))px  dim \(format(state.dim, 2))  velocity \(format(state.velocityInPixelsPerSecond, 0))px/s  (\(state.mover.rawValue))"
+    if state.reduceMotion { text += "  reduced motion" }
     return text
 }
 
@@ -294,6 +295,25 @@ struct DetentCommand: ParsableCommand {
     func run() throws {
         let client = try connection.connect()
         try talking { try client.setDetent(name) }
+    }
+}
+
+struct ReduceMotionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reduce-motion",
+        abstract: "Turn reduced motion on or off: the card placed at once, the dim cross-faded (needs root or the socket's group).")
+
+    enum Setting: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
+
+    @OptionGroup var connection: SocketOption
+    @Argument(help: "on or off.")
+    var setting: Setting
+
+    func run() throws {
+        let client = try connection.connect()
+        try talking { try client.setReduceMotion(setting == .on) }
     }
 }
 

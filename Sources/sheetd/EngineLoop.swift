@@ -64,6 +64,10 @@ final class EngineLoop: @unchecked Sendable {
     private var lastSave: Timestamp?
     private var nextSave: Timestamp?
     private var lastRestingDetent: String?
+    /// Reduced motion as a client set it, kept across a restart and a reload that leaves the
+    /// file's setting as it was; nil: as configured.
+    private var chosenReduceMotion: Bool?
+    private var savedReduceMotion: Bool?
     /// While a recording plays: the monotonic time its next frame or deadline is due.
     private var replayDue: Timestamp?
     weak var server: VarlinkServer?
@@ -90,7 +94,12 @@ final class EngineLoop: @unchecked Sendable {
         self.logger = logger
         store = settings.stateDirectory.map { StateStore(directory: $0, logger: logger) }
         restored = store?.load()
-        let configuration = settings.engine
+        var configuration = settings.engine
+        if let reduceMotion = restored?.reduceMotion {
+            configuration.sheet.reduceMotion = reduceMotion
+            chosenReduceMotion = reduceMotion
+            savedReduceMotion = reduceMotion
+        }
         var start = configuration.initialDetent
         if let detent = restored?.detent {
             if configuration.sheet.detents.contains(where: { $0.name == detent }) {
@@ -396,7 +405,8 @@ final class EngineLoop: @unchecked Sendable {
         if engine.sheet.state.kind == .resting, let index = engine.sheet.detentIndex {
             lastRestingDetent = engine.sheet.detents[index].name
         }
-        guard engine.list.revision != savedRevision || lastRestingDetent != savedDetent else {
+        guard engine.list.revision != savedRevision || lastRestingDetent != savedDetent
+                || chosenReduceMotion != savedReduceMotion else {
             nextSave = nil
             return
         }
@@ -405,9 +415,11 @@ final class EngineLoop: @unchecked Sendable {
             nextSave = last.adding(microseconds: 1_000_000)
             return
         }
-        store.save(SavedState(content: engine.content, order: engine.list.order, detent: lastRestingDetent))
+        store.save(SavedState(content: engine.content, order: engine.list.order, detent: lastRestingDetent,
+                              reduceMotion: chosenReduceMotion))
         savedRevision = engine.list.revision
         savedDetent = lastRestingDetent
+        savedReduceMotion = chosenReduceMotion
         lastSave = now
         nextSave = nil
     }
@@ -453,6 +465,11 @@ final class EngineLoop: @unchecked Sendable {
             configuration.screen = screen
             rebuild(with: configuration, at: now)
             settings.engine.screen = screen
+        case .setReduceMotion(let enabled):
+            chosenReduceMotion = enabled
+            guard enabled != engine.configuration.sheet.reduceMotion else { return .done }
+            logger.notice("reduced motion \(enabled ? "on" : "off")")
+            engine.perform(.setReduceMotion(enabled), at: now, into: &outputs)
         }
         publishOutputs()
         return .done
@@ -486,20 +503,34 @@ final class EngineLoop: @unchecked Sendable {
         }
         var configuration = new.engine
         configuration.screen = engine.configuration.screen
+        // Reduced motion as a client set it stays, unless the file's setting changed.
+        let reduceMotion = engine.configuration.sheet.reduceMotion
+        if new.engine.sheet.reduceMotion == settings.engine.sheet.reduceMotion {
+            configuration.sheet.reduceMotion = reduceMotion
+        } else {
+            chosenReduceMotion = nil
+        }
         let configuredBefore = settings.content ?? .empty
         let untouched = engine.content == configuredBefore
         let input = settings.input, socket = settings.socketPath, stateDirectory = settings.stateDirectory
         settings = new
         (settings.input, settings.socketPath, settings.stateDirectory) = (input, socket, stateDirectory)
         settings.engine.screen = configuration.screen
-        if configuration != engine.configuration { rebuild(with: configuration, at: now) }
+        var rest = configuration
+        rest.sheet.reduceMotion = reduceMotion
+        if rest != engine.configuration {
+            rebuild(with: configuration, at: now)
+        } else if configuration.sheet.reduceMotion != reduceMotion {
+            // Only that changed: no need to cancel a finger down.
+            engine.perform(.setReduceMotion(configuration.sheet.reduceMotion), at: now, into: &outputs)
+        }
         // The configured content replaces what the sheet holds only if no client changed it.
         let configured = new.content ?? .empty
         if untouched, configured != configuredBefore {
             engine.setContent(configured, at: now, into: &outputs)
         }
         publishOutputs()
-        logger.notice("reloaded: policy \(configuration.sheet.ruleSet.rawValue), detents \(configuration.sheet.detents.map(\.name).joined(separator: ",")), log level \(new.logLevel)")
+        logger.notice("reloaded: policy \(configuration.sheet.ruleSet.rawValue), detents \(configuration.sheet.detents.map(\.name).joined(separator: ",")), reduced motion \(configuration.sheet.reduceMotion ? "on" : "off"), log level \(new.logLevel)")
     }
 
     // MARK: Publishing

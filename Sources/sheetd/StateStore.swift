@@ -17,11 +17,14 @@ struct SavedState: Equatable, Sendable {
     /// Positions → indices into the items; the items' own order when nil (as read back).
     var order: [Int]?
     var detent: String?
+    /// Reduced motion as a client set it (`SetReduceMotion`); nil: as configured.
+    var reduceMotion: Bool?
 
-    init(content: SheetContent, order: [Int]?, detent: String?) {
+    init(content: SheetContent, order: [Int]?, detent: String?, reduceMotion: Bool? = nil) {
         self.content = content
         self.order = order
         self.detent = detent
+        self.reduceMotion = reduceMotion
     }
 
     var bytes: [UInt8] {
@@ -30,6 +33,10 @@ struct SavedState: Equatable, Sendable {
         w.appendInteger(Int64(Self.version))
         w.append(",\"detent\":")
         if let detent { w.appendString(detent) } else { w.append("null") }
+        if let reduceMotion {
+            w.append(",\"reduceMotion\":")
+            w.append(reduceMotion ? "true" : "false")
+        }
         w.append(",\"content\":")
         content.write(to: &w, order: order)
         w.append("}\n")
@@ -47,6 +54,10 @@ struct SavedState: Equatable, Sendable {
         if let detent = json["detent"], !detent.isNull {
             guard let name = detent.stringValue else { throw ProtocolError("detent is not a string") }
             self.detent = name
+        }
+        if let value = json["reduceMotion"], !value.isNull {
+            guard let enabled = value.boolValue else { throw ProtocolError("reduceMotion is not true or false") }
+            self.reduceMotion = enabled
         }
     }
 }

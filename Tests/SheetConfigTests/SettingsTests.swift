@@ -29,6 +29,8 @@ import Testing
             seat: seat-panel
             socket-mode: "0600"
             client-stall-timeout: 2.5
+            reduce-motion: true
+            reduce-motion-fade-in: 0.3
             """, path: "sheetd.yaml")
         #expect(settings.engine.screen == ScreenSize(widthInPixels: 800, heightInPixels: 480, scale: 2))
         #expect(settings.engine.sheet.ruleSet == .halfDrag)
@@ -40,11 +42,15 @@ import Testing
         #expect(settings.input == "udev:seat-panel")
         #expect(settings.socketMode == 0o600)
         #expect(settings.clientStallSeconds == 2.5)
+        #expect(settings.engine.sheet.reduceMotion)
+        #expect(settings.engine.sheet.reducedMotionFadeInSeconds == 0.3)
     }
 
     @Test(arguments: [
         ("screen: 800x480\nslop: lots\n", 2, "`slop` wants points from 1 to 200; got `lots`"),
         ("screen: 800x480\nwidth: 3\n", 2, "unknown key `width`"),
+        ("slop: 10\nreduce-motion: yes\n", 2, "`reduce-motion` wants true or false; got `yes`"),
+        ("reduce-motion-fade-out: 2\n", 1, "`reduce-motion-fade-out` wants seconds from 0 to 1; got `2`"),
         ("policy: tutorial\npolicy: half-drag\n", 2, "`policy` is set twice"),
         ("screen: [1, 2\n", 2, "not valid YAML"),
         ("- screen\n", 1, "the file must be a map"),

@@ -114,13 +114,30 @@ let pointerEvents: [(String, PointerEvent)] = [
     }
 
     @Test func sheetMatchesItsTable() throws {
+        try walkSheet("sheet", reduceMotion: false)
+    }
+
+    /// The same pairs with reduced motion on: the settling states are cross-fades of the dim
+    /// with the card at the target.
+    @Test func sheetWithReducedMotionMatchesItsTable() throws {
+        try walkSheet("sheet-reduced-motion", reduceMotion: true)
+    }
+
+    func walkSheet(_ table: String, reduceMotion: Bool) throws {
         let screen = ScreenSize(widthInPixels: 1080, heightInPixels: 1920)
-        let configuration = SheetConfiguration()
+        var configuration = SheetConfiguration()
+        configuration.reduceMotion = reduceMotion
         let base = SheetMachine(configuration: configuration, screen: screen)
         let half = base.detents.index(named: "half")!, hidden = base.detents.hiddenIndex
         func settle(_ target: Int, from top: Double) -> SheetMachine.State {
-            let spring = Spring(from: top, target: base.detents[target].topInPoints, initialVelocity: 0,
-                                stiffness: 400, dampingRatio: 0.8)
+            let targetTop = base.detents[target].topInPoints
+            if reduceMotion {
+                let dim = 0.7 * (1920 - top) / 960, to = 0.7 * min(1, (1920 - targetTop) / 960)
+                return .settling(.init(targetDetent: target, animation: .curve(from: dim, to: to, seconds: to > dim ? 0.15 : 0.075, .linear),
+                                       startedAt: t0, top: targetTop, velocity: 0, nextFrame: t0.adding(microseconds: 16_667),
+                                       cause: .animation, dim: dim))
+            }
+            let spring = Spring(from: top, target: targetTop, initialVelocity: 0, stiffness: 400, dampingRatio: 0.8)
             return .settling(.init(targetDetent: target, animation: .spring(spring, clampAtTarget: target == hidden),
                                    startedAt: t0, top: top, velocity: 0, nextFrame: t0.adding(microseconds: 16_667),
                                    cause: .animation))
@@ -149,10 +166,11 @@ let pointerEvents: [(String, PointerEvent)] = [
             ("swipe down on the card", .swipe(.down, start: Point(x: 540, y: 1700), .touchscreen, t)),
             ("present(expanded)", .present(detent: 0, t)),
             ("dismiss", .dismiss(t)),
+            (reduceMotion ? "reduce-motion off" : "reduce-motion on", .reduceMotion(!reduceMotion, t)),
             ("frame", .frame(t0.adding(microseconds: 16_667))),
             ("frame after the end", .frame(t0.adding(seconds: 5))),
         ]
-        try MachineTable.walk("sheet", states: states, events: events) { state, event in
+        try MachineTable.walk(table, states: states, events: events) { state, event in
             var machine = SheetMachine(configuration: configuration, screen: screen, state: state)
             let effect = machine.handle(event)
             var next = "\(machine.state.kind.name)"

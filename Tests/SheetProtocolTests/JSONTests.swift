@@ -3,6 +3,15 @@ import SheetProtocol
 import Testing
 
 @Suite struct JSONTests {
+    /// docs/protocol.md shows the interface the daemon serves, word for word.
+    @Test func theProtocolDocumentShowsTheServedInterface() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/protocol.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let block = try #require(text.components(separatedBy: "```\n").dropFirst().first)
+        #expect(block == SheetInterface.description + "\n", "docs/protocol.md's first block differs from SheetInterface.description")
+    }
+
     @Test func readsWhatItWritesWithKeysSorted() throws {
         let text = #"{"b":[1,2.5,-3e2,true,false,null],"a":"x\"y\\z\n\u00e9\ud83d\ude00"}"#
         let value = try JSONReader.parse(text)

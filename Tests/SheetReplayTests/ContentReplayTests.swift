@@ -20,8 +20,9 @@ import SheetTestSupport
     }
 
     func run(_ recording: SyntheticRecording, items: Int = 8, guarded: Bool = false, policy: ReleaseRuleSet = .projection,
-             initial: String = "half") throws -> ReplayRun {
+             initial: String = "half", reduceMotion: Bool = false) throws -> ReplayRun {
         var replayOptions = options(policy: policy, initial: initial, touches: false)
+        replayOptions.engine.sheet.reduceMotion = reduceMotion
         replayOptions.content = Self.content(items, guarded: guarded)
         return try replay(recording, replayOptions)
     }
@@ -94,6 +95,22 @@ import SheetTestSupport
         let lifted = run.kind("sheet").compactMap { $0["lifted"] as? Line }
         #expect(lifted.contains { ($0["scale"] as? Double ?? 0) > 1.15 }, "the held item grows to 1.2")
         #expect(run.lastSheet?["lifted"] == nil && run.lastSheet?["othersScale"] == nil, "everything back at rest")
+    }
+
+    /// Reduced motion: the same swaps, but the held item is lifted at once (scale 1.2 from its
+    /// first state), neighbours jump to their slots (nothing `moving`), and the drop lands at once.
+    @Test func aReorderWithReducedMotionLandsEveryStepAtOnce() throws {
+        var r = SyntheticRecording()
+        pressAndDrag(&r, y: rowCentre(1), dy: 2 * Self.row + 10)
+        let run = try run(r, reduceMotion: true)
+        #expect(events(run, "reorder-moved").map { [$0["from"] as? Int, $0["to"] as? Int] } == [[1, 2], [2, 3]])
+        let lifted = run.kind("sheet").compactMap { $0["lifted"] as? Line }
+        #expect(!lifted.isEmpty && lifted.allSatisfy { $0["scale"] as? Double == 1.2 }, "\(lifted)")
+        #expect(run.kind("sheet").allSatisfy { $0["moving"] == nil }, "no neighbour slides")
+        let ended = try #require(events(run, "reorder-ended").first)
+        let after = run.kind("sheet").filter { ($0["t"] as? Double ?? 0) >= (ended["t"] as? Double ?? 0) }
+        #expect(after.allSatisfy { $0["lifted"] == nil }, "the drop lands at once")
+        #expect(run.lastSheet?["othersScale"] == nil)
     }
 
     @Test func theSwapHappensExactlyWhenTheCentresCross() throws {

@@ -5,6 +5,24 @@ import SheetCore
 
 /// The real recordings in Tests/Fixtures/traces, with what each must give.
 @Suite struct RealRecordingTests {
+    /// Reduced motion on every real touchscreen recording: the card is never between
+    /// detents but under a finger; the gestures are those of the full motion.
+    @Test(arguments: ["ts-atmel-maxtouch.1-finger-drag-up-down.evemu", "ts-atmel-maxtouch.1-finger-fast-taps.evemu",
+                      "ts-atmel-maxtouch.4-finger-drag-down.evemu", "ts-ep0430m09.2-finger-scroll-down.evemu"])
+    func reducedMotionPlacesTheCardAtOnce(file: String) throws {
+        var reduced = options()
+        reduced.engine.sheet.reduceMotion = true
+        let run = try replay(path: trace(file), reduced)
+        let detents = Set(SheetMachine(configuration: reduced.engine.sheet, screen: reduced.engine.screen)
+            .detents.detents.map { $0.topInPoints * reduced.engine.screen.scale })
+        for line in run.kind("sheet") where line["state"] as? String != "dragging" {
+            let top = try #require(line["top"] as? Double)
+            #expect(detents.contains(top), "\(file): the card at \(top) at \(line["t"] ?? "?"), between detents")
+        }
+        let full = try replay(path: trace(file))
+        #expect(run.kind("gesture").count == full.kind("gesture").count)
+    }
+
     @Test func nineFastTapsGiveNineTaps() throws {
         let run = try replay(path: trace("ts-atmel-maxtouch.1-finger-fast-taps.evemu"))
         #expect(run.gestures("tap", "recognized").count == 9)

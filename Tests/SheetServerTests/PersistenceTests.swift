@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SheetClient
 import SheetCore
+import SheetProtocol
 import SheetTestSupport
 import Testing
 
@@ -56,6 +57,59 @@ import Testing
         #expect(try daemon.client().content().title == "Settings")
         #expect(try daemon.client().state().detent == "expanded")
         #expect(daemon.log.contains("restored from \(state)/state.json"), "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// `SetReduceMotion` (here through `sheetctl reduce-motion`) holds across a reload that
+    /// leaves the file's `reduce-motion` as it was, and across a restart; a file that changes
+    /// its setting wins. Nobody outside the control group may call it; a bad value changes
+    /// nothing.
+    @Test func reducedMotionAsAClientSetItSurvivesAReloadAndARestart() throws {
+        let state = try temporaryFolder().path
+        let config = try temporaryFile("motion.yaml", "policy: projection\n")
+        func start() throws -> RunningDaemon {
+            let daemon = try RunningDaemon(["--config", config, "--state-directory", state, "--socket-mode", "0666",
+                                            "--input", "replay:\(try Generated.idle())@max"])
+            try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+            return daemon
+        }
+        func reload(_ daemon: RunningDaemon, _ text: String) throws {
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
+            kill(daemon.process.processIdentifier, SIGHUP)
+            try daemon.waitForStatus { $0 == "RELOADING=1" }
+            try daemon.waitForStatus { $0 == "READY=1" }
+        }
+        var daemon = try start()
+        #expect(try daemon.client().state().reduceMotion == false)
+        let on = try runTool("sheetctl", ["reduce-motion", "on", "--socket", daemon.socketPath])
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(try daemon.client().state().reduceMotion == true)
+        #expect(try runTool("sheetctl", ["state", "--socket", daemon.socketPath, "--format", "text"]).stdout.contains("reduced motion"))
+
+        let raw = try daemon.client().connection
+        try raw.send(VarlinkCall(method: "io.sheetd.Sheet.SetReduceMotion", parameters: .object(["enabled": .string("yes")])))
+        let refused = try raw.readReply()
+        #expect(refused.error == VarlinkErrorName.invalidParameter)
+        #expect(refused.parameters == .object(["parameter": .string("enabled")]))
+        if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+            let copy = daemon.folder.appendingPathComponent("sheetctl")
+            try FileManager.default.copyItem(at: builtExecutable("sheetctl"), to: copy)
+            let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy.path]
+            let denied = try runTool("", ["reduce-motion", "off", "--socket", daemon.socketPath], prefix: nobody)
+            #expect(denied.status == 77, "\(denied.stderr)")
+        }
+        #expect(try daemon.client().state().reduceMotion == true, "refused calls change nothing")
+
+        try reload(daemon, "policy: projection\nlog-level: debug\n")
+        #expect(try daemon.client().state().reduceMotion == true, "a reload that leaves the setting keeps the client's")
+        try waitForStateFile(in: state) { $0.contains("\"reduceMotion\":true") }
+        #expect(daemon.stop() == 0)
+
+        daemon = try start()
+        #expect(try daemon.client().state().reduceMotion == true, "restored from the state directory")
+        try reload(daemon, "reduce-motion: true\n")
+        try reload(daemon, "reduce-motion: false\n")
+        #expect(try daemon.client().state().reduceMotion == false, "a file that changes its setting wins")
         #expect(daemon.stop() == 0)
     }
 

@@ -204,7 +204,7 @@ struct ReliabilityTests {
         try daemon.waitForStatus { $0 == "RELOADING=1" }
         try daemon.waitForStatus { $0.hasPrefix("MONOTONIC_USEC=") }
         try daemon.waitForStatus { $0 == "READY=1" }
-        #expect(daemon.log.contains("reloaded: policy half-drag, detents expanded,half,hidden,peek, log level debug"), "\(daemon.log)")
+        #expect(daemon.log.contains("reloaded: policy half-drag, detents expanded,half,hidden,peek, reduced motion off, log level debug"), "\(daemon.log)")
         // The subscriber is still there and sees the new detent; SetDetent knows it.
         while !(try SheetState(json: subscriber.readReply().parameters["state"]!)).detents.contains(where: { $0.name == "peek" }) {}
         try daemon.client().setDetent("peek")

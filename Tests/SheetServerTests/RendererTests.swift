@@ -144,6 +144,59 @@ struct RendererTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// Reduced motion, from the configuration file to the pixels: a tap on the dim hides the
+    /// card at once and only the dim fades (half a second here, so that the renderer draws it
+    /// more than once). Every picture has the card at half or not at all, and the dim its
+    /// state says.
+    @Test func thePNGBackendDrawsReducedMotionAsAFadeOfTheDim() throws {
+        var recording = SyntheticRecording()
+        recording.wait(0.3)
+        recording.tap(x: 540, y: 200)
+        recording.wait(0.8)
+        let folder = try temporaryFolder()
+        let file = try temporaryFile("tap-dim.evemu", recording.evemu())
+        let config = folder.appendingPathComponent("sheetd.yaml").path
+        try "reduce-motion: true\nreduce-motion-fade-out: 0.5\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let pictures = folder.appendingPathComponent("pictures").path
+        let frameLog = folder.appendingPathComponent("frames.jsonl").path
+        let renderer = try Renderer(["--backend", "png", "--output", pictures, "--socket", socket,
+                                     "--frame-log", frameLog, "--until-rest"], folder: folder)
+        let daemon = try RunningDaemon(["--input", "replay:\(file)", "--config", config], socketPath: socket)
+        let status = renderer.wait()
+        #expect(status == 0, "sheet-render: \(renderer.log)")
+
+        let lines = try String(contentsOfFile: frameLog, encoding: .utf8).split(separator: "\n")
+        var fading = 0
+        for (index, line) in lines.enumerated() {
+            let frame = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            let state = frame["state"] as! [String: Any]
+            let top = (state["top"] as! NSNumber).doubleValue, dim = (state["dim"] as! NSNumber).doubleValue
+            #expect(state["reduceMotion"] as? Bool == true)
+            #expect(top == 960 || top == 1920, "frame \(index + 1): the card at \(top), between detents")
+            if top == 1920, dim > 0, dim < 0.7 { fading += 1 }
+            let name = String(format: "frame-%06d.png", index + 1)
+            let picture = try PNG.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(pictures)/\(name)"))))
+            func pixel(_ x: Int, _ y: Int) -> RGB {
+                let at = (y * picture.width + x) * 3
+                return RGB(picture.rgb[at], picture.rgb[at + 1], picture.rgb[at + 2])
+            }
+            #expect(pixel(5, 5) == RGB.black.over(RGB(hex: 0x808080), alpha: dim), "\(name): the dim at \(dim)")
+            let firstWhite = (0..<picture.height).first { pixel(270, $0) == .white }
+            if top == 1920 {
+                #expect(firstWhite == nil, "\(name): no card while hidden")
+            } else {
+                #expect(firstWhite.map { abs(Double($0) - top) <= 1 } == true, "\(name): the card starts at row \(firstWhite ?? -1)")
+            }
+        }
+        #expect(fading >= 2, "the dim faded over several frames with the card gone: \(fading)")
+        let last = try JSONSerialization.jsonObject(with: Data(lines.last!.utf8)) as! [String: Any]
+        let lastState = last["state"] as! [String: Any]
+        #expect(lastState["detent"] as? String == "hidden")
+        #expect((lastState["dim"] as? NSNumber)?.doubleValue == 0)
+        #expect(daemon.stop() == 0)
+    }
+
     /// `--backend png` draws the content: the daemon takes `examples/menu.yaml` from its
     /// configuration and replays `examples/reorder.evemu` (Bluetooth held and dragged down two
     /// rows). Every picture is exactly what the kit paints for its logged state with the items

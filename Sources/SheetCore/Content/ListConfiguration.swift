@@ -69,9 +69,10 @@ public struct Tween: Sendable, Equatable {
         animation?.sample(after: time.seconds(since: startedAt), restDistance: restDistance, restSpeed: restDistance * 60)
     }
 
-    /// Starts `animation` at `time` (it should begin where the value is now).
-    public mutating func start(_ animation: SheetAnimation, at time: Timestamp) {
-        self.animation = animation
+    /// Starts `animation` at `time` (it should begin where the value is now); `atOnce`
+    /// (reduced motion) puts the value at the animation's target with no motion.
+    public mutating func start(_ animation: SheetAnimation, at time: Timestamp, atOnce: Bool = false) {
+        self.animation = atOnce ? nil : animation
         self.startedAt = time
         self.restValue = animation.target
     }

@@ -114,7 +114,7 @@ public struct ListMachine: Sendable {
     public let screen: ScreenSize
     /// The highest detent's top (points): the list's visible height is measured there.
     public let topmostTop: Double
-    private let sheet: SheetConfiguration
+    private var sheet: SheetConfiguration
 
     public private(set) var state: State = .idle
     /// The list's order: position → index into the content's items.
@@ -187,6 +187,12 @@ public struct ListMachine: Sendable {
             seen[index] = true
         }
         return true
+    }
+
+    /// Reduced motion from now on: lifts, swaps and drops land at once (those under way finish
+    /// as they began); scrolling keeps its momentum, which the finger gave it.
+    public mutating func setReduceMotion(_ enabled: Bool) {
+        sheet.reduceMotion = enabled
     }
 
     /// The content changed around the same items (a title, the guard): one revision more.
@@ -413,15 +419,15 @@ public struct ListMachine: Sendable {
                                 scale: Tween(value: 1, restDistance: 0.001), opacity: Tween(value: 1, restDistance: 0.001))
         let c = configuration
         tween.shift.start(ListConfiguration.spring(from: 0, to: c.liftedShiftInPoints, seconds: c.liftSeconds,
-                                                   dampingRatio: c.liftDampingRatio), at: time)
+                                                   dampingRatio: c.liftDampingRatio), at: time, atOnce: sheet.reduceMotion)
         tween.scale.start(ListConfiguration.spring(from: 1, to: c.liftedScale, seconds: c.liftSeconds,
-                                                   dampingRatio: c.liftDampingRatio), at: time)
+                                                   dampingRatio: c.liftDampingRatio), at: time, atOnce: sheet.reduceMotion)
         tween.opacity.start(ListConfiguration.spring(from: 1, to: c.liftedOpacity, seconds: c.liftSeconds,
-                                                     dampingRatio: c.liftDampingRatio), at: time)
+                                                     dampingRatio: c.liftDampingRatio), at: time, atOnce: sheet.reduceMotion)
         lifted = tween
         // The others start from wherever they are.
         othersScale.start(ListConfiguration.spring(from: othersScale.value(at: time), to: c.othersScale,
-                                                   seconds: c.liftSeconds, dampingRatio: c.liftDampingRatio), at: time)
+                                                   seconds: c.liftSeconds, dampingRatio: c.liftDampingRatio), at: time, atOnce: sheet.reduceMotion)
         out.append(ContentEventReport(time: time, event: .reorderBegan(item: item, index: position)))
         return .claimed
     }
@@ -489,17 +495,22 @@ public struct ListMachine: Sendable {
             start += moving[index].offset.value(at: time)
             moving.remove(at: index)
         }
-        if moving.count == MovingItems.capacity { moving.remove(at: 0) }  // the oldest lands at once
-        var offsetTween = Tween(value: start, restDistance: restDistance)
-        offsetTween.start(.curve(from: start, to: 0, seconds: configuration.swapSeconds, .easeInOut), at: time)
-        moving.append(MovingTween(item: neighbour, position: from, offset: offsetTween))
+        // Reduced motion: it is in its new slot at once.
+        if !sheet.reduceMotion {
+            if moving.count == MovingItems.capacity { moving.remove(at: 0) }  // the oldest lands at once
+            var offsetTween = Tween(value: start, restDistance: restDistance)
+            offsetTween.start(.curve(from: start, to: 0, seconds: configuration.swapSeconds, .easeInOut), at: time)
+            moving.append(MovingTween(item: neighbour, position: from, offset: offsetTween))
+        }
         out.append(ContentEventReport(time: time, event: .reorderMoved(item: reorder.item, from: from, to: position)))
     }
 
     private mutating func drop(_ reorder: Reorder, at time: Timestamp, into out: inout [ContentEventReport]) -> Effect {
         state = .idle
         let c = configuration
-        if var tween = lifted {
+        if sheet.reduceMotion {
+            lifted = nil  // in its slot at once
+        } else if var tween = lifted {
             let start = tween.offset.value(at: time)
             tween.offset.start(ListConfiguration.spring(from: start, to: 0, seconds: c.liftSeconds,
                                                         dampingRatio: c.liftDampingRatio), at: time)
@@ -512,7 +523,7 @@ public struct ListMachine: Sendable {
             lifted = tween
         }
         othersScale.start(.curve(from: othersScale.value(at: time), to: 1, seconds: c.dropOthersSeconds, .easeInOut),
-                          at: time)
+                          at: time, atOnce: sheet.reduceMotion)
         out.append(ContentEventReport(time: time, event: .reorderEnded(item: reorder.item, order: order)))
         return .changed
     }

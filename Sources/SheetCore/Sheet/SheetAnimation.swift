@@ -8,6 +8,8 @@ public struct TimingCurve: Hashable, Sendable {
     public static let easeIn = TimingCurve(x1: 0.42, y1: 0, x2: 1, y2: 1)
     /// `kCAMediaTimingFunctionEaseInEaseOut`, UIView `.curveEaseInOut`: (0.42, 0, 0.58, 1).
     public static let easeInOut = TimingCurve(x1: 0.42, y1: 0, x2: 0.58, y2: 1)
+    /// Constant speed: (0, 0, 1, 1), where x and y are the same polynomial.
+    public static let linear = TimingCurve(x1: 0, y1: 0, x2: 1, y2: 1)
 
     private func bezier(_ s: Double, _ p1: Double, _ p2: Double) -> Double {
         let u = 1 - s

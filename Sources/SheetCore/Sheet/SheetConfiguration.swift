@@ -64,6 +64,17 @@ public struct SheetConfiguration: Sendable, Hashable {
     /// Animation frames are sampled this often while the card moves on its own. 60 Hz.
     public var frameIntervalMicroseconds: Int64 = 16_667
 
+    // MARK: reduced motion
+    /// For people who ask for less motion (`reduce-motion`): the card is placed at once where
+    /// it goes, and only the dim moves, a short linear cross-fade to its new opacity. A finger
+    /// still drags the card; the list's lift, swap and drop land at once; scrolling keeps its
+    /// momentum. Settable at run time (`SetReduceMotion`).
+    public var reduceMotion = false
+    /// The cross-fade: 150 ms when the dim deepens (the sheet comes in), 75 ms when it fades
+    /// (the sheet goes): Material Components' `MaterialFade` enter and return durations.
+    public var reducedMotionFadeInSeconds: Double = 0.15
+    public var reducedMotionFadeOutSeconds: Double = 0.075
+
     public init() {}
 }
 

@@ -79,6 +79,9 @@ public struct SheetMachine: Sendable {
         /// The next animation frame to sample.
         public var nextFrame: Timestamp
         public var cause: SheetCause
+        /// Reduced motion: the dim as the cross-fade has it now, with the card already at the
+        /// target; the animation then moves the dim, not the top. Nil while the card moves.
+        public var dim: Double? = nil
     }
 
     public enum State: Sendable, Equatable {
@@ -112,6 +115,8 @@ public struct SheetMachine: Sendable {
         case swipe(SwipeDirection, start: Point, TouchSource, Timestamp)
         case present(detent: Int, Timestamp)
         case dismiss(Timestamp)
+        /// Reduced motion turned on or off: a settle under way goes on in the new style.
+        case reduceMotion(Bool, Timestamp)
         /// An animation frame (the machine's deadline passed).
         case frame(Timestamp)
 
@@ -126,6 +131,7 @@ public struct SheetMachine: Sendable {
             case .swipe: return "swipe"
             case .present: return "present"
             case .dismiss: return "dismiss"
+            case .reduceMotion: return "reduce-motion"
             case .frame: return "frame"
             }
         }
@@ -139,7 +145,8 @@ public struct SheetMachine: Sendable {
     }
 
     public private(set) var state: State
-    public let configuration: SheetConfiguration
+    /// The numbers the machine was made with; only `reduceMotion` changes afterwards.
+    public private(set) var configuration: SheetConfiguration
     public let detents: DetentSet
     public let layout: SheetLayout
     public let screen: ScreenSize
@@ -205,8 +212,14 @@ public struct SheetMachine: Sendable {
         return nil
     }
 
-    /// Dim opacity from position: `maximumDim · (H − top) / (H/2)`, clamped to 0…maximumDim.
+    /// Dim opacity: the cross-fade's under reduced motion, else from the position.
     public var dim: Double {
+        if case .settling(let settle) = state, let dim = settle.dim { return dim }
+        return dim(atTop: top)
+    }
+
+    /// Dim opacity from position: `maximumDim · (H − top) / (H/2)`, clamped to 0…maximumDim.
+    private func dim(atTop top: Double) -> Double {
         let value = configuration.maximumDim * (height - top) / (height / 2)
         return min(max(value, 0), configuration.maximumDim)
     }
@@ -292,6 +305,9 @@ public struct SheetMachine: Sendable {
             return settle(to: detent, velocity: 0, at: time, cause: .command)
         case (.resting, .dismiss(let time)):
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
+        case (.resting, .reduceMotion(let enabled, _)), (.dragging, .reduceMotion(let enabled, _)):
+            configuration.reduceMotion = enabled
+            return .none
 
         // dragging
         case (.dragging, .touchDown), (.dragging, .panBegan), (.dragging, .frame):
@@ -326,7 +342,7 @@ public struct SheetMachine: Sendable {
         // settling
         case (.settling(let settle), .touchDown(let point, let source, let time)):
             // Hit-test and catch where the card is at the touch, not where the last frame drew it.
-            let top = sample(settle, at: time).value
+            let top = settle.dim == nil ? sample(settle, at: time).value : settle.top
             guard source == .touchpad || layout.isOnCard(point, top: top, screenWidth: width) else { return .none }
             // Caught where it is: the drag starts from the current top, no jump.
             state = .dragging(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
@@ -350,6 +366,14 @@ public struct SheetMachine: Sendable {
         case (.settling, .dismiss(let time)):
             _ = advance(to: time, scheduling: false)
             return retarget(to: detents.hiddenIndex, at: time)
+        case (.settling, .reduceMotion(let enabled, let time)):
+            guard enabled != configuration.reduceMotion else { return .none }
+            _ = advance(to: time, scheduling: false)
+            configuration.reduceMotion = enabled
+            // Over already, or on from where it is in the new style.
+            guard case .settling(let settle) = state else { return .changed }
+            return self.settle(to: settle.targetDetent, velocity: settle.dim == nil ? settle.velocity : 0,
+                               at: time, cause: settle.cause)
         }
     }
 
@@ -443,6 +467,7 @@ public struct SheetMachine: Sendable {
 
     private mutating func settle(to detent: Int, velocity: Double, at time: Timestamp, cause: SheetCause) -> Effect {
         if case .resting(let current) = state, current == detent { return .none }
+        if configuration.reduceMotion { return fade(to: detent, at: time, cause: cause) }
         let from = top
         let target = detents[detent].topInPoints
         let animation: SheetAnimation
@@ -465,6 +490,23 @@ public struct SheetMachine: Sendable {
         state = .settling(Settle(targetDetent: detent, animation: animation, startedAt: time, top: from,
                                  velocity: velocity, nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
                                  cause: cause))
+        return .changed
+    }
+
+    /// Reduced motion: the card goes to `detent` at once and the dim cross-fades from what it
+    /// is now. Dims less than half an 8-bit level apart rest at once.
+    private mutating func fade(to detent: Int, at time: Timestamp, cause: SheetCause) -> Effect {
+        self.cause = cause
+        let from = dim, target = detents[detent].topInPoints, to = dim(atTop: target)
+        let seconds = to > from ? configuration.reducedMotionFadeInSeconds : configuration.reducedMotionFadeOutSeconds
+        guard abs(to - from) >= 0.5 / 255, seconds > 0 else {
+            state = .resting(detent: detent)
+            return .changed
+        }
+        state = .settling(Settle(targetDetent: detent, animation: .curve(from: from, to: to, seconds: seconds, .linear),
+                                 startedAt: time, top: target, velocity: 0,
+                                 nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
+                                 cause: cause, dim: from))
         return .changed
     }
 
@@ -492,8 +534,12 @@ public struct SheetMachine: Sendable {
             state = .resting(detent: settle.targetDetent)
             return .changed
         }
-        settle.top = result.value
-        settle.velocity = result.velocity
+        if settle.dim != nil {
+            settle.dim = result.value
+        } else {
+            settle.top = result.value
+            settle.velocity = result.velocity
+        }
         if scheduling {
             // Frames stay on the grid that started with the settle, whatever woke us.
             let interval = configuration.frameIntervalMicroseconds
@@ -533,7 +579,7 @@ extension SheetMachine.Event {
         switch self {
         case .touchDown(_, _, let t), .panBegan(_, _, _, let t), .panChanged(_, _, let t), .release(_, let t),
              .cancel(let t), .tap(_, _, let t), .swipe(_, _, _, let t), .present(_, let t), .dismiss(let t),
-             .frame(let t):
+             .reduceMotion(_, let t), .frame(let t):
             return t
         }
     }

@@ -109,6 +109,84 @@ import Testing
         #expect(abs(tops[1] - tops[0]) < abs(tops[16] - tops[15]))
     }
 
+    // MARK: Reduced motion
+
+    func reduced(_ state: SheetMachine.State) -> SheetMachine {
+        var configuration = SheetConfiguration()
+        configuration.reduceMotion = true
+        return SheetMachine(configuration: configuration, screen: screen, state: state)
+    }
+
+    /// Runs the frames out; the tops and dims each frame shows.
+    func frames(_ m: inout SheetMachine) -> [(top: Double, dim: Double)] {
+        var shown: [(Double, Double)] = []
+        while case .settling = m.state { _ = m.handle(.frame(m.deadline!)); shown.append((m.top, m.dim)) }
+        return shown
+    }
+
+    @Test func reducedMotionPresentsWithTheCardInPlaceAndALinearFadeIn() {
+        var m = reduced(.resting(detent: 2))
+        #expect(m.handle(.present(detent: 1, t)) == .changed)
+        #expect(m.state.kind == .settling && m.targetDetentIndex == 1)
+        #expect(m.top == 960 && m.dim == 0 && m.velocity == 0)
+        let shown = frames(&m)
+        // 150 ms at 60 Hz: 9 frames, the card at half in each, the dim rising in equal steps.
+        #expect(shown.count == 9)
+        #expect(shown.allSatisfy { $0.top == 960 })
+        #expect(abs(shown[3].dim - 0.7 * 66_668 / 150_000) < 1e-9)
+        #expect(m.state == .resting(detent: 1) && m.dim == 0.7)
+    }
+
+    @Test func reducedMotionDismissesWithTheCardGoneAndAFadeOutOfHalfTheTime() {
+        var m = reduced(.resting(detent: 1))
+        _ = m.handle(.tap(Point(x: 540, y: 200), .touchscreen, t))
+        #expect(m.top == 1920 && m.dim == 0.7 && !m.isShown)
+        let shown = frames(&m)
+        // 75 ms: 5 frames, the last at rest.
+        #expect(shown.count == 5)
+        #expect(shown.allSatisfy { $0.top == 1920 })
+        #expect(zip(shown, shown.dropFirst()).allSatisfy { $0.dim > $1.dim })
+        #expect(m.state == .resting(detent: 2) && m.dim == 0)
+    }
+
+    @Test func reducedMotionLetsTheFingerDragAndPlacesTheCardAtTheRelease() {
+        var m = reduced(.dragging(.init(originDetent: 1, startTop: 960, top: 1300)))
+        let dimAtRelease = m.dim
+        _ = m.handle(.release(velocityY: 0, t))
+        // The release keeps the rules (back to half) but not the motion.
+        #expect(m.targetDetentIndex == 1 && m.top == 960 && m.velocity == 0)
+        #expect(abs(m.dim - dimAtRelease) < 1e-12)
+        #expect(frames(&m).allSatisfy { $0.top == 960 })
+    }
+
+    @Test func reducedMotionBetweenDetentsOfTheSameDimRestsAtOnce() {
+        var m = reduced(.resting(detent: 1))
+        #expect(m.handle(.present(detent: 0, t)) == .changed)
+        #expect(m.state == .resting(detent: 0) && m.deadline == nil)
+    }
+
+    @Test func reducedMotionTurnedOnMidSpringPlacesTheCardAndOffMidFadeRests() {
+        var m = machine(.projection, draggedTo: 1300)
+        _ = m.handle(.release(velocityY: 0, t))
+        _ = m.handle(.frame(m.deadline!))
+        let top = m.top, dim = m.dim
+        #expect(top > 960 && top < 1300)
+        let later = m.deadline!
+        #expect(m.handle(.reduceMotion(true, later)) == .changed)
+        #expect(m.configuration.reduceMotion && m.top == 960 && m.targetDetentIndex == 1)
+        #expect(m.dim >= dim && m.dim < 0.7)
+        #expect(m.handle(.reduceMotion(false, later.adding(microseconds: 10_000))) == .changed)
+        #expect(m.state == .resting(detent: 1) && m.dim == 0.7)
+    }
+
+    @Test func aCardCaughtDuringAFadeIsCaughtWhereItIs() {
+        var m = reduced(.resting(detent: 2))
+        _ = m.handle(.present(detent: 1, t))
+        #expect(m.handle(.touchDown(Point(x: 540, y: 1000), .touchscreen, t.adding(microseconds: 20_000))) == .changed)
+        guard case .dragging(let drag) = m.state else { Issue.record("not caught: \(m.state)"); return }
+        #expect(drag.startTop == 960 && m.dim == 0.7)
+    }
+
     @Test func customDetentsResolveAndSort() {
         var configuration = SheetConfiguration()
         configuration.detents.append(DetentSpec(parsing: "peek=85%")!)

@@ -127,6 +127,10 @@ class Client:
     def set_detent(self, detent: str) -> None:
         self.call("SetDetent", detent=detent)
 
+    def set_reduce_motion(self, enabled: bool) -> None:
+        """Reduced motion on or off: the card placed at once, the dim cross-faded."""
+        self.call("SetReduceMotion", enabled=enabled)
+
     def set_screen(self, width: int, height: int, scale: Optional[float] = None) -> None:
         self.call("SetScreen", width=width, height=height, scale=scale)
 

@@ -187,6 +187,7 @@ class State:
     screen: Screen
     cause: str
     input_active: bool
+    reduce_motion: bool
     detents: Tuple[DetentPosition, ...]
     list: Optional[ListState]
 
@@ -211,6 +212,7 @@ class State:
             screen=_field(value, "screen", where, _reader(Screen)),
             cause=_field(value, "cause", where, _one_of("initial", "user", "animation", "command")),
             input_active=_field(value, "inputActive", where, _bool),
+            reduce_motion=_field(value, "reduceMotion", where, _bool),
             detents=_field(value, "detents", where, _list(_reader(DetentPosition))),
             list=_field(value, "list", where, _reader(ListState), optional=True),
         )

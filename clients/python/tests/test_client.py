@@ -23,7 +23,7 @@ from sheetd import (  # noqa: E402
 
 STATE = {
     "state": "resting", "detent": "half", "target": None, "top": 960, "progress": 0.5, "dim": 0.7, "velocity": 0,
-    "screen": {"width": 1080, "height": 1920, "scale": 1}, "cause": "initial", "inputActive": False,
+    "screen": {"width": 1080, "height": 1920, "scale": 1}, "cause": "initial", "inputActive": False, "reduceMotion": False,
     "detents": [{"name": "expanded", "top": 60}, {"name": "half", "top": 960}, {"name": "hidden", "top": 1920}],
 }
 
@@ -179,6 +179,33 @@ class RealDaemonTests(unittest.TestCase):
             client.dismiss(force=True)
             self.assertEqual(client.get_state().target or client.get_state().detent, "hidden")
             self.assertEqual(client.list_devices(), client.list_devices())
+
+    def test_reduce_motion_places_the_card_at_once(self):
+        with Client(self.path, timeout=30) as client, Client(self.path, timeout=30) as watcher:
+            client.set_content(guarded=False)
+            client.set_reduce_motion(True)
+            try:
+                client.dismiss(force=True)
+                updates = watcher.monitor()
+                state = next(updates).state
+                while not state.is_idle:
+                    state = next(updates).state
+                self.assertTrue(state.reduce_motion)
+                self.assertEqual(state.detent, "hidden")
+                expanded = next(d.top for d in state.detents if d.name == "expanded")
+                client.present("expanded")
+                seen = []
+                while not (seen and seen[-1].is_idle):
+                    seen.append(next(updates).state)
+                # The card is where it goes from the first state on; only the dim moves.
+                self.assertEqual({s.top for s in seen}, {expanded})
+                dims = [s.dim for s in seen]
+                self.assertEqual(dims, sorted(dims))
+                self.assertEqual(seen[-1].detent, "expanded")
+                self.assertAlmostEqual(seen[-1].dim, 0.7)
+            finally:
+                client.set_reduce_motion(False)
+            self.assertFalse(client.get_state().reduce_motion)
 
     def test_monitor_starts_with_the_state(self):
         with Client(self.path, timeout=30) as client:
