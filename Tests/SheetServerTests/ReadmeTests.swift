@@ -91,10 +91,11 @@ struct ReadmeTests {
         let images = folder.appendingPathComponent("images")
         try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
         let bin = builtExecutable("sheetd").deletingLastPathComponent().path
+        // `/tmp/` first: the build itself may live under /tmp (a clone there).
         let script = commands.map {
-            $0.replacingOccurrences(of: ".build/release/", with: bin + "/")
-                .replacingOccurrences(of: "/tmp/", with: folder.path + "/")
+            $0.replacingOccurrences(of: "/tmp/", with: folder.path + "/")
                 .replacingOccurrences(of: "docs/images/", with: images.path + "/")
+                .replacingOccurrences(of: ".build/release/", with: bin + "/")
         }
         // A daemon a block leaves in the background is stopped when the block ends.
         let result = try runShell(["set -eo pipefail", "trap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT"] + script)

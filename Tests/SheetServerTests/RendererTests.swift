@@ -145,18 +145,18 @@ struct RendererTests {
     }
 
     /// Reduced motion, from the configuration file to the pixels: a tap on the dim hides the
-    /// card at once and only the dim fades (half a second here, so that the renderer draws it
-    /// more than once). Every picture has the card at half or not at all, and the dim its
-    /// state says.
+    /// card at once and only the dim fades (for a second here, on a small screen, so that the
+    /// renderer draws it several times however slow the machine). Every picture has the card
+    /// at half or not at all, and the dim its state says.
     @Test func thePNGBackendDrawsReducedMotionAsAFadeOfTheDim() throws {
         var recording = SyntheticRecording()
         recording.wait(0.3)
         recording.tap(x: 540, y: 200)
-        recording.wait(0.8)
+        recording.wait(1.2)
         let folder = try temporaryFolder()
         let file = try temporaryFile("tap-dim.evemu", recording.evemu())
         let config = folder.appendingPathComponent("sheetd.yaml").path
-        try "reduce-motion: true\nreduce-motion-fade-out: 0.5\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "screen: 270x480\nreduce-motion: true\nreduce-motion-fade-out: 1\n".write(toFile: config, atomically: true, encoding: .utf8)
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         let pictures = folder.appendingPathComponent("pictures").path
         let frameLog = folder.appendingPathComponent("frames.jsonl").path
@@ -173,8 +173,8 @@ struct RendererTests {
             let state = frame["state"] as! [String: Any]
             let top = (state["top"] as! NSNumber).doubleValue, dim = (state["dim"] as! NSNumber).doubleValue
             #expect(state["reduceMotion"] as? Bool == true)
-            #expect(top == 960 || top == 1920, "frame \(index + 1): the card at \(top), between detents")
-            if top == 1920, dim > 0, dim < 0.7 { fading += 1 }
+            #expect(top == 240 || top == 480, "frame \(index + 1): the card at \(top), between detents")
+            if top == 480, dim > 0, dim < 0.7 { fading += 1 }
             let name = String(format: "frame-%06d.png", index + 1)
             let picture = try PNG.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(pictures)/\(name)"))))
             func pixel(_ x: Int, _ y: Int) -> RGB {
@@ -182,8 +182,9 @@ struct RendererTests {
                 return RGB(picture.rgb[at], picture.rgb[at + 1], picture.rgb[at + 2])
             }
             #expect(pixel(5, 5) == RGB.black.over(RGB(hex: 0x808080), alpha: dim), "\(name): the dim at \(dim)")
-            let firstWhite = (0..<picture.height).first { pixel(270, $0) == .white }
-            if top == 1920 {
+            #expect(picture.width == 270 && picture.height == 480)
+            let firstWhite = (0..<picture.height).first { pixel(67, $0) == .white }
+            if top == 480 {
                 #expect(firstWhite == nil, "\(name): no card while hidden")
             } else {
                 #expect(firstWhite.map { abs(Double($0) - top) <= 1 } == true, "\(name): the card starts at row \(firstWhite ?? -1)")
