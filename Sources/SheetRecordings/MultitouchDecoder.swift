@@ -7,7 +7,11 @@ import SheetCore
 /// the screen as libinput's `_transformed()` calls do, `px = (v − min) · W / (max − min + 1)`.
 /// - A tracking id replaced by another in one frame is an up and a down.
 /// - A contact whose `ABS_MT_TOOL_TYPE` turns to `MT_TOOL_PALM` is cancelled (libinput's palm
-///   handling) and ignored until it lifts.
+///   handling, `evdev-fallback.c`) and ignored until it lifts, even if it turns back into a
+///   finger; a palm in the frame that lifts it is a cancel too, not an up (no fling from a
+///   palm). A new contact in a slot whose tool type is still a palm is ignored from the start:
+///   the kernel sends the tool type only when it changes, and libinput reads the slot's type
+///   when the tracking id arrives.
 /// - `SYN_DROPPED`: events up to and including the next `SYN_REPORT` are dropped; every contact
 ///   is cancelled there (libinput ends touches on a resync). A slot that still holds a contact
 ///   afterwards comes back as a new touch when it next moves; `-1` or `BTN_TOUCH 0` clears it.
@@ -36,6 +40,8 @@ public struct MultitouchDecoder: Sendable {
         var x: Int32 = 0
         var y: Int32 = 0
         var isPalm = false
+        /// The slot's last `ABS_MT_TOOL_TYPE` was `MT_TOOL_PALM` (kept across contacts).
+        var toolIsPalm = false
         /// Reported down to the engine and not yet up.
         var announced = false
         /// Holds a contact of before a SYN_DROPPED: it comes back only when it moves.
@@ -137,7 +143,7 @@ public struct MultitouchDecoder: Sendable {
                 } else if value != slot.trackingID || slot.unsynced {
                     if slot.trackingID >= 0 && !slot.unsynced { slot.ended = true }
                     slot.began = true
-                    slot.isPalm = false
+                    slot.isPalm = slot.toolIsPalm
                     slot.unsynced = false
                 }
                 slot.trackingID = value
@@ -152,6 +158,7 @@ public struct MultitouchDecoder: Sendable {
                 slots[currentSlot].moved = true
             case EventCode.ABS_MT_TOOL_TYPE:
                 guard currentSlot >= 0 else { return }
+                slots[currentSlot].toolIsPalm = value == EventCode.MT_TOOL_PALM
                 if value == EventCode.MT_TOOL_PALM, !slots[currentSlot].isPalm {
                     slots[currentSlot].isPalm = true
                     slots[currentSlot].becamePalm = true
@@ -239,7 +246,10 @@ public struct MultitouchDecoder: Sendable {
         for index in slots.indices {
             var slot = slots[index]
             if slot.ended && slot.announced {
-                frame.contacts.append(Contact(slot: index, phase: .up, positionInPixels: screenPoint(slot)))
+                // A palm in the lifting frame: cancelled, as libinput does, so it flings nothing.
+                if slot.becamePalm { palmsCancelled += 1 }
+                frame.contacts.append(Contact(slot: index, phase: slot.becamePalm ? .cancel : .up,
+                                              positionInPixels: screenPoint(slot)))
                 slot.announced = false
             }
             if slot.unsynced && slot.moved && slot.trackingID >= 0 {

@@ -88,6 +88,13 @@ public struct SyntheticRecording: Sendable {
         emit(EventCode.EV_ABS, EventCode.ABS_MT_TOOL_TYPE, EventCode.MT_TOOL_PALM)
     }
 
+    /// The contact in `slot` is a finger (`MT_TOOL_FINGER`), as a device that reports tool
+    /// types says once a palm is gone.
+    public mutating func finger(slot: Int) {
+        select(slot)
+        emit(EventCode.EV_ABS, EventCode.ABS_MT_TOOL_TYPE, 0)
+    }
+
     /// The kernel's buffer overflowed: `SYN_DROPPED`.
     public mutating func dropped() {
         emit(EventCode.EV_SYN, EventCode.SYN_DROPPED, 0)

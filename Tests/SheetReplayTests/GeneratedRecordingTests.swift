@@ -146,6 +146,55 @@ import SheetRecordings
         #expect(finalDetent(run) == "half")
     }
 
+    /// A fling down whose last frame turns the finger into a palm as it lifts: libinput makes
+    /// that a cancel, so the sheet goes back where the drag began instead of flinging shut (a
+    /// cancel has no velocity: Android's ACTION_CANCEL, libinput's touch cancel).
+    @Test func aPalmInTheLiftingFrameIsACancelNotAFling() throws {
+        func fling(palmAtLift: Bool) throws -> ReplayRun {
+            var r = SyntheticRecording()
+            r.stroke(from: (540, 1000), to: (540, 1300), seconds: 0.1, lift: false)
+            r.wait(0.01)
+            if palmAtLift { r.palm(slot: 0) }
+            r.up(slot: 0)
+            r.report()
+            return try replay(r)
+        }
+        let flung = try fling(palmAtLift: false)
+        #expect(finalDetent(flung) == "hidden", "without the palm the same stroke flings the sheet shut")
+        let palm = try fling(palmAtLift: true)
+        #expect(palm.kind("touch").last?["phase"] as? String == "cancel")
+        #expect(palm.gestures("pan", "cancelled").count == 1 && palm.gestures("pan", "ended").isEmpty)
+        #expect(finalDetent(palm) == "half")
+    }
+
+    /// The kernel sends a slot's tool type only when it changes: a new contact in a slot whose
+    /// last type was a palm is a palm from the start (libinput's PALM_WAS_PALM), even if a
+    /// finger type follows in its first frame; the next contact after a finger type is a finger.
+    @Test func aContactInASlotStillMarkedPalmIsIgnored() throws {
+        var r = SyntheticRecording()
+        r.down(slot: 0, x: 540, y: 300)
+        r.palm(slot: 0)
+        r.report()
+        r.wait(0.03)
+        r.up(slot: 0)
+        r.report()
+        r.wait(0.2)
+        r.tap(x: 540, y: 300)  // the same slot, its tool type still a palm: ignored
+        r.wait(0.2)
+        r.down(slot: 0, x: 540, y: 300)
+        r.finger(slot: 0)
+        r.report()
+        r.wait(0.05)
+        r.up(slot: 0)
+        r.report()
+        r.wait(0.2)
+        r.tap(x: 540, y: 300)  // a finger again: a tap on the dim
+        let run = try replay(r)
+        #expect(run.kind("touch").filter { $0["phase"] as? String == "down" }.count == 1)
+        #expect(run.gestures("tap", "recognized").count == 1)
+        #expect(finalDetent(run) == "hidden")
+    }
+
     @Test func aCancelledTouchIsNeverATap() throws {
         var r = SyntheticRecording()
         r.down(slot: 0, x: 540, y: 400)
