@@ -372,8 +372,7 @@ public struct SheetMachine: Sendable {
             configuration.reduceMotion = enabled
             // Over already, or on from where it is in the new style.
             guard case .settling(let settle) = state else { return .changed }
-            return self.settle(to: settle.targetDetent, velocity: settle.dim == nil ? settle.velocity : 0,
-                               at: time, cause: settle.cause)
+            return self.settle(to: settle.targetDetent, velocity: settle.velocity, at: time, cause: settle.cause)
         }
     }
 
