@@ -105,7 +105,7 @@ let package = Package(
         // built with -sanitize=fuzzer and -DSHEETD_FUZZING; otherwise it replays kept inputs.
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "sheet-fuzz", dependencies: [
-            "SheetConfig", "SheetCore", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetReplay", "SheetServer", "CLibFuzzer",
+            "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetReplay", "SheetServer", "CLibFuzzer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),

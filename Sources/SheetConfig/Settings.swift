@@ -10,11 +10,15 @@ import Yams
 /// it, command-line flags override it. Each key is documented in `docs/configuration.md`.
 public struct Settings: Sendable {
     public var engine = EngineConfiguration()
-    /// `udev:SEAT`, `path:DEV[,DEV…]` or `replay:FILE[@SPEED]`.
+    /// `udev:SEAT`, `path:DEV[,DEV…]`, `replay:FILE[@SPEED]` or `none`.
     public var input = "udev:seat0"
     public var socketPath = "/run/sheetd/io.sheetd.Sheet"
     public var socketMode: UInt32 = 0o660
     public var socketGroup: String?
+    /// The socket of `io.sheetd.Input`, where programs feed touches; nil: none (`none`).
+    public var inputSocketPath: String? = "/run/sheetd/io.sheetd.Input"
+    /// The group of the input socket a daemon creates, whose members may feed touches.
+    public var inputGroup: String?
     public var maximumConnections = 256
     /// Connections one uid may hold; nil: half of `maximumConnections`.
     public var maximumConnectionsPerUser: Int?
@@ -36,7 +40,7 @@ public struct Settings: Sendable {
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
         "reduce-motion", "reduce-motion-fade-in", "reduce-motion-fade-out",
         "item-height", "item-long-press", "content",
-        "input", "seat", "socket", "socket-mode", "socket-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
+        "input", "seat", "socket", "socket-mode", "socket-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
         "client-idle-timeout", "log-level",
         "state-directory",
     ]
@@ -100,8 +104,8 @@ public struct Settings: Sendable {
             content = try ContentFile.contentOrReason(text: value)
 
         case "input":
-            guard value.hasPrefix("udev:") || value == "udev" || value.hasPrefix("path:") || value.hasPrefix("replay:") else {
-                throw SettingError("`input` wants udev[:SEAT], path:DEV[,DEV...] or replay:FILE[@SPEED]; got `\(value)`")
+            guard value.hasPrefix("udev:") || value == "udev" || value.hasPrefix("path:") || value.hasPrefix("replay:") || value == "none" else {
+                throw SettingError("`input` wants udev[:SEAT], path:DEV[,DEV...], replay:FILE[@SPEED] or none; got `\(value)`")
             }
             _ = try InputSpec(parsing: value)
             input = value
@@ -120,6 +124,14 @@ public struct Settings: Sendable {
                 throw SettingError("`state-directory` wants an absolute path; got `\(value)`")
             }
             stateDirectory = value
+        case "input-socket":
+            guard value == "none" || (value.hasPrefix("/") && value.utf8.count < 108) else {
+                throw SettingError("`input-socket` wants an absolute path shorter than 108 bytes, or none; got `\(value)`")
+            }
+            inputSocketPath = value == "none" ? nil : value
+        case "input-group":
+            guard !value.isEmpty else { throw SettingError("`input-group` wants a group name") }
+            inputGroup = value
         case "socket-mode":
             guard let mode = UInt32(value, radix: 8), mode <= 0o777 else {
                 throw SettingError("`socket-mode` wants an octal mode like 0660; got `\(value)`")
@@ -280,9 +292,12 @@ public enum InputSpec: Sendable, Equatable {
     case paths([String])
     /// `speed` nil: as fast as possible (`@max`).
     case replay(path: String, speed: Double?)
+    /// No device of the daemon's own: only what programs feed over `io.sheetd.Input`.
+    case none
 
     public init(parsing text: String) throws(SettingError) {
         if text == "udev" { self = .udev(seat: "seat0"); return }
+        if text == "none" { self = .none; return }
         if text.hasPrefix("udev:") {
             let seat = String(text.dropFirst(5))
             guard seat.hasPrefix("seat") else { throw SettingError("a seat name starts with `seat` (udev:seat0); got `\(seat)`") }
@@ -315,7 +330,7 @@ public enum InputSpec: Sendable, Equatable {
             self = .replay(path: file, speed: speed)
             return
         }
-        throw SettingError("`input` wants udev[:SEAT], path:DEV[,DEV...] or replay:FILE[@SPEED]; got `\(text)`")
+        throw SettingError("`input` wants udev[:SEAT], path:DEV[,DEV...], replay:FILE[@SPEED] or none; got `\(text)`")
     }
 }
 

@@ -19,6 +19,9 @@ public struct InputDevice: Sendable, Equatable {
     public var used: Bool
     /// Why it is used or not, for the log, `ListDevices` and `sheetctl doctor`.
     public var reason: String
+    /// For a plugin device: the process that feeds it, and its user.
+    public var pid: Int32?
+    public var uid: UInt32?
 
     public init(node: String, name: String, kind: InputDeviceKind, used: Bool, reason: String) {
         self.node = node

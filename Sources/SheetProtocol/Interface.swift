@@ -98,8 +98,9 @@ public enum SheetInterface {
       cause: ?string
     )
 
-    # An input device, whether the daemon uses it, and why.
-    type Device (name: string, node: string, type: string, used: bool, reason: string)
+    # An input device, whether the daemon uses it, and why. A device a program feeds
+    # over io.sheetd.Input has node plugin:ID and the pid and uid of that program.
+    type Device (name: string, node: string, type: string, used: bool, reason: string, pid: ?int, uid: ?int)
 
     # The sheet now.
     method GetState() -> (state: State)

@@ -14,7 +14,8 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
-    public var doubleValue: Double? { if case .number(let n) = self { return n }; return nil }
+    /// The number, when it is a finite one (`NaN` and `Infinity` read as numbers are not).
+    public var doubleValue: Double? { if case .number(let n) = self, n.isFinite { return n }; return nil }
     public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
     public var isNull: Bool { self == .null }
 
@@ -32,7 +33,7 @@ public struct JSONError: Error, Equatable, CustomStringConvertible {
     public var description: String { "byte \(offset): \(reason)" }
 }
 
-/// A strict JSON reader (RFC 8259) over bytes, with a depth limit so that no input can exhaust
+/// A strict JSON reader (RFC 8259, and `NaN`, `Infinity`, `-Infinity` as numbers) over bytes, with a depth limit so that no input can exhaust
 /// the stack: `[[[[…` past `maximumDepth` is an error, not a crash.
 public struct JSONReader {
     public static let maximumDepth = 64
@@ -81,6 +82,13 @@ public struct JSONReader {
         case UInt8(ascii: "t"): return try expect("true", .bool(true))
         case UInt8(ascii: "f"): return try expect("false", .bool(false))
         case UInt8(ascii: "n"): return try expect("null", .null)
+        // Not JSON, but what Python's and JavaScript's encoders write for non-finite floats:
+        // read as numbers so that a field holding one is refused by name (`doubleValue` and
+        // `intValue` give nil), not the whole message.
+        case UInt8(ascii: "N"): return try expect("NaN", .number(.nan))
+        case UInt8(ascii: "I"): return try expect("Infinity", .number(.infinity))
+        case UInt8(ascii: "-") where offset + 1 < bytes.count && bytes[offset + 1] == UInt8(ascii: "I"):
+            return try expect("-Infinity", .number(-.infinity))
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
         default: throw error("unexpected character")
         }

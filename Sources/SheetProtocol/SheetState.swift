@@ -134,13 +134,18 @@ public struct DeviceReport: Sendable, Equatable {
     public var used: Bool
     /// Why it is used or not (`has touch capability`, `a keyboard: never opened`).
     public var reason: String
+    /// The process that feeds a plugin device (`io.sheetd.Input`), and its user.
+    public var pid: Int32?
+    public var uid: UInt32?
 
-    public init(name: String, node: String, type: String, used: Bool, reason: String) {
+    public init(name: String, node: String, type: String, used: Bool, reason: String, pid: Int32? = nil, uid: UInt32? = nil) {
         self.name = name
         self.node = node
         self.type = type
         self.used = used
         self.reason = reason
+        self.pid = pid
+        self.uid = uid
     }
 }
 
@@ -248,6 +253,12 @@ extension DeviceReport {
         w.append(used ? "true" : "false")
         w.append(",\"reason\":")
         w.appendString(reason)
+        if let pid, let uid {
+            w.append(",\"pid\":")
+            w.appendInteger(Int64(pid))
+            w.append(",\"uid\":")
+            w.appendInteger(Int64(uid))
+        }
         w.append(UInt8(ascii: "}"))
     }
 }
@@ -366,8 +377,17 @@ extension GestureReport {
 extension DeviceReport {
     public init(json: JSONValue) throws(ProtocolError) {
         guard let used = try field(json, "used").boolValue else { throw ProtocolError("field \"used\" is not a boolean") }
+        var pid: Int32?, uid: UInt32?
+        if let value = json["pid"], !value.isNull {
+            guard let number = value.intValue.flatMap(Int32.init(exactly:)) else { throw ProtocolError("field \"pid\" is not a pid") }
+            pid = number
+        }
+        if let value = json["uid"], !value.isNull {
+            guard let number = value.intValue.flatMap(UInt32.init(exactly:)) else { throw ProtocolError("field \"uid\" is not a uid") }
+            uid = number
+        }
         self.init(name: try text(json, "name"), node: try text(json, "node"), type: try text(json, "type"),
-                  used: used, reason: try text(json, "reason"))
+                  used: used, reason: try text(json, "reason"), pid: pid, uid: uid)
     }
 }
 

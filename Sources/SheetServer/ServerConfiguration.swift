@@ -18,6 +18,15 @@ public struct ServerConfiguration: Sendable {
     /// Members of this group may call the control methods (besides root and the daemon's own
     /// user). Nil: the group of the socket file.
     public var controlGroup: gid_t?
+    /// The socket of `io.sheetd.Input`, for programs that feed touches; nil: none.
+    public var inputSocketPath: String?
+    /// The input socket handed over by systemd (`FileDescriptorName=input`).
+    public var inputInheritedDescriptor: CInt?
+    /// Group given to an input socket the server creates itself; nil keeps the process's group.
+    public var inputSocketGroup: gid_t?
+    /// Members of this group may feed touches (besides root and the daemon's own user). Nil:
+    /// the group of the input socket's file.
+    public var inputGroup: gid_t?
     /// Connections beyond this get `TooManyConnections` and are closed. sd-varlink allows 4096
     /// in all; a panel has a few renderers and tools.
     public var maximumConnections = 256
@@ -108,6 +117,24 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// A call of `io.sheetd.Input`, for the daemon to perform, already held to the limits of
+/// `PluginDevice` and `PluginFrame` as far as the wire can tell.
+public enum InputRequest: Sendable, Equatable {
+    case open(PluginDevice)
+    case frame(device: Int, PluginFrame)
+    case close(device: Int)
+}
+
+/// How the daemon answered an input call.
+public enum InputResult: Sendable, Equatable {
+    case opened(device: Int)
+    case done
+    case invalidFrame(device: Int, sequence: Int64, reason: String)
+    case noSuchDevice(Int)
+    case tooManyDevices(limit: Int)
+    case invalidParameter(String, reason: String)
+}
+
 /// How the daemon answered a control call.
 public enum ControlResult: Sendable, Equatable {
     case done
@@ -138,5 +165,11 @@ public protocol SheetServiceDelegate: AnyObject, Sendable {
     func content() -> SharedContent
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void)
+    /// An `io.sheetd.Input` call from the connection numbered `connection` (unique for the
+    /// server's life), which owns the devices it opens.
+    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
+               completion: @escaping @Sendable (InputResult) -> Void)
+    /// A connection that opened input devices has gone: they close, their touches cancel.
+    func inputConnectionClosed(_ connection: UInt64)
 }
 

@@ -31,6 +31,12 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     unowned let server: VarlinkServer
     let channel: Channel
+    let endpoint: VarlinkServer.Endpoint
+    /// Unique for the server's life: the owner of the input devices this connection opens.
+    private var number: UInt64 = 0
+    /// Input devices this connection has open; while it has any it is never idle (a finger
+    /// resting on a device sends nothing).
+    private var openDevices = 0
     private var context: ChannelHandlerContext?
     private var inbound = ByteBuffer()
     /// Calls read but not yet answered: at most `maximumQueuedCalls` and about
@@ -61,9 +67,10 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     private var conflated = 0
 
     /// `peer`: who is on the other end when the channel is not a socket that can say so.
-    init(server: VarlinkServer, channel: Channel, peer: PeerCredentials? = nil) {
+    init(server: VarlinkServer, channel: Channel, endpoint: VarlinkServer.Endpoint, peer: PeerCredentials? = nil) {
         self.server = server
         self.channel = channel
+        self.endpoint = endpoint
         self.peer = peer
     }
 
@@ -84,6 +91,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             return
         }
         admitted = true
+        number = server.connectionNumber()
         logger.debug("\(who): connected")
         armIdleTimer()
         context.fireChannelActive()
@@ -114,6 +122,11 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         stallTimer?.cancel()
         idleTimer?.cancel()
         if admitted { server.connectionClosed(self) }
+        if openDevices > 0 {
+            logger.notice("\(who): gone with \(openDevices) input device(s) open; closing them")
+            server.delegate.inputConnectionClosed(number)
+            openDevices = 0
+        }
         logger.debug("\(who): disconnected")
         context.fireChannelInactive()
     }
@@ -284,6 +297,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         idleTimer = channel.eventLoop.scheduleTask(deadline: lastCall + timeout) { [self] in
             idleTimer = nil
             guard !closing, !isSubscriber else { return }
+            if openDevices > 0 { lastCall = .now() }
             if waitingForDaemon || !queued.isEmpty || NIODeadline.now() < lastCall + timeout {
                 if waitingForDaemon || !queued.isEmpty { lastCall = .now() }
                 return armIdleTimer()
@@ -331,9 +345,10 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                    context: context)
             return
         }
-        switch call.interface {
-        case SheetInterface.serviceName: serviceCall(call, context: context)
-        case SheetInterface.name: sheetCall(call, context: context)
+        switch (call.interface, endpoint) {
+        case (SheetInterface.serviceName, _): serviceCall(call, context: context)
+        case (SheetInterface.name, .sheet): sheetCall(call, context: context)
+        case (InputInterface.name, .input): inputCall(call, context: context)
         default: replyError(VarlinkErrorName.interfaceNotFound, .object(["interface": .string(call.interface)]),
                             to: call, context: context)
         }
@@ -354,14 +369,14 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             reply(.object([
                 "vendor": .string(configuration.vendor), "product": .string(configuration.product),
                 "version": .string(configuration.version), "url": .string(configuration.url),
-                "interfaces": .array([.string(SheetInterface.serviceName), .string(SheetInterface.name)]),
+                "interfaces": .array(endpoint.interfaces.map { .string($0) }),
             ]), to: call, context: context)
         case "GetInterfaceDescription":
             guard let interface = call.parameters["interface"]?.stringValue else {
                 invalidParameter("interface", call, context: context)
                 return
             }
-            if let description = server.descriptionReplies[interface] {
+            if endpoint.interfaces.contains(interface), let description = server.descriptionReplies[interface] {
                 // Encoded once when the server was made: the largest reply is the cheapest.
                 if !call.oneway { context.writeAndFlush(wrapOutboundOut(description), promise: nil) }
             } else {
@@ -492,6 +507,90 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 }
                 drain(context: context)
             }
+        }
+    }
+
+    // MARK: io.sheetd.Input
+
+    private func inputCall(_ call: VarlinkCall, context: ChannelHandlerContext) {
+        let parameters = call.parameters
+        let request: InputRequest
+        switch call.name {
+        case "OpenDevice":
+            do {
+                request = .open(try PluginDevice(json: parameters))
+            } catch {
+                logger.notice("\(who): OpenDevice refused: \(error)")
+                return invalidParameter(error.parameter, call, context: context)
+            }
+        case "SendFrame":
+            guard let device = parameters["device"]?.intValue else { return invalidParameter("device", call, context: context) }
+            do {
+                request = .frame(device: device, try PluginFrame(json: parameters))
+            } catch {
+                // A frame whose number can be read is refused by its number, like any bad frame.
+                guard error.parameter != "sequence", let sequence = parameters["sequence"]?.intValue else {
+                    return invalidParameter(error.parameter, call, context: context)
+                }
+                return inputReply(.invalidFrame(device: device, sequence: Int64(sequence), reason: error.description), call, context: context)
+            }
+        case "CloseDevice":
+            guard let device = parameters["device"]?.intValue else { return invalidParameter("device", call, context: context) }
+            request = .close(device: device)
+        default:
+            return methodNotFound(call, context: context)
+        }
+        guard server.mayFeed(peer) else {
+            let group = server.inputGroupName
+            logger.notice("\(who): \(call.name) refused (not root, the daemon's user or in group \(group))")
+            replyError(InputInterface.notAllowed, .object(["method": .string(call.method), "group": .string(group)]),
+                       to: call, context: context)
+            return
+        }
+        waitingForDaemon = true
+        let loop = context.eventLoop
+        let contextBox = NIOLoopBound(context, eventLoop: loop)
+        server.delegate.input(request, connection: number, from: peer!) { result in
+            loop.execute { [self] in
+                let context = contextBox.value
+                waitingForDaemon = false
+                switch result {
+                case .opened: openDevices += 1
+                case .done: if case .close = request { openDevices -= 1 }
+                default: break
+                }
+                guard channel.isActive else {
+                    // Gone while the daemon opened a device for it: the daemon closes it now.
+                    if case .opened = result, openDevices > 0 {
+                        server.delegate.inputConnectionClosed(number)
+                        openDevices = 0
+                    }
+                    return
+                }
+                inputReply(result, call, context: context)
+                drain(context: context)
+            }
+        }
+    }
+
+    private func inputReply(_ result: InputResult, _ call: VarlinkCall, context: ChannelHandlerContext) {
+        switch result {
+        case .opened(let device):
+            reply(.object(["device": .number(Double(device))]), to: call, context: context)
+        case .done:
+            reply(.object([:]), to: call, context: context)
+        case .invalidFrame(let device, let sequence, let reason):
+            logger.info("\(who): frame \(sequence) of device \(device) refused: \(reason)")
+            replyError(InputInterface.invalidFrame, .object(["device": .number(Double(device)), "sequence": .number(Double(sequence)),
+                                                              "reason": .string(reason)]), to: call, context: context)
+        case .noSuchDevice(let device):
+            replyError(InputInterface.noSuchDevice, .object(["device": .number(Double(device))]), to: call, context: context)
+        case .tooManyDevices(let limit):
+            logger.notice("\(who): OpenDevice refused: \(limit) input devices are open already")
+            replyError(InputInterface.tooManyDevices, .object(["limit": .number(Double(limit))]), to: call, context: context)
+        case .invalidParameter(let parameter, let reason):
+            logger.notice("\(who): \(call.name) refused: \(parameter): \(reason)")
+            invalidParameter(parameter, call, context: context)
         }
     }
 }

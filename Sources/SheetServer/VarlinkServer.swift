@@ -27,7 +27,8 @@ public enum ServerError: Error, CustomStringConvertible {
     }
 }
 
-/// The varlink server of `io.sheetd.Sheet` on a Unix stream socket.
+/// The varlink server of `io.sheetd.Sheet` on a Unix stream socket, and of `io.sheetd.Input`
+/// on another.
 ///
 /// One event loop serves every client. `publish(_:)` may be called from any thread: it encodes
 /// the update once and hands it to the loop; a state the loop has not taken yet is replaced by
@@ -44,17 +45,21 @@ public final class VarlinkServer: @unchecked Sendable {
     let eventLoop: EventLoop
 
     // Touched on the event loop only.
-    private var listener: Channel?
+    private var listeners: [Channel] = []
     private var connections: [ObjectIdentifier: VarlinkConnection] = [:]
     private var subscribers: [ObjectIdentifier: VarlinkConnection] = [:]
     private var latestUpdate: MonitorUpdate?
     private var latestReply: ByteBuffer?
     private var connectionsByUser: [uid_t: Int] = [:]
-    /// The socket this server bound, by device and inode: removed at stop only if it is still
-    /// that socket (another daemon may have replaced it since).
-    private var createdSocket: (path: String, device: UInt64, inode: UInt64)?
+    /// The sockets this server bound, by device and inode: removed at stop only if each is
+    /// still that socket (another daemon may have replaced it since).
+    private var createdSockets: [(path: String, device: UInt64, inode: UInt64)] = []
     private(set) var controlGroup: gid_t = 0
     private(set) var controlGroupName = ""
+    private(set) var inputGroup: gid_t = 0
+    private(set) var inputGroupName = ""
+    /// Numbers connections, for the devices they own.
+    private var nextConnectionNumber: UInt64 = 0
     /// `GetInterfaceDescription` replies, encoded once.
     let descriptionReplies: [String: ByteBuffer]
 
@@ -72,7 +77,8 @@ public final class VarlinkServer: @unchecked Sendable {
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.eventLoop = group.next()
         var replies: [String: ByteBuffer] = [:]
-        for (name, text) in [(SheetInterface.name, SheetInterface.description), (SheetInterface.serviceName, SheetInterface.serviceDescription)] {
+        for (name, text) in [(SheetInterface.name, SheetInterface.description), (SheetInterface.serviceName, SheetInterface.serviceDescription),
+                             (InputInterface.name, InputInterface.description)] {
             let bytes = VarlinkReply.encode(continues: false, capacity: text.utf8.count + 64) { $0.append(.object(["description": .string(text)])) }
             var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
@@ -83,8 +89,24 @@ public final class VarlinkServer: @unchecked Sendable {
 
     /// Serves a channel that is not one of the socket's (an `EmbeddedChannel` in tests and
     /// fuzzing) as a connection from `peer`. Call on the channel's event loop, before it is active.
-    public func serve(_ channel: Channel, as peer: PeerCredentials) throws {
-        try channel.pipeline.syncOperations.addHandler(VarlinkConnection(server: self, channel: channel, peer: peer))
+    public func serve(_ channel: Channel, as peer: PeerCredentials, endpoint: Endpoint = .sheet) throws {
+        try channel.pipeline.syncOperations.addHandler(VarlinkConnection(server: self, channel: channel, endpoint: endpoint, peer: peer))
+    }
+
+    /// The socket a connection came on, which says what it may call.
+    public enum Endpoint: Sendable {
+        /// `io.sheetd.Sheet`: the state, Monitor, control calls.
+        case sheet
+        /// `io.sheetd.Input`: devices that programs feed.
+        case input
+
+        /// The interfaces served on it, `GetInfo`'s list.
+        var interfaces: [String] {
+            switch self {
+            case .sheet: [SheetInterface.serviceName, SheetInterface.name]
+            case .input: [SheetInterface.serviceName, InputInterface.name]
+            }
+        }
     }
 
     /// Applies new limits (a reload) to connections from now on; those over a new limit stay.
@@ -100,9 +122,28 @@ public final class VarlinkServer: @unchecked Sendable {
     /// Connections and subscribers now, and subscribers dropped for stalling so far.
     public var statistics: (connections: Int, subscribers: Int, dropped: Int) { counts.withLockedValue { $0 } }
 
-    /// Binds (or adopts) the socket and starts accepting.
+    /// Binds (or adopts) the sockets and starts accepting.
     public func start() async throws {
-        let bootstrap = ServerBootstrap(group: group)
+        let sheet = try await listen(endpoint: .sheet, path: configuration.socketPath,
+                                     inherited: configuration.inheritedDescriptor, group: configuration.socketGroup)
+        (controlGroup, controlGroupName) = Self.group(configuration.controlGroup, ofSocket: sheet)
+        if let path = configuration.inputSocketPath ?? (configuration.inputInheritedDescriptor != nil ? "" : nil) {
+            let input = try await listen(endpoint: .input, path: path, inherited: configuration.inputInheritedDescriptor,
+                                         group: configuration.inputSocketGroup)
+            (inputGroup, inputGroupName) = Self.group(configuration.inputGroup, ofSocket: input)
+        }
+    }
+
+    /// The group named, or else the socket file's, or else the process's; with its name.
+    private static func group(_ configured: gid_t?, ofSocket path: String) -> (gid_t, String) {
+        var info = stat()
+        let group = configured ?? (stat(path, &info) == 0 ? info.st_gid : getegid())
+        return (group, getgrgid(group).map { String(cString: $0.pointee.gr_name) } ?? "\(group)")
+    }
+
+    /// Binds (or adopts) one socket and starts accepting on it; the path it has.
+    private func listen(endpoint: Endpoint, path: String, inherited: CInt?, group: gid_t?) async throws -> String {
+        let bootstrap = ServerBootstrap(group: self.group)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.writeBufferWaterMark,
                                 value: .init(low: configuration.writeBufferHighWaterMark / 2,
@@ -117,47 +158,41 @@ public final class VarlinkServer: @unchecked Sendable {
             .childChannelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 8192))
             .childChannelInitializer { [unowned self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let connection = VarlinkConnection(server: self, channel: channel)
+                    let connection = VarlinkConnection(server: self, channel: channel, endpoint: endpoint)
                     try channel.pipeline.syncOperations.addHandler(connection)
                 }
             }
-        let path = configuration.socketPath
-        if let descriptor = configuration.inheritedDescriptor {
+        let listener: Channel
+        if let descriptor = inherited {
             do {
                 listener = try await bootstrap.withBoundSocket(descriptor).get()
             } catch {
                 throw ServerError.adopt(descriptor: descriptor, reason: "\(error)")
             }
-        } else {
-            try Self.prepareDirectory(of: path)
-            try Self.claim(path)
-            // Bound here rather than by NIO, which removes a path it bound when it closes,
-            // whoever's socket the path names by then.
-            let descriptor = try Self.listen(at: path)
-            do {
-                listener = try await bootstrap.withBoundSocket(descriptor).get()
-            } catch {
-                close(descriptor)
-                throw ServerError.bind(path: path, reason: "\(error)")
-            }
-            var info = stat()
-            if stat(path, &info) == 0 { createdSocket = (path, UInt64(info.st_dev), UInt64(info.st_ino)) }
-            if let group = configuration.socketGroup, chown(path, uid_t.max, group) != 0 {
-                throw ServerError.socketSetup(path: path, call: "chown", errno: errno)
-            }
-            if chmod(path, configuration.socketMode) != 0 {
-                throw ServerError.socketSetup(path: path, call: "chmod", errno: errno)
-            }
+            listeners.append(listener)
+            return (try? listener.localAddress?.pathname) ?? path
         }
+        try Self.prepareDirectory(of: path)
+        try Self.claim(path)
+        // Bound here rather than by NIO, which removes a path it bound when it closes,
+        // whoever's socket the path names by then.
+        let descriptor = try Self.listen(at: path)
+        do {
+            listener = try await bootstrap.withBoundSocket(descriptor).get()
+        } catch {
+            close(descriptor)
+            throw ServerError.bind(path: path, reason: "\(error)")
+        }
+        listeners.append(listener)
         var info = stat()
-        if let group = configuration.controlGroup {
-            controlGroup = group
-        } else if stat(path, &info) == 0 {
-            controlGroup = info.st_gid
-        } else {
-            controlGroup = getegid()
+        if stat(path, &info) == 0 { createdSockets.append((path, UInt64(info.st_dev), UInt64(info.st_ino))) }
+        if let group, chown(path, uid_t.max, group) != 0 {
+            throw ServerError.socketSetup(path: path, call: "chown", errno: errno)
         }
-        controlGroupName = getgrgid(controlGroup).map { String(cString: $0.pointee.gr_name) } ?? "\(controlGroup)"
+        if chmod(path, configuration.socketMode) != 0 {
+            throw ServerError.socketSetup(path: path, call: "chmod", errno: errno)
+        }
+        return path
     }
 
     /// A listening socket bound to `path`.
@@ -227,12 +262,12 @@ public final class VarlinkServer: @unchecked Sendable {
     public func shutdown() async {
         let closed: EventLoopFuture<Void> = eventLoop.flatSubmit { [self] in
             var futures: [EventLoopFuture<Void>] = []
-            if let listener { futures.append(listener.close().recover { _ in }) }
+            for listener in listeners { futures.append(listener.close().recover { _ in }) }
             for connection in connections.values { futures.append(connection.channel.close().recover { _ in }) }
             return EventLoopFuture.andAllComplete(futures, on: eventLoop)
         }
         try? await closed.get()
-        if let created = createdSocket {
+        for created in createdSockets {
             var info = stat()
             if stat(created.path, &info) == 0, UInt64(info.st_dev) == created.device, UInt64(info.st_ino) == created.inode {
                 unlink(created.path)
@@ -298,6 +333,12 @@ public final class VarlinkServer: @unchecked Sendable {
         return nil
     }
 
+    /// A number for a new connection, never reused.
+    func connectionNumber() -> UInt64 {
+        nextConnectionNumber += 1
+        return nextConnectionNumber
+    }
+
     func connectionClosed(_ connection: VarlinkConnection) {
         let uid = connection.peer?.uid ?? uid_t.max
         if let held = connectionsByUser[uid] { connectionsByUser[uid] = held > 1 ? held - 1 : nil }
@@ -323,5 +364,11 @@ public final class VarlinkServer: @unchecked Sendable {
     func mayControl(_ peer: PeerCredentials?) -> Bool {
         guard let peer else { return false }
         return peer.uid == 0 || peer.uid == geteuid() || peer.gid == controlGroup || peer.groups.contains(controlGroup)
+    }
+
+    /// Root, the daemon's own user, and the input group may feed touches.
+    func mayFeed(_ peer: PeerCredentials?) -> Bool {
+        guard let peer else { return false }
+        return peer.uid == 0 || peer.uid == geteuid() || peer.gid == inputGroup || peer.groups.contains(inputGroup)
     }
 }

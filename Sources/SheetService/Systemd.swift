@@ -55,18 +55,24 @@ public struct Systemd: Sendable {
         }
     }
 
-    /// The listening socket systemd passed, if any; clears the variables so that children do
-    /// not take it too.
-    public static func takeListeningSocket(environment: [String: String] = Systemd.environment()) -> Int32? {
+    /// The listening sockets systemd passed, by `FileDescriptorName=` (a socket without a
+    /// name is `varlink`, the main one); clears the variables so that children do not take them.
+    public static func takeListeningSockets(environment: [String: String] = Systemd.environment()) -> [String: Int32] {
         defer {
             unsetenv("LISTEN_PID")
             unsetenv("LISTEN_FDS")
             unsetenv("LISTEN_FDNAMES")
         }
         guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid(),
-              let count = environment["LISTEN_FDS"].flatMap({ Int($0) }), count >= 1 else { return nil }
-        let descriptor: Int32 = 3  // SD_LISTEN_FDS_START
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        return descriptor
+              let count = environment["LISTEN_FDS"].flatMap({ Int($0) }), (1...64).contains(count) else { return [:] }
+        let names = environment["LISTEN_FDNAMES"].map { $0.split(separator: ":", omittingEmptySubsequences: false).map(String.init) } ?? []
+        var sockets: [String: Int32] = [:]
+        for index in 0..<count {
+            let descriptor = Int32(3 + index)  // SD_LISTEN_FDS_START
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            let name = index < names.count && !names[index].isEmpty && names[index] != "unknown" ? names[index] : "varlink"
+            if sockets[name] == nil { sockets[name] = descriptor }
+        }
+        return sockets
     }
 }

@@ -2,12 +2,14 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import SheetCore
+import SheetInput
 import SheetProtocol
 import SheetServer
 
 /// The server's connection handler on an embedded channel: the bytes a client sends, cut into
-/// reads as the first byte says, framed, parsed and dispatched as on the socket; the control
-/// calls that pass reach a real engine, as in the daemon.
+/// reads as the first byte's low seven bits say, framed, parsed and dispatched as on the socket
+/// (the sheet's, or with the high bit set the input socket); the control calls and input frames
+/// that pass reach a real engine, as in the daemon.
 final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
     static let shared = VarlinkHarness()
 
@@ -16,6 +18,9 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
     private var engine = Engine(configuration: EngineConfiguration())
     private var outputs: [EngineOutput] = []
     private var now = Timestamp.zero
+    private lazy var plugins = PluginInput(screen: engine.configuration.screen)
+    private var frames: [TouchFrame] = []
+    private var connection: UInt64 = 0
 
     private init() {
         var configuration = ServerConfiguration(socketPath: "/run/sheetd/io.sheetd.Sheet")
@@ -27,10 +32,11 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
 
     func serve(_ bytes: UnsafeRawBufferPointer) {
         guard let first = bytes.first else { return }
-        let readSize = 1 + Int(first) * 4
+        let readSize = 1 + Int(first & 0x7F) * 4
         let channel = EmbeddedChannel()
+        connection += 1
         do {
-            try server.serve(channel, as: PeerCredentials(pid: 1, uid: 0, gid: 0))
+            try server.serve(channel, as: PeerCredentials(pid: 1, uid: 0, gid: 0), endpoint: first & 0x80 == 0 ? .sheet : .input)
             // Made for each input: a SocketAddress kept for the run holds its storage behind a
             // tagged pointer that the leak checker cannot follow.
             try channel.connect(to: SocketAddress(unixDomainSocketPath: "/run/sheetd/io.sheetd.Sheet")).wait()
@@ -48,6 +54,8 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
             // The connection closed itself: a refusal.
         }
         _ = try? channel.finish()
+        // Whatever the connection left open closes, as in the daemon.
+        inputConnectionClosed(connection)
     }
 
     // MARK: SheetServiceDelegate
@@ -78,5 +86,45 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
         FuzzTarget.check(outputs)
         outputs.removeAll(keepingCapacity: true)
         completion(.done)
+    }
+
+    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
+               completion: @escaping @Sendable (InputResult) -> Void) {
+        now = now.adding(microseconds: 1_000)
+        let result: InputResult
+        switch request {
+        case .open(let declaration):
+            switch plugins.open(declaration, owner: connection, pid: peer.pid, uid: peer.uid, now: now) {
+            case .success(let id): result = .opened(device: id)
+            case .failure(.tooManyDevices(let limit)): result = .tooManyDevices(limit: limit)
+            case .failure(.invalid(let parameter, let reason)): result = .invalidParameter(parameter, reason: reason)
+            }
+        case .frame(let device, let frame):
+            do {
+                try plugins.feed(frame, device: device, owner: connection, now: now, into: &frames)
+                result = .done
+            } catch {
+                result = .invalidFrame(device: device, sequence: error.sequence, reason: error.reason)
+            }
+        case .close(let device):
+            result = plugins.close(device: device, owner: connection, now: now, into: &frames) ? .done : .noSuchDevice(device)
+        }
+        applyFrames()
+        completion(result)
+    }
+
+    func inputConnectionClosed(_ connection: UInt64) {
+        plugins.closeAll(owner: connection, now: now, into: &frames)
+        applyFrames()
+    }
+
+    private func applyFrames() {
+        for var frame in frames {
+            frame.time = now
+            engine.process(frame, into: &outputs)
+        }
+        frames.removeAll(keepingCapacity: true)
+        FuzzTarget.check(outputs)
+        outputs.removeAll(keepingCapacity: true)
     }
 }

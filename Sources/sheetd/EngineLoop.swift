@@ -80,8 +80,26 @@ final class EngineLoop: @unchecked Sendable {
     static let replayWakeLead: Int64 = 300
 
     // Shared with other threads.
-    private let inbox = Mutex<(commands: [(ControlRequest, @Sendable (ControlResult) -> Void)],
-                               reloads: [(Settings, @Sendable () -> Void)], stopping: Bool)>(([], [], false))
+    private let inbox = Mutex<Inbox>(Inbox())
+    /// Devices that programs feed over `io.sheetd.Input`.
+    private let plugins: PluginInput
+
+    /// What other threads hand the loop.
+    struct Inbox {
+        var commands: [(ControlRequest, @Sendable (ControlResult) -> Void)] = []
+        var reloads: [(Settings, @Sendable () -> Void)] = []
+        var inputs: [InputCall] = []
+        /// Connections gone with input devices open.
+        var inputConnectionsGone: [UInt64] = []
+        var stopping = false
+    }
+
+    struct InputCall {
+        var request: InputRequest
+        var connection: UInt64
+        var peer: PeerCredentials
+        var completion: @Sendable (InputResult) -> Void
+    }
     private let deviceList = Mutex<[InputDevice]>([])
     /// The content, the list's order and its revision, for `GetContent` on the server's thread.
     private let contentBox = Mutex<SharedContent>(SharedContent(content: .empty, order: [], revision: 0))
@@ -109,6 +127,7 @@ final class EngineLoop: @unchecked Sendable {
             }
         }
         engine = Engine(configuration: configuration, startingAt: start)
+        plugins = PluginInput(screen: configuration.screen)
         lastRestingDetent = start
         waiter = try Waiter()
         detentPositions = Self.positions(of: engine)
@@ -120,6 +139,8 @@ final class EngineLoop: @unchecked Sendable {
             source = .live(try LibinputInput(mode: .paths(nodes), logger: logger))
         case .replay(let path, let speed):
             source = .recording(try RecordedInput(path: path, screen: settings.engine.screen), speed: speed)
+        case .none:
+            source = .none
         }
         refreshDevices()
     }
@@ -140,11 +161,12 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     private func refreshDevices() {
-        let list: [InputDevice] = switch source {
+        var list: [InputDevice] = switch source {
         case .live(let input): input.devices
         case .recording(let input, _): input.devices
         case .none: []
         }
+        if !plugins.isEmpty { list += plugins.reports }
         let changed = deviceList.withLock { old -> Bool in
             defer { old = list }
             return old != list
@@ -164,6 +186,18 @@ final class EngineLoop: @unchecked Sendable {
     /// once they apply.
     func reload(_ settings: Settings, completion: @escaping @Sendable () -> Void) {
         inbox.withLock { $0.reloads.append((settings, completion)) }
+        wake()
+    }
+
+    /// Queues an `io.sheetd.Input` call; `completion` runs on this loop's thread.
+    func submit(_ call: InputCall) {
+        inbox.withLock { $0.inputs.append(call) }
+        wake()
+    }
+
+    /// Closes the input devices of a connection that has gone.
+    func inputConnectionClosed(_ connection: UInt64) {
+        inbox.withLock { $0.inputConnectionsGone.append(connection) }
         wake()
     }
 
@@ -236,16 +270,30 @@ final class EngineLoop: @unchecked Sendable {
     func run() {
         reduceTimerSlack()
         while true {
-            let (commands, reloads, stopping) = inbox.withLock { box in
-                defer { box.commands.removeAll(); box.reloads.removeAll() }
-                return (box.commands, box.reloads, box.stopping)
+            let taken = inbox.withLock { box in
+                defer { box = Inbox(stopping: box.stopping) }
+                return box
             }
-            if stopping { break }
-            for (settings, completion) in reloads {
+            if taken.stopping { break }
+            for (settings, completion) in taken.reloads {
                 reload(settings)
                 completion()
             }
-            for (request, completion) in commands { completion(perform(request)) }
+            for (request, completion) in taken.commands { completion(perform(request)) }
+            if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty {
+                for call in taken.inputs {
+                    let result = perform(call)
+                    applyFrames()
+                    call.completion(result)
+                }
+                let now = LibinputInput.monotonicNow()
+                for connection in taken.inputConnectionsGone {
+                    let closed = plugins.closeAll(owner: connection, now: now, into: &frames)
+                    if closed > 0 { logger.notice("input: \(closed) device(s) of a connection that went away closed") }
+                }
+                applyFrames()
+                refreshDevices()
+            }
 
             let fastReplay = replayingAsFastAsPossible
             if fastReplay {
@@ -259,13 +307,7 @@ final class EngineLoop: @unchecked Sendable {
             if let due = replayDue { waitOut(due) }
             if ready.input, case .live(let input) = source {
                 input.dispatch(screen: engine.configuration.screen, into: &frames)
-                for frame in frames {
-                    engineTime = max(engineTime, frame.time)
-                    var stamped = frame
-                    stamped.time = engineTime
-                    engine.process(stamped, into: &outputs)
-                }
-                frames.removeAll(keepingCapacity: true)
+                applyFrames()
                 refreshDevices()
             }
             if !fastReplay { catchUp() }
@@ -277,6 +319,47 @@ final class EngineLoop: @unchecked Sendable {
         persist(now: true)
         store?.flush()
         logger.info("input loop stopped")
+    }
+
+    /// Hands live frames (libinput's, the plugins') to the engine, stamped on its clock and
+    /// never before the last event it saw.
+    private func applyFrames() {
+        for frame in frames {
+            engineTime = max(engineTime, engineTime(atMonotonic: frame.time))
+            var stamped = frame
+            stamped.time = engineTime
+            engine.process(stamped, into: &outputs)
+        }
+        frames.removeAll(keepingCapacity: true)
+    }
+
+    /// An input call: a device opened or closed, a frame checked and decoded into `frames`.
+    private func perform(_ call: InputCall) -> InputResult {
+        let now = LibinputInput.monotonicNow()
+        switch call.request {
+        case .open(let declaration):
+            switch plugins.open(declaration, owner: call.connection, pid: call.peer.pid, uid: call.peer.uid, now: now) {
+            case .success(let id):
+                logger.notice("input: device \(id) \"\(declaration.name)\", a \(declaration.kind.name) with \(declaration.slots) slot(s), opened by \(call.peer)")
+                return .opened(device: id)
+            case .failure(.tooManyDevices(let limit)):
+                return .tooManyDevices(limit: limit)
+            case .failure(.invalid(let parameter, let reason)):
+                return .invalidParameter(parameter, reason: reason)
+            }
+        case .frame(let device, let frame):
+            do {
+                try plugins.feed(frame, device: device, owner: call.connection, now: now, into: &frames)
+            } catch {
+                return error.unknownDevice ? .noSuchDevice(device)
+                    : .invalidFrame(device: device, sequence: error.sequence, reason: error.reason)
+            }
+            return .done
+        case .close(let device):
+            guard plugins.close(device: device, owner: call.connection, now: now, into: &frames) else { return .noSuchDevice(device) }
+            logger.notice("input: device \(device) closed by \(call.peer)")
+            return .done
+        }
     }
 
     /// Processes recorded frames that are due and fires the engine's deadlines up to now.
@@ -484,6 +567,7 @@ final class EngineLoop: @unchecked Sendable {
         let current = (sheet.targetDetentIndex ?? sheet.detentIndex).map { sheet.detents[$0].name }
         let content = engine.content, order = engine.list.order, revision = engine.list.revision
         engine = Engine(configuration: configuration, startingAt: current)
+        plugins.resync(screen: configuration.screen)
         detentPositions = Self.positions(of: engine)
         if !content.isEmpty {
             engine.setContent(content, order: order, after: revision, at: now, into: &outputs)
@@ -498,6 +582,8 @@ final class EngineLoop: @unchecked Sendable {
         let now = engineNow()
         engineTime = now
         for (key, old, changed) in [("input", settings.input, new.input), ("socket", settings.socketPath, new.socketPath),
+                                    ("input-socket", settings.inputSocketPath ?? "", new.inputSocketPath ?? ""),
+                                    ("input-group", settings.inputGroup ?? "", new.inputGroup ?? ""),
                                     ("state-directory", settings.stateDirectory ?? "", new.stateDirectory ?? "")] where old != changed {
             logger.warning("reload: `\(key)` changes only at a restart; still \(old.isEmpty ? "none" : old)")
         }
@@ -512,9 +598,10 @@ final class EngineLoop: @unchecked Sendable {
         }
         let configuredBefore = settings.content ?? .empty
         let untouched = engine.content == configuredBefore
-        let input = settings.input, socket = settings.socketPath, stateDirectory = settings.stateDirectory
+        let kept = settings
         settings = new
-        (settings.input, settings.socketPath, settings.stateDirectory) = (input, socket, stateDirectory)
+        (settings.input, settings.socketPath, settings.stateDirectory) = (kept.input, kept.socketPath, kept.stateDirectory)
+        (settings.inputSocketPath, settings.inputGroup) = (kept.inputSocketPath, kept.inputGroup)
         settings.engine.screen = configuration.screen
         var rest = configuration
         rest.sheet.reduceMotion = reduceMotion

@@ -28,13 +28,19 @@ struct SheetDaemon: AsyncParsableCommand {
             """,
         version: "0.1.0")
 
-    @Option(help: "The input: udev[:SEAT] (default udev:seat0), path:DEV[,DEV...] or replay:FILE[@SPEED|@max].")
+    @Option(help: "The input: udev[:SEAT] (default udev:seat0), path:DEV[,DEV...], replay:FILE[@SPEED|@max] or none (only programs feeding io.sheetd.Input).")
     var input: String?
 
     @Option(help: "The socket to listen on, unless systemd passes one (default /run/sheetd/io.sheetd.Sheet).")
     var socket: String?
 
     @OptionGroup var engine: EngineFlags
+
+    @Option(name: .customLong("input-socket"), help: "The io.sheetd.Input socket, where programs feed touches, or none (default /run/sheetd/io.sheetd.Input).")
+    var inputSocket: String?
+
+    @Option(name: .customLong("input-group"), help: "Group of an input socket the daemon creates; its members may feed touches.")
+    var inputGroup: String?
 
     @Option(name: .customLong("socket-mode"), help: "Octal mode of a socket the daemon creates (default 0660).")
     var socketMode: String?
@@ -70,6 +76,7 @@ struct SheetDaemon: AsyncParsableCommand {
     var extraFlags: [(String, String?)] {
         [
             ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup),
+            ("input-socket", inputSocket), ("input-group", inputGroup),
             ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections),
             ("max-connections-per-user", maxConnectionsPerUser), ("client-idle-timeout", clientIdleTimeout), ("log-level", logLevel),
             ("state-directory", stateDirectory),
@@ -107,7 +114,10 @@ struct SheetDaemon: AsyncParsableCommand {
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
         var serverConfiguration = ServerConfiguration(socketPath: settings.socketPath)
-        serverConfiguration.inheritedDescriptor = Systemd.takeListeningSocket()
+        let inherited = Systemd.takeListeningSockets()
+        serverConfiguration.inheritedDescriptor = inherited["varlink"]
+        serverConfiguration.inputInheritedDescriptor = inherited["input"]
+        serverConfiguration.inputSocketPath = inherited["input"] == nil ? settings.inputSocketPath : nil
         serverConfiguration.socketMode = mode_t(settings.socketMode)
         serverConfiguration.apply(settings)
         if let name = settings.socketGroup {
@@ -116,6 +126,14 @@ struct SheetDaemon: AsyncParsableCommand {
                 throw ExitCode(78)
             }
             serverConfiguration.socketGroup = group.pointee.gr_gid
+        }
+        if let name = settings.inputGroup {
+            guard let group = getgrnam(name) else {
+                logger.critical("\(DaemonError.unknownGroup(name))")
+                throw ExitCode(78)
+            }
+            serverConfiguration.inputSocketGroup = group.pointee.gr_gid
+            serverConfiguration.inputGroup = group.pointee.gr_gid
         }
         let delegate = ControlBridge(loop: loop)
         let server = VarlinkServer(configuration: serverConfiguration, delegate: delegate, logger: logger)
@@ -127,7 +145,7 @@ struct SheetDaemon: AsyncParsableCommand {
             logger.critical("\(error)")
             throw ExitCode(69)
         }
-        logger.notice("listening on \(serverConfiguration.inheritedDescriptor.map { "the socket systemd passed (fd \($0))" } ?? settings.socketPath); input \(settings.input)")
+        logger.notice("listening on \(serverConfiguration.inheritedDescriptor.map { "the socket systemd passed (fd \($0))" } ?? settings.socketPath); input \(settings.input)\(serverConfiguration.inputInheritedDescriptor.map { "; io.sheetd.Input on the socket systemd passed (fd \($0))" } ?? settings.inputSocketPath.map { "; io.sheetd.Input on \($0)" } ?? "")")
 
         // SIGHUP reloads; trapped before READY=1, so that a reload never finds it fatal.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
@@ -155,7 +173,8 @@ final class ControlBridge: SheetServiceDelegate {
     init(loop: EngineLoop) { self.loop = loop }
 
     func devices() -> [DeviceReport] {
-        loop.devices.map { DeviceReport(name: $0.name, node: $0.node, type: $0.kind.rawValue, used: $0.used, reason: $0.reason) }
+        loop.devices.map { DeviceReport(name: $0.name, node: $0.node, type: $0.kind.rawValue, used: $0.used, reason: $0.reason,
+                                        pid: $0.pid, uid: $0.uid) }
     }
 
     func content() -> SharedContent { loop.content }
@@ -164,6 +183,13 @@ final class ControlBridge: SheetServiceDelegate {
                  completion: @escaping @Sendable (ControlResult) -> Void) {
         loop.submit(request, completion: completion)
     }
+
+    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
+               completion: @escaping @Sendable (InputResult) -> Void) {
+        loop.submit(EngineLoop.InputCall(request: request, connection: connection, peer: peer, completion: completion))
+    }
+
+    func inputConnectionClosed(_ connection: UInt64) { loop.inputConnectionClosed(connection) }
 }
 
 /// Reads the configuration again and applies what may change at run time, telling systemd

@@ -1,0 +1,155 @@
+/// Input that a process feeds over the `io.sheetd.Input` socket: a device it declares and the
+/// frames it sends, in the device's own coordinates. The daemon checks both and turns them into
+/// `TouchFrame`s the way it turns a kernel device's events into them.
+
+/// A device a plugin opens: what it is, its coordinate range, and how many fingers it tracks.
+public struct PluginDevice: Sendable, Equatable {
+    public var name: String
+    /// A touchscreen (positions map onto the screen) or a touchpad (two or three fingers pan
+    /// the sheet, as libinput's two-finger scroll and three-finger swipe).
+    public var kind: TouchSource
+    /// Positions run from `lowerBound` (left, top) to `upperBound` (right, bottom).
+    public var x: ClosedRange<Double>
+    public var y: ClosedRange<Double>
+    /// The surface's size in millimetres, when the device knows it: a touchpad's motion is
+    /// scaled by it (libinput's 69×50 mm fallback otherwise). A touchscreen maps its range onto
+    /// the screen whatever its size.
+    public var sizeInMillimetres: (width: Double, height: Double)?
+    /// Fingers tracked at once: slots 0 to `slots - 1`.
+    public var slots: Int
+    public var clock: PluginClock
+
+    public init(name: String, kind: TouchSource, x: ClosedRange<Double>, y: ClosedRange<Double>,
+                sizeInMillimetres: (width: Double, height: Double)? = nil, slots: Int, clock: PluginClock = .monotonic) {
+        self.name = name
+        self.kind = kind
+        self.x = x
+        self.y = y
+        self.sizeInMillimetres = sizeInMillimetres
+        self.slots = slots
+        self.clock = clock
+    }
+
+    public static func == (a: PluginDevice, b: PluginDevice) -> Bool {
+        a.name == b.name && a.kind == b.kind && a.x == b.x && a.y == b.y && a.slots == b.slots && a.clock == b.clock
+            && a.sizeInMillimetres?.width == b.sizeInMillimetres?.width && a.sizeInMillimetres?.height == b.sizeInMillimetres?.height
+    }
+
+    /// The limits a declaration is held to.
+    public enum Limits {
+        /// A name of 1 to this many bytes.
+        public static let nameBytes = 256
+        /// Slots, as many as the engine tracks beside a seat's own touches (libinput's seat
+        /// slots start at 0; plugin touches take the engine's upper slots).
+        public static let slots = 1...16
+        /// Coordinates: finite, with `min < max`, within ±1e9 (a 32-bit evdev axis fits).
+        public static let coordinateMagnitude = 1e9
+        /// A surface from 1 mm to 10 m a side.
+        public static let millimetres = 1.0...10_000.0
+        /// Devices open at once, over every plugin.
+        public static let devices = 16
+        /// Frames a device may send per second, sustained; a burst of `frameBurst` is taken
+        /// (a plugin's frames bunch up when it is descheduled). Touch hardware reports at 60 to
+        /// 240 Hz, gaming panels up to 1 kHz.
+        public static let framesPerSecond = 1000
+        public static let frameBurst = 100
+        /// A plugin's own clock runs from its first frame; a frame whose time maps more than
+        /// this far from now (ahead, or behind after a stall) re-anchors the mapping.
+        public static let clockDriftMicroseconds: Int64 = 200_000
+        /// A CLOCK_MONOTONIC frame may be stamped this far in the future (clocks read on two
+        /// CPUs), no further: a frame from the future would pull the engine's clock ahead.
+        public static let futureMicroseconds: Int64 = 50_000
+    }
+
+    /// Why the declaration cannot be used, naming the parameter; nil when it can.
+    public var refusal: (parameter: String, reason: String)? {
+        if name.isEmpty || name.utf8.count > Limits.nameBytes {
+            return ("name", "1 to \(Limits.nameBytes) bytes")
+        }
+        for (axis, range) in [("x", x), ("y", y)] {
+            guard range.lowerBound.isFinite, range.upperBound.isFinite,
+                  abs(range.lowerBound) <= Limits.coordinateMagnitude, abs(range.upperBound) <= Limits.coordinateMagnitude else {
+                return (axis, "finite, within ±\(Limits.coordinateMagnitude)")
+            }
+            guard range.lowerBound < range.upperBound else { return (axis, "min below max") }
+        }
+        if let size = sizeInMillimetres {
+            if !Limits.millimetres.contains(size.width) { return ("widthMm", "from 1 to 10000 mm") }
+            if !Limits.millimetres.contains(size.height) { return ("heightMm", "from 1 to 10000 mm") }
+        }
+        if !Limits.slots.contains(slots) { return ("slots", "from \(Limits.slots.lowerBound) to \(Limits.slots.upperBound)") }
+        return nil
+    }
+}
+
+/// The clock of a plugin's frame times.
+public enum PluginClock: String, Sendable, Equatable {
+    /// CLOCK_MONOTONIC microseconds, the clock of the kernel's event times.
+    case monotonic
+    /// The plugin's own: its first frame is taken as now and later ones keep their spacing.
+    case own
+}
+
+/// One finger in a plugin's frame, in the device's coordinates.
+public struct PluginContact: Sendable, Equatable {
+    public var slot: Int
+    public var phase: ContactPhase
+    public var x: Double
+    public var y: Double
+
+    public init(slot: Int, phase: ContactPhase, x: Double, y: Double) {
+        self.slot = slot
+        self.phase = phase
+        self.x = x
+        self.y = y
+    }
+}
+
+/// One hardware sample from a plugin: the contacts that changed, numbered by the plugin (the
+/// number is named in a refusal) and stamped in microseconds on the device's clock.
+public struct PluginFrame: Sendable, Equatable {
+    public var sequence: Int64
+    public var timeInMicroseconds: Int64
+    public var contacts: [PluginContact]
+
+    public init(sequence: Int64, timeInMicroseconds: Int64, contacts: [PluginContact]) {
+        self.sequence = sequence
+        self.timeInMicroseconds = timeInMicroseconds
+        self.contacts = contacts
+    }
+}
+
+extension ContactPhase {
+    /// The phase's name on the wire and in files.
+    public var name: String {
+        switch self {
+        case .down: "down"
+        case .move: "move"
+        case .up: "up"
+        case .cancel: "cancel"
+        }
+    }
+
+    public init?(name: String) {
+        switch name {
+        case "down": self = .down
+        case "move": self = .move
+        case "up": self = .up
+        case "cancel": self = .cancel
+        default: return nil
+        }
+    }
+}
+
+extension TouchSource {
+    /// The source's name on the wire and in files.
+    public var name: String { self == .touchscreen ? "touchscreen" : "touchpad" }
+
+    public init?(name: String) {
+        switch name {
+        case "touchscreen": self = .touchscreen
+        case "touchpad": self = .touchpad
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,329 @@
+import SheetCore
+import SheetRecordings
+
+/// The devices that plugins feed over `io.sheetd.Input`, each checked frame by frame and
+/// decoded as a kernel device's events are.
+///
+/// A plugin's frame becomes the evdev events a multitouch protocol-B device would send for it
+/// (slot, tracking id, position, a palm tool type for a cancel, `SYN_REPORT`), and those go
+/// through `MultitouchDecoder`, the decoder of every recording: a touchscreen's fingers map
+/// onto the screen, a touchpad's two or three fingers move one virtual contact, by the same
+/// rules as a replay. Positions are carried in 2²⁰ steps across the declared range (a
+/// millionth of it, 0.002 px on a 2K screen).
+///
+/// A frame is checked whole before anything of it is used: a refused frame changes nothing,
+/// and the device stays usable. Plugin touches take the engine's slots 12 to 30, so they never
+/// meet libinput's seat slots (from 0) or its touchpad contact (31).
+///
+/// Owned by the engine's loop; not thread-safe.
+public final class PluginInput {
+    /// Why a frame was refused, naming its sequence number.
+    public struct Refusal: Error, Equatable, CustomStringConvertible {
+        public var device: Int
+        public var sequence: Int64
+        public var reason: String
+        /// No such device is open on the connection.
+        public var unknownDevice = false
+
+        public var description: String { "device \(device), frame \(sequence): \(reason)" }
+    }
+
+    /// Why a device could not be opened.
+    public enum OpenRefusal: Error, Equatable {
+        case tooManyDevices(limit: Int)
+        case invalid(parameter: String, reason: String)
+    }
+
+    /// Engine slots for plugin touches.
+    public static let engineSlots = 12...30
+    /// Fixed-point steps across a declared range.
+    static let steps: Int32 = 1 << 20
+
+    struct SlotState {
+        var down = false
+        /// Down before the engine lost its touches (a new screen, a reload): comes back as a
+        /// new touch when it next moves, as libinput resyncs a slot.
+        var resync = false
+        /// The last event for this slot set a palm tool type (a cancel).
+        var palmTool = false
+    }
+
+    struct Device {
+        let id: Int
+        let owner: UInt64
+        let pid: Int32
+        let uid: UInt32
+        let declaration: PluginDevice
+        var decoder: MultitouchDecoder
+        var slots: [SlotState]
+        var nextTrackingID: Int32 = 1
+        /// Decoder slot → engine slot, for contacts the engine holds.
+        var engineSlot: [Int: Int] = [:]
+        var lastTime: Int64?
+        /// Own clock: (device time, monotonic time) that map onto each other.
+        var anchor: (device: Int64, monotonic: Int64)?
+        /// Token bucket for the frame rate, on the monotonic clock.
+        var tokens = Double(PluginDevice.Limits.frameBurst)
+        var refilled: Int64
+        var framesTaken = 0
+        var framesRefused = 0
+    }
+
+    private var devices: [Int: Device] = [:]
+    private var order: [Int] = []
+    private var nextID = 1
+    private var usedEngineSlots = Set<Int>()
+    private var screen: ScreenSize
+    private var events: [KernelEvent] = []
+    private var decoded = TouchFrame(time: .zero)
+
+    public init(screen: ScreenSize) {
+        self.screen = screen
+    }
+
+    public var isEmpty: Bool { devices.isEmpty }
+
+    /// The open devices, for `ListDevices`, in the order they were opened.
+    public var reports: [InputDevice] {
+        order.compactMap { devices[$0] }.map { device in
+            var report = InputDevice(node: "plugin:\(device.id)", name: device.declaration.name,
+                                     kind: device.declaration.kind == .touchpad ? .touchpad : .touchscreen, used: true,
+                                     reason: "fed over io.sheetd.Input by pid \(device.pid); \(device.framesTaken) frame(s) taken, \(device.framesRefused) refused")
+            report.pid = device.pid
+            report.uid = device.uid
+            return report
+        }
+    }
+
+    /// Opens a device for the connection `owner`; its id, unique for the daemon's life.
+    public func open(_ declaration: PluginDevice, owner: UInt64, pid: Int32, uid: UInt32,
+                     now: Timestamp) -> Result<Int, OpenRefusal> {
+        if let refusal = declaration.refusal { return .failure(.invalid(parameter: refusal.parameter, reason: refusal.reason)) }
+        guard devices.count < PluginDevice.Limits.devices else { return .failure(.tooManyDevices(limit: PluginDevice.Limits.devices)) }
+        let id = nextID
+        nextID += 1
+        devices[id] = Device(id: id, owner: owner, pid: pid, uid: uid, declaration: declaration,
+                             decoder: Self.decoder(for: declaration, screen: screen),
+                             slots: Array(repeating: SlotState(), count: declaration.slots), refilled: now.microseconds)
+        order.append(id)
+        return .success(id)
+    }
+
+    /// The evdev device a declaration stands for: protocol-B axes of 2²⁰ steps, a resolution
+    /// from the size in millimetres (none: the decoder takes libinput's fallback size).
+    static func decoder(for declaration: PluginDevice, screen: ScreenSize) -> MultitouchDecoder {
+        func axis(_ millimetres: Double?) -> AbsInfo {
+            let resolution = millimetres.map { Int32((Double(steps) / $0).rounded()) } ?? 0
+            return AbsInfo(minimum: 0, maximum: steps - 1, resolution: max(0, resolution))
+        }
+        let size = declaration.sizeInMillimetres
+        let description = DeviceDescription(
+            name: declaration.name,
+            properties: declaration.kind == .touchpad ? [EventCode.INPUT_PROP_POINTER] : [EventCode.INPUT_PROP_DIRECT],
+            codes: [Int(EventCode.EV_ABS): [Int(EventCode.ABS_MT_SLOT), Int(EventCode.ABS_MT_POSITION_X), Int(EventCode.ABS_MT_POSITION_Y),
+                                            Int(EventCode.ABS_MT_TRACKING_ID), Int(EventCode.ABS_MT_TOOL_TYPE)]],
+            absinfo: [Int(EventCode.ABS_MT_SLOT): AbsInfo(minimum: 0, maximum: Int32(declaration.slots - 1)),
+                      Int(EventCode.ABS_MT_POSITION_X): axis(size?.width), Int(EventCode.ABS_MT_POSITION_Y): axis(size?.height)],
+            udevKind: declaration.kind == .touchpad ? .touchpad : .touchscreen)
+        return MultitouchDecoder(device: description, screen: screen)
+    }
+
+    /// Checks a frame and, when it holds, appends the touch frame it makes (stamped on the
+    /// monotonic clock) to `frames`. `now` is the monotonic time it arrived.
+    public func feed(_ frame: PluginFrame, device id: Int, owner: UInt64, now: Timestamp,
+                     into frames: inout [TouchFrame]) throws(Refusal) {
+        guard var device = devices[id], device.owner == owner else {
+            throw Refusal(device: id, sequence: frame.sequence, reason: "no device \(id) is open on this connection", unknownDevice: true)
+        }
+        func refuse(_ reason: String) -> Refusal {
+            devices[id]?.framesRefused += 1
+            return Refusal(device: id, sequence: frame.sequence, reason: reason)
+        }
+        // The rate: a bucket of `frameBurst` frames refilled at `framesPerSecond`.
+        let limits = PluginDevice.Limits.self
+        let elapsed = Double(max(0, now.microseconds - device.refilled)) / 1_000_000
+        device.tokens = min(Double(limits.frameBurst), device.tokens + elapsed * Double(limits.framesPerSecond))
+        device.refilled = now.microseconds
+        guard device.tokens >= 1 else {
+            devices[id] = device
+            throw refuse("more than \(limits.framesPerSecond) frames a second")
+        }
+        // The time.
+        let time = frame.timeInMicroseconds
+        if time < 0 { throw refuse("a time below zero (\(time) µs)") }
+        if let last = device.lastTime, time < last {
+            throw refuse("time runs backwards: \(time) µs is \(last - time) µs before the last frame's")
+        }
+        if device.declaration.clock == .monotonic, time > now.microseconds + limits.futureMicroseconds {
+            throw refuse("a time \(time - now.microseconds) µs in the future of CLOCK_MONOTONIC")
+        }
+        // The contacts, against the slots as they are.
+        let declaration = device.declaration
+        if frame.contacts.count > declaration.slots {
+            throw refuse("\(frame.contacts.count) contacts; the device has \(declaration.slots) slot(s)")
+        }
+        var seen: UInt32 = 0
+        var downs = 0
+        for (index, contact) in frame.contacts.enumerated() {
+            guard (0..<declaration.slots).contains(contact.slot) else {
+                throw refuse("contacts[\(index)]: slot \(contact.slot) is out of range 0 to \(declaration.slots - 1)")
+            }
+            guard seen & (1 << UInt32(contact.slot)) == 0 else { throw refuse("contacts[\(index)]: slot \(contact.slot) twice in one frame") }
+            seen |= 1 << UInt32(contact.slot)
+            guard contact.x.isFinite, contact.y.isFinite else { throw refuse("contacts[\(index)]: a position that is not a number") }
+            guard declaration.x.contains(contact.x), declaration.y.contains(contact.y) else {
+                throw refuse("contacts[\(index)]: (\(contact.x), \(contact.y)) is outside the device's range x \(declaration.x.lowerBound) to \(declaration.x.upperBound), y \(declaration.y.lowerBound) to \(declaration.y.upperBound)")
+            }
+            let down = device.slots[contact.slot].down
+            switch contact.phase {
+            case .down where down: throw refuse("contacts[\(index)]: slot \(contact.slot) is down already")
+            case .move where !down, .up where !down, .cancel where !down:
+                throw refuse("contacts[\(index)]: a \(contact.phase.name) for slot \(contact.slot), which is not down")
+            case .down: downs += 1
+            default: break
+            }
+        }
+        if downs > 0, declaration.kind == .touchscreen {
+            let free = Self.engineSlots.count - usedEngineSlots.count
+            guard downs <= free else { throw refuse("every one of the \(Self.engineSlots.count) engine slots for plugin touches is taken") }
+        }
+        // Accepted: the clock, then the events.
+        device.tokens -= 1
+        device.lastTime = time
+        device.framesTaken += 1
+        let monotonic: Int64
+        switch declaration.clock {
+        case .monotonic:
+            monotonic = min(time, now.microseconds)
+        case .own:
+            var mapped = device.anchor.map { $0.monotonic + (time - $0.device) } ?? now.microseconds
+            if device.anchor == nil || mapped > now.microseconds || mapped < now.microseconds - limits.clockDriftMicroseconds {
+                device.anchor = (time, now.microseconds)
+                mapped = now.microseconds
+            }
+            monotonic = mapped
+        }
+        events.removeAll(keepingCapacity: true)
+        let stamp = Timestamp(microseconds: monotonic)
+        for contact in frame.contacts {
+            let slot = contact.slot
+            var state = device.slots[slot]
+            var phase = contact.phase
+            if state.resync {
+                // The engine lost this touch: a move brings it back as a new one.
+                state.resync = false
+                if phase == .move { phase = .down } else { state.down = false; device.slots[slot] = state; continue }
+            }
+            events.append(Self.event(stamp, EventCode.EV_ABS, EventCode.ABS_MT_SLOT, Int32(slot)))
+            switch phase {
+            case .down:
+                if state.palmTool {
+                    events.append(Self.event(stamp, EventCode.EV_ABS, EventCode.ABS_MT_TOOL_TYPE, 0))
+                    state.palmTool = false
+                }
+                events.append(Self.event(stamp, EventCode.EV_ABS, EventCode.ABS_MT_TRACKING_ID, device.nextTrackingID))
+                device.nextTrackingID = device.nextTrackingID == Int32.max ? 1 : device.nextTrackingID + 1
+                appendPosition(contact, of: declaration, at: stamp)
+                state.down = true
+            case .move:
+                appendPosition(contact, of: declaration, at: stamp)
+            case .up, .cancel:
+                if phase == .cancel {
+                    // A palm in the lifting frame: the decoder's cancel, no fling.
+                    events.append(Self.event(stamp, EventCode.EV_ABS, EventCode.ABS_MT_TOOL_TYPE, EventCode.MT_TOOL_PALM))
+                    state.palmTool = true
+                }
+                events.append(Self.event(stamp, EventCode.EV_ABS, EventCode.ABS_MT_TRACKING_ID, -1))
+                state.down = false
+            }
+            device.slots[slot] = state
+        }
+        events.append(Self.event(stamp, EventCode.EV_SYN, EventCode.SYN_REPORT, 0))
+        for event in events {
+            decoded.removeAll()
+            if device.decoder.feed(event, into: &decoded) { emit(&device, into: &frames) }
+        }
+        devices[id] = device
+    }
+
+    private func appendPosition(_ contact: PluginContact, of declaration: PluginDevice, at time: Timestamp) {
+        func step(_ value: Double, _ range: ClosedRange<Double>) -> Int32 {
+            let scaled = ((value - range.lowerBound) / (range.upperBound - range.lowerBound) * Double(Self.steps)).rounded()
+            return Int32(min(Double(Self.steps - 1), max(0, scaled)))
+        }
+        events.append(Self.event(time, EventCode.EV_ABS, EventCode.ABS_MT_POSITION_X, step(contact.x, declaration.x)))
+        events.append(Self.event(time, EventCode.EV_ABS, EventCode.ABS_MT_POSITION_Y, step(contact.y, declaration.y)))
+    }
+
+    private static func event(_ time: Timestamp, _ type: UInt16, _ code: UInt16, _ value: Int32) -> KernelEvent {
+        KernelEvent(time: time, type: type, code: code, value: value)
+    }
+
+    /// Hands the decoder's frame on with engine slots in place of the device's.
+    private func emit(_ device: inout Device, into frames: inout [TouchFrame]) {
+        guard !decoded.isEmpty else { return }
+        var frame = decoded
+        frame.contacts.removeAll(keepingCapacity: true)
+        for var contact in decoded.contacts {
+            let engineSlot: Int
+            if contact.phase == .down {
+                guard let free = Self.engineSlots.first(where: { !usedEngineSlots.contains($0) }) else { continue }
+                usedEngineSlots.insert(free)
+                device.engineSlot[contact.slot] = free
+                engineSlot = free
+            } else {
+                guard let held = device.engineSlot[contact.slot] else { continue }
+                engineSlot = held
+                if contact.phase == .up || contact.phase == .cancel {
+                    device.engineSlot[contact.slot] = nil
+                    usedEngineSlots.remove(held)
+                }
+            }
+            contact.slot = engineSlot
+            frame.contacts.append(contact)
+        }
+        if !frame.isEmpty { frames.append(frame) }
+    }
+
+    /// Closes a device: its touches down are cancelled (appended to `frames`).
+    public func close(device id: Int, owner: UInt64, now: Timestamp, into frames: inout [TouchFrame]) -> Bool {
+        guard var device = devices[id], device.owner == owner else { return false }
+        // A dropped stream, as the kernel's SYN_DROPPED: the decoder cancels every contact
+        // (and a touchpad's pan) without a lift, so nothing flings.
+        let stamp = now
+        decoded.removeAll()
+        _ = device.decoder.feed(Self.event(stamp, EventCode.EV_SYN, EventCode.SYN_DROPPED, 0), into: &decoded)
+        if device.decoder.feed(Self.event(stamp, EventCode.EV_SYN, EventCode.SYN_REPORT, 0), into: &decoded) {
+            emit(&device, into: &frames)
+        }
+        for (_, held) in device.engineSlot { usedEngineSlots.remove(held) }
+        devices[id] = nil
+        order.removeAll { $0 == id }
+        return true
+    }
+
+    /// Closes every device of a connection that went away; how many there were.
+    @discardableResult
+    public func closeAll(owner: UInt64, now: Timestamp, into frames: inout [TouchFrame]) -> Int {
+        let owned = order.filter { devices[$0]?.owner == owner }
+        for id in owned { _ = close(device: id, owner: owner, now: now, into: &frames) }
+        return owned.count
+    }
+
+    /// The engine dropped every touch (a new engine for a new screen or a reload): fingers
+    /// still down come back as new touches when they move.
+    public func resync(screen: ScreenSize) {
+        self.screen = screen
+        usedEngineSlots.removeAll()
+        for id in order {
+            guard var device = devices[id] else { continue }
+            device.decoder = Self.decoder(for: device.declaration, screen: screen)
+            device.engineSlot.removeAll()
+            for index in device.slots.indices where device.slots[index].down {
+                device.slots[index].resync = true
+                device.slots[index].palmTool = false
+            }
+            devices[id] = device
+        }
+    }
+}

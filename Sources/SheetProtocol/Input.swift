@@ -1,0 +1,169 @@
+import SheetCore
+
+/// `io.sheetd.Input`: processes that feed touches to the daemon, on a socket of its own.
+public enum InputInterface {
+    public static let name = "io.sheetd.Input"
+
+    public static let description = """
+    # Touch devices that programs feed: a driver for hardware libinput does not know, a
+    # recording played into a running daemon, a mouse standing in for a finger. A device
+    # lives as long as the connection that opened it; its frames reach the sheet exactly as
+    # a kernel device's do.
+    interface io.sheetd.Input
+
+    # One axis of a device's coordinates: positions run from min (left, top) to max.
+    type Range (min: float, max: float)
+
+    # A finger that changed in a frame. slot is 0 to slots-1, reused by later fingers;
+    # phase is down, move, up or cancel (taken away without a lift: never a tap or a
+    # fling); x and y are within the device's ranges, the position of a lift or a cancel
+    # included.
+    type Contact (slot: int, phase: string, x: float, y: float)
+
+    # A device this connection feeds. kind is touchscreen (its range maps onto the
+    # screen) or touchpad (two or three fingers pan the sheet, as libinput's two-finger
+    # scroll and three-finger swipe); widthMm and heightMm, the surface's size, scale a
+    # touchpad's motion (69x50 mm when left out, libinput's fallback). slots: fingers at
+    # once, 1 to 16. clock: monotonic (frame times are CLOCK_MONOTONIC microseconds, the
+    # default) or own (the first frame is taken as now, later ones keep their spacing).
+    # At most 16 devices are open at once, over every connection. name: 1 to 256 bytes.
+    method OpenDevice(
+      name: string,
+      kind: string,
+      x: Range,
+      y: Range,
+      widthMm: ?float,
+      heightMm: ?float,
+      slots: int,
+      clock: ?string
+    ) -> (device: int)
+
+    # One hardware sample: the contacts that changed, at time (microseconds on the
+    # device's clock, never before the last frame's). sequence is the plugin's own number
+    # for the frame, named when it is refused. A refused frame changes nothing and the
+    # device stays open. More than 1000 frames a second (sustained; bursts of 100 pass)
+    # are refused.
+    method SendFrame(device: int, sequence: int, time: int, contacts: []Contact) -> ()
+
+    # Closes a device; fingers still down are cancelled.
+    method CloseDevice(device: int) -> ()
+
+    # A frame that cannot be used (a slot out of range, a move for a slot that is not
+    # down, time running backwards, a position outside the range or not a number, too
+    # many frames a second), with the frame's sequence number.
+    error InvalidFrame (device: int, sequence: int, reason: string)
+
+    error NoSuchDevice (device: int)
+
+    error TooManyDevices (limit: int)
+
+    # Input calls need root, the daemon's own user, or the input group (named here).
+    error NotAllowed (method: string, group: string)
+    """
+
+    public static let invalidFrame = "io.sheetd.Input.InvalidFrame"
+    public static let noSuchDevice = "io.sheetd.Input.NoSuchDevice"
+    public static let tooManyDevices = "io.sheetd.Input.TooManyDevices"
+    public static let notAllowed = "io.sheetd.Input.NotAllowed"
+}
+
+/// A parameter that cannot be used, by name (`x.min`, `contacts[2].phase`).
+public struct ParameterProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    public var parameter: String
+    public var reason: String
+
+    public init(_ parameter: String, _ reason: String) {
+        self.parameter = parameter
+        self.reason = reason
+    }
+
+    public var description: String { "\(parameter): \(reason)" }
+}
+
+extension PluginDevice {
+    /// Reads `OpenDevice`'s parameters and holds them to `PluginDevice.Limits`.
+    public init(json parameters: JSONValue) throws(ParameterProblem) {
+        guard let name = parameters["name"]?.stringValue else { throw ParameterProblem("name", "a string") }
+        guard let kind = parameters["kind"]?.stringValue.flatMap(TouchSource.init(name:)) else {
+            throw ParameterProblem("kind", "touchscreen or touchpad")
+        }
+        func range(_ key: String) throws(ParameterProblem) -> ClosedRange<Double> {
+            guard let low = parameters[key]?["min"]?.doubleValue else { throw ParameterProblem("\(key).min", "a number") }
+            guard let high = parameters[key]?["max"]?.doubleValue else { throw ParameterProblem("\(key).max", "a number") }
+            guard low.isFinite, high.isFinite, low < high else { throw ParameterProblem(key, "min below max") }
+            return low...high
+        }
+        func optionalNumber(_ key: String) throws(ParameterProblem) -> Double? {
+            guard let value = parameters[key], !value.isNull else { return nil }
+            guard let number = value.doubleValue else { throw ParameterProblem(key, "a number") }
+            return number
+        }
+        let x = try range("x"), y = try range("y")
+        let width = try optionalNumber("widthMm"), height = try optionalNumber("heightMm")
+        guard (width == nil) == (height == nil) else { throw ParameterProblem(width == nil ? "widthMm" : "heightMm", "both sizes or neither") }
+        guard let slots = parameters["slots"]?.intValue else { throw ParameterProblem("slots", "an integer") }
+        var clock = PluginClock.monotonic
+        if let value = parameters["clock"], !value.isNull {
+            guard let named = value.stringValue.flatMap(PluginClock.init(rawValue:)) else { throw ParameterProblem("clock", "monotonic or own") }
+            clock = named
+        }
+        self.init(name: name, kind: kind, x: x, y: y, sizeInMillimetres: width.flatMap { w in height.map { (w, $0) } },
+                  slots: slots, clock: clock)
+        if let refusal { throw ParameterProblem(refusal.parameter, refusal.reason) }
+    }
+
+    /// `OpenDevice`'s parameters.
+    public var parameters: JSONValue {
+        var members: [String: JSONValue] = [
+            "name": .string(name), "kind": .string(kind.name),
+            "x": .object(["min": .number(x.lowerBound), "max": .number(x.upperBound)]),
+            "y": .object(["min": .number(y.lowerBound), "max": .number(y.upperBound)]),
+            "slots": .number(Double(slots)), "clock": .string(clock.rawValue),
+        ]
+        if let size = sizeInMillimetres {
+            members["widthMm"] = .number(size.width)
+            members["heightMm"] = .number(size.height)
+        }
+        return .object(members)
+    }
+}
+
+extension PluginFrame {
+    /// The largest frame number and time taken: integers a double holds exactly.
+    static let largestInteger = 1 << 53
+
+    /// Reads `SendFrame`'s parameters (the device id is the caller's to read). Contacts are
+    /// read only up to `maximumContacts`: more is a refusal, not an allocation.
+    public init(json parameters: JSONValue, maximumContacts: Int = PluginDevice.Limits.slots.upperBound) throws(ParameterProblem) {
+        guard let sequence = parameters["sequence"]?.intValue, sequence >= 0, sequence <= Self.largestInteger else {
+            throw ParameterProblem("sequence", "an integer from 0 to 2^53")
+        }
+        guard let time = parameters["time"]?.intValue, time <= Self.largestInteger else {
+            throw ParameterProblem("time", "an integer (microseconds) up to 2^53")
+        }
+        guard case .array(let list) = parameters["contacts"] else { throw ParameterProblem("contacts", "an array") }
+        guard list.count <= maximumContacts else { throw ParameterProblem("contacts", "more than \(maximumContacts) contacts") }
+        var contacts: [PluginContact] = []
+        contacts.reserveCapacity(list.count)
+        for (index, item) in list.enumerated() {
+            guard let slot = item["slot"]?.intValue, abs(slot) <= 1 << 30 else { throw ParameterProblem("contacts[\(index)].slot", "an integer") }
+            guard let phase = item["phase"]?.stringValue.flatMap(ContactPhase.init(name:)) else {
+                throw ParameterProblem("contacts[\(index)].phase", "down, move, up or cancel")
+            }
+            guard let x = item["x"]?.doubleValue else { throw ParameterProblem("contacts[\(index)].x", "a finite number") }
+            guard let y = item["y"]?.doubleValue else { throw ParameterProblem("contacts[\(index)].y", "a finite number") }
+            contacts.append(PluginContact(slot: slot, phase: phase, x: x, y: y))
+        }
+        self.init(sequence: Int64(sequence), timeInMicroseconds: Int64(time), contacts: contacts)
+    }
+
+    /// `SendFrame`'s parameters for `device`.
+    public func parameters(device: Int) -> JSONValue {
+        .object([
+            "device": .number(Double(device)), "sequence": .number(Double(sequence)), "time": .number(Double(timeInMicroseconds)),
+            "contacts": .array(contacts.map {
+                .object(["slot": .number(Double($0.slot)), "phase": .string($0.phase.name), "x": .number($0.x), "y": .number($0.y)])
+            }),
+        ])
+    }
+}
