@@ -123,7 +123,7 @@ completions: tools
 
 # Binaries, the systemd units, sysusers.d, the udev rule, man pages and completions. Afterwards:
 #   systemd-sysusers; udevadm control --reload; udevadm trigger --subsystem-match=input
-#   systemctl daemon-reload; systemctl enable --now sheetd.socket sheetd.service
+#   systemctl daemon-reload; systemctl enable --now sheetd.socket sheetd-input.socket sheetd.service
 install: tools man completions
 	install -Dm755 -s .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
 	install -Dm755 -s .build/release/sheetctl $(DESTDIR)$(BINDIR)/sheetctl
@@ -137,6 +137,7 @@ install: tools man completions
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/user/sheet-render@.service.in > $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	chmod 644 $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	install -Dm644 systemd/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd.socket
+	install -Dm644 systemd/sheetd-input.socket $(DESTDIR)$(UNITDIR)/sheetd-input.socket
 	install -Dm644 systemd/sheetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf
 	install -Dm644 udev/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	install -Dm644 packaging/sheetd.yaml $(DESTDIR)$(DATADIR)/sheetd/sheetd.yaml.example
@@ -150,7 +151,7 @@ install: tools man completions
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sheetd $(DESTDIR)$(BINDIR)/sheetctl $(DESTDIR)$(BINDIR)/sheet-render
-	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket $(DESTDIR)$(UNITDIR)/sheet-render@.service
+	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd-input.socket $(DESTDIR)$(UNITDIR)/sheet-render@.service
 	rm -f $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	rm -rf $(DESTDIR)$(DATADIR)/sheetd

@@ -125,9 +125,9 @@ let package = Package(
         .testTarget(name: "FuzzInputTests", dependencies: ["sheet-fuzz", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
+            "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
             .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py"]),
+        ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py", "python_input_client.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -262,3 +262,44 @@ public final class SheetClient {
         }
     }
 }
+
+/// `io.sheetd.Input` from a plugin's side: open a device, send its frames.
+public final class InputClient {
+    public static let defaultSocketPath = "/run/sheetd/io.sheetd.Input"
+    /// The environment variable that names the input socket.
+    public static let socketVariable = "SHEETD_INPUT_SOCKET"
+    public let connection: VarlinkClientConnection
+
+    /// `explicit` when given, else `$SHEETD_INPUT_SOCKET` when set and not empty, else
+    /// `/run/sheetd/io.sheetd.Input`.
+    public static func socketPath(_ explicit: String? = nil) -> String {
+        if let explicit { return explicit }
+        if let value = getenv(socketVariable), value.pointee != 0 { return String(cString: value) }
+        return defaultSocketPath
+    }
+
+    public init(path: String, waitingUpTo seconds: Double? = 0) throws(ClientError) {
+        connection = seconds == 0 ? try VarlinkClientConnection(path: path)
+            : try VarlinkClientConnection.waitingConnection(path: path, waitingUpTo: seconds)
+    }
+
+    private func method(_ name: String, _ parameters: JSONValue) throws(ClientError) -> JSONValue {
+        try connection.call(VarlinkCall(method: "\(InputInterface.name).\(name)", parameters: parameters))
+    }
+
+    /// Opens a device that lives as long as this connection; its id.
+    public func open(_ device: PluginDevice) throws(ClientError) -> Int {
+        let reply = try method("OpenDevice", device.parameters)
+        guard let id = reply["device"]?.intValue else { throw .badReply(path: connection.path, reason: "OpenDevice without a device id") }
+        return id
+    }
+
+    /// Sends a frame; a refusal is `.remote(InvalidFrame, …)`.
+    public func send(_ frame: PluginFrame, device: Int) throws(ClientError) {
+        _ = try method("SendFrame", frame.parameters(device: device))
+    }
+
+    public func close(device: Int) throws(ClientError) {
+        _ = try method("CloseDevice", .object(["device": .number(Double(device))]))
+    }
+}

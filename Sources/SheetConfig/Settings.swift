@@ -15,8 +15,20 @@ public struct Settings: Sendable {
     public var socketPath = "/run/sheetd/io.sheetd.Sheet"
     public var socketMode: UInt32 = 0o660
     public var socketGroup: String?
-    /// The socket of `io.sheetd.Input`, where programs feed touches; nil: none (`none`).
-    public var inputSocketPath: String? = "/run/sheetd/io.sheetd.Input"
+    /// `input-socket` as set: a path, `none`, or nil for the default, `io.sheetd.Input` beside
+    /// `socket` (so a daemon on a socket of its own has an input socket of its own).
+    public var inputSocket: String?
+    /// The socket of `io.sheetd.Input`, where programs feed touches; nil: none.
+    public var inputSocketPath: String? {
+        if let inputSocket { return inputSocket == "none" ? nil : inputSocket }
+        return Self.inputSocketPath(besideSocket: socketPath)
+    }
+
+    /// `io.sheetd.Input` in the folder of `socket`.
+    public static func inputSocketPath(besideSocket socket: String) -> String {
+        guard let slash = socket.lastIndex(of: "/") else { return "io.sheetd.Input" }
+        return String(socket[...slash]) + "io.sheetd.Input"
+    }
     /// The group of the input socket a daemon creates, whose members may feed touches.
     public var inputGroup: String?
     public var maximumConnections = 256
@@ -128,7 +140,7 @@ public struct Settings: Sendable {
             guard value == "none" || (value.hasPrefix("/") && value.utf8.count < 108) else {
                 throw SettingError("`input-socket` wants an absolute path shorter than 108 bytes, or none; got `\(value)`")
             }
-            inputSocketPath = value == "none" ? nil : value
+            inputSocket = value
         case "input-group":
             guard !value.isEmpty else { throw SettingError("`input-group` wants a group name") }
             inputGroup = value

@@ -65,8 +65,6 @@ public final class PluginInput {
         /// Token bucket for the frame rate, on the monotonic clock.
         var tokens = Double(PluginDevice.Limits.frameBurst)
         var refilled: Int64
-        var framesTaken = 0
-        var framesRefused = 0
     }
 
     private var devices: [Int: Device] = [:]
@@ -88,7 +86,7 @@ public final class PluginInput {
         order.compactMap { devices[$0] }.map { device in
             var report = InputDevice(node: "plugin:\(device.id)", name: device.declaration.name,
                                      kind: device.declaration.kind == .touchpad ? .touchpad : .touchscreen, used: true,
-                                     reason: "fed over io.sheetd.Input by pid \(device.pid); \(device.framesTaken) frame(s) taken, \(device.framesRefused) refused")
+                                     reason: "fed over io.sheetd.Input by pid \(device.pid)")
             report.pid = device.pid
             report.uid = device.uid
             return report
@@ -136,7 +134,6 @@ public final class PluginInput {
             throw Refusal(device: id, sequence: frame.sequence, reason: "no device \(id) is open on this connection", unknownDevice: true)
         }
         func refuse(_ reason: String) -> Refusal {
-            devices[id]?.framesRefused += 1
             return Refusal(device: id, sequence: frame.sequence, reason: reason)
         }
         // The rate: a bucket of `frameBurst` frames refilled at `framesPerSecond`.
@@ -178,7 +175,7 @@ public final class PluginInput {
             switch contact.phase {
             case .down where down: throw refuse("contacts[\(index)]: slot \(contact.slot) is down already")
             case .move where !down, .up where !down, .cancel where !down:
-                throw refuse("contacts[\(index)]: a \(contact.phase.name) for slot \(contact.slot), which is not down")
+                throw refuse("contacts[\(index)]: \(contact.phase == .up ? "an" : "a") \(contact.phase.name) for slot \(contact.slot), which is not down")
             case .down: downs += 1
             default: break
             }
@@ -190,7 +187,6 @@ public final class PluginInput {
         // Accepted: the clock, then the events.
         device.tokens -= 1
         device.lastTime = time
-        device.framesTaken += 1
         let monotonic: Int64
         switch declaration.clock {
         case .monotonic:

@@ -39,6 +39,10 @@ public struct Systemd: Sendable {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
+        // A manager that does not read (a queue of 10 datagrams by default) must not stop the
+        // daemon for ever: READY=1 and its kin wait a second at most.
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         var bytes = Array(path.utf8)
@@ -48,9 +52,12 @@ public struct Systemd: Sendable {
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (bytes.first == 0 ? 0 : 1))
         var message = Array(state.utf8)
+        // A STATUS= line is news, not a step of the protocol: when the manager's queue is full
+        // it is dropped rather than block the thread that sends it (the input loop).
+        let flags = Int32(MSG_NOSIGNAL) | (state.hasPrefix("STATUS=") ? Int32(MSG_DONTWAIT) : 0)
         _ = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
-                message.withUnsafeMutableBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), sockaddrPointer, length) }
+                message.withUnsafeMutableBytes { sendto(descriptor, $0.baseAddress, $0.count, flags, sockaddrPointer, length) }
             }
         }
     }

@@ -601,7 +601,7 @@ final class EngineLoop: @unchecked Sendable {
         let kept = settings
         settings = new
         (settings.input, settings.socketPath, settings.stateDirectory) = (kept.input, kept.socketPath, kept.stateDirectory)
-        (settings.inputSocketPath, settings.inputGroup) = (kept.inputSocketPath, kept.inputGroup)
+        (settings.inputSocket, settings.inputGroup) = (kept.inputSocket, kept.inputGroup)
         settings.engine.screen = configuration.screen
         var rest = configuration
         rest.sheet.reduceMotion = reduceMotion

@@ -36,7 +36,7 @@ struct SheetDaemon: AsyncParsableCommand {
 
     @OptionGroup var engine: EngineFlags
 
-    @Option(name: .customLong("input-socket"), help: "The io.sheetd.Input socket, where programs feed touches, or none (default /run/sheetd/io.sheetd.Input).")
+    @Option(name: .customLong("input-socket"), help: "The io.sheetd.Input socket, where programs feed touches, or none (default io.sheetd.Input beside --socket).")
     var inputSocket: String?
 
     @Option(name: .customLong("input-group"), help: "Group of an input socket the daemon creates; its members may feed touches.")

@@ -10,6 +10,19 @@ import Testing
         let text = try String(contentsOf: docs, encoding: .utf8)
         let block = try #require(text.components(separatedBy: "```\n").dropFirst().first)
         #expect(block == SheetInterface.description + "\n", "docs/protocol.md's first block differs from SheetInterface.description")
+        let input = text.components(separatedBy: "```\n").first { $0.hasPrefix("# Touch devices that programs feed") }
+        #expect(input == InputInterface.description + "\n", "docs/protocol.md's io.sheetd.Input block differs from InputInterface.description")
+    }
+
+    /// What Python and JavaScript write for non-finite floats reads as a number no field takes.
+    @Test func nonFiniteNumbersAreReadButNoFieldTakesThem() throws {
+        let value = try JSONReader.parse(#"{"a":NaN,"b":Infinity,"c":-Infinity,"d":-1}"#)
+        for key in ["a", "b", "c"] {
+            #expect(value[key]?.doubleValue == nil && value[key]?.intValue == nil, "\(key)")
+        }
+        #expect(value["d"]?.intValue == -1)
+        #expect(throws: JSONError.self) { _ = try JSONReader.parse("Nan") }
+        #expect(throws: JSONError.self) { _ = try JSONReader.parse("-Inf") }
     }
 
     @Test func readsWhatItWritesWithKeysSorted() throws {

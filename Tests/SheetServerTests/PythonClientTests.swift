@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import SheetCore
+import SheetInput
 import SheetRecordings
 import SheetTestSupport
 import Testing
@@ -124,5 +126,67 @@ final class LineReadingProcess {
             }
         }
         return read
+    }
+}
+
+/// `io.sheetd.Input` through the third-party Python varlink client (python_input_client.py):
+/// a plugin's drag ends where the replay of the same frames does, every kind of bad frame is
+/// refused by its number with the sheet unmoved, a 17th device is refused, and a plugin killed
+/// mid-drag cancels its touch. Then `sheetctl feed` as a user outside the input group.
+@Suite struct InputPluginTests {
+    @Test func aPluginDrivesTheSheetAndIsHeldToTheRules() throws {
+        var r = SyntheticRecording()
+        r.stroke(from: (540, 1100), to: (540, 500), seconds: 0.12)
+        let recording = try temporaryFile("drag.evemu", r.evemu())
+        let expected = try #require(try replayEnd(recording)["detent"] as? String)
+        // The same frames, decoded as the replay decodes them, in screen pixels.
+        let input = try RecordedInput(path: recording, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920))
+        var lines = ""
+        while let frame = try input.next(screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920)) {
+            guard !frame.isEmpty else { continue }
+            let contacts = frame.contacts.map { #"{"slot":\#($0.slot),"phase":"\#($0.phase.name)","x":\#($0.positionInPixels.x),"y":\#($0.positionInPixels.y)}"# }
+            lines += #"{"time":\#(frame.time.microseconds),"contacts":[\#(contacts.joined(separator: ","))]}"# + "\n"
+        }
+        let frames = try temporaryFile("drag.jsonl", lines)
+        let daemon = try RunningDaemon(["--input", "none", "--socket-mode", "0666"])
+        let inputSocket = daemon.folder.appendingPathComponent("io.sheetd.Input").path
+        let result = try runProcess(URL(fileURLWithPath: testPython),
+                                    [PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_input_client.py").path,
+                                     daemon.socketPath, inputSocket, frames, expected])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)\n\(daemon.log)")
+        for check in ["GetInfo ok", "drag ok", "ListDevices ok", "bad frames ok", "17th device ok", "killed mid-drag ok"] {
+            #expect(result.stdout.contains(check), "\(check) missing: \(result.stdout)\(result.stderr)")
+        }
+        #expect(daemon.log.contains("frame 101 of device 1 refused: contacts[0]: slot 2 is out of range 0 to 1"), "\(daemon.log)")
+
+        if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+            let copy = daemon.folder.appendingPathComponent("sheetctl")
+            try FileManager.default.copyItem(at: builtExecutable("sheetctl"), to: copy)
+            let lines = try temporaryFile("tap.jsonl", #"{"contacts":[{"slot":0,"phase":"down","x":540,"y":1500}]}"# + "\n")
+            chmod(lines, 0o644)
+            let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",
+                          "exec \(copy.path) feed - --size 1080x1920 --input-socket \(inputSocket) < \(lines)"]
+            let denied = try runProcess(URL(fileURLWithPath: nobody[0]), Array(nobody.dropFirst()))
+            #expect(denied.status == 77, "\(denied.stderr)")
+            #expect(denied.stderr.contains("not allowed: feeding touches needs root, the daemon's user or group"), "\(denied.stderr)")
+        }
+        #expect(try daemon.client().state().detent == expected, "the refused feed moved nothing")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// `sheetctl feed FILE` plays each touchscreen recording into a daemon that has no input of
+    /// its own, and the sheet ends where `sheetctl replay FILE` ends.
+    @Test(arguments: ["ts-atmel-maxtouch.1-finger-drag-up-down.evemu", "ts-ep0430m09.2-finger-scroll-down.evemu",
+                      "ts-atmel-maxtouch.4-finger-drag-down.evemu"])
+    func feedingARecordingEndsWhereItsReplayDoes(_ name: String) throws {
+        let expected = try #require(try replayEnd(trace(name))["detent"] as? String)
+        let daemon = try RunningDaemon(["--input", "none"])
+        let fed = try runTool("sheetctl", ["feed", trace(name), "--socket", daemon.socketPath])
+        #expect(fed.status == 0, "\(fed.stderr)")
+        // The last frame's effects are published before its reply: wait for rest on Monitor.
+        let watcher = try daemon.client()
+        try watcher.monitor { update, _ in !(update.state.phase == .resting && !update.state.inputActive) }
+        #expect(try daemon.client().state().detent == expected, "\(daemon.log)")
+        #expect(daemon.stop() == 0)
     }
 }

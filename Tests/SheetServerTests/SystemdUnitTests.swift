@@ -18,8 +18,10 @@ struct SystemdUnitTests {
         let renderer = try String(contentsOf: Self.root.appendingPathComponent("systemd/sheet-render@.service.in"), encoding: .utf8)
             .replacingOccurrences(of: "@BINDIR@", with: builtExecutable("sheet-render").deletingLastPathComponent().path)
         try renderer.write(to: folder.appendingPathComponent("sheet-render@.service"), atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(at: Self.root.appendingPathComponent("systemd/sheetd.socket"),
-                                         to: folder.appendingPathComponent("sheetd.socket"))
+        for socket in ["sheetd.socket", "sheetd-input.socket"] {
+            try FileManager.default.copyItem(at: Self.root.appendingPathComponent("systemd/\(socket)"),
+                                             to: folder.appendingPathComponent(socket))
+        }
         return folder
     }
 
@@ -27,6 +29,7 @@ struct SystemdUnitTests {
         let folder = try installedUnits()
         let result = try runTool("", ["verify", folder.appendingPathComponent("sheetd.service").path,
                                       folder.appendingPathComponent("sheetd.socket").path,
+                                      folder.appendingPathComponent("sheetd-input.socket").path,
                                       folder.appendingPathComponent("sheet-render@drm.service").path],
                                  prefix: ["/usr/bin/systemd-analyze"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -1,0 +1,275 @@
+import ArgumentParser
+import SheetClient
+import SheetConfig
+import SheetCore
+import SheetProtocol
+import SheetRecordings
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sheetctl feed FILE|-`: a plugin on `io.sheetd.Input` that plays a recording into a running
+/// daemon at its pace, or reads touch frames as JSON lines, so any program can pipe touches in.
+struct FeedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "feed",
+        abstract: "Feed touches to a running daemon: a recording at its pace, or JSON lines from stdin.",
+        discussion: """
+            FILE is an evemu or `libinput record` recording: its touch device is opened on the \
+            daemon's io.sheetd.Input socket with the recording's coordinate range, slots and size, \
+            and its fingers are sent at the recording's pace (--speed), so the daemon sees what \
+            `sheetctl replay FILE` decodes.
+
+            With -, each line of stdin is a JSON object. An optional first line declares the \
+            device, with OpenDevice's parameters: {"device": {"name": "pen", "kind": "touchscreen", \
+            "x": {"min": 0, "max": 1}, "y": {"min": 0, "max": 1}, "slots": 2}}. Without it the \
+            device is a touchscreen in the daemon's screen pixels (--size overrides). Every other \
+            line is a frame: {"contacts": [{"slot": 0, "phase": "down", "x": 540, "y": 1500}]}, \
+            with "time" in microseconds on the device's own clock when the timing matters (else \
+            the moment the line is read). A frame the daemon refuses is reported with its line \
+            and the rest go on.
+
+            Exit status: 0, 65 when a frame was refused or a line was not a frame, 69 when the \
+            daemon is not there, 77 when this user may not feed touches (group sheetd-input).
+            """)
+
+    @Argument(help: ArgumentHelp("A recording, or - for JSON lines on stdin.", valueName: "file"))
+    var file: String
+
+    @Option(name: .customLong("input-socket"),
+            help: ArgumentHelp("The daemon's input socket (default: $SHEETD_INPUT_SOCKET, else io.sheetd.Input beside the daemon's socket, \(InputClient.defaultSocketPath)).",
+                               valueName: "path"))
+    var inputSocket: String?
+
+    @OptionGroup var socket: SocketOption
+
+    @Option(help: "Play a recording this many times faster (default 1).")
+    var speed: Double = 1
+
+    @Option(help: ArgumentHelp("JSON lines: the device's coordinates run from 0 to WIDTH and 0 to HEIGHT (default: the daemon's screen in pixels).",
+                               valueName: "WIDTHxHEIGHT"))
+    var size: String?
+
+    func validate() throws {
+        guard speed.isFinite, speed > 0, speed <= 1000 else { throw ValidationError("--speed wants a number above 0 and at most 1000") }
+        if let size, Self.parseSize(size) == nil { throw ValidationError("--size wants WIDTHxHEIGHT, each above 0, like 1080x1920") }
+    }
+
+    static func parseSize(_ text: String) -> (Double, Double)? {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]),
+              width.isFinite, height.isFinite, width > 0, height > 0, width <= 1e9, height <= 1e9 else { return nil }
+        return (width, height)
+    }
+
+    func run() throws {
+        let path = InputClient.socketPath(inputSocket ?? getenv(InputClient.socketVariable).flatMap { $0.pointee == 0 ? nil : String(cString: $0) }
+            ?? Settings.inputSocketPath(besideSocket: socket.path))
+        let client: InputClient
+        do {
+            client = try InputClient(path: path, waitingUpTo: socket.wait.map { $0.seconds } ?? 0)
+        } catch {
+            printError("sheetctl: \(error)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
+        var feeder = Feeder(client: client)
+        if file == "-" {
+            try feeder.feedLines(defaultRange: try defaultRange())
+        } else {
+            try feeder.feedRecording(file, speed: speed)
+        }
+        if feeder.refused > 0 {
+            printError("sheetctl: \(feeder.refused) frame(s) refused, \(feeder.sent) sent")
+            throw ExitCode(ExitStatus.dataError)
+        }
+    }
+
+    /// The coordinates of a device declared by no line: --size, or the daemon's screen.
+    func defaultRange() throws -> (Double, Double) {
+        if let size, let parsed = Self.parseSize(size) { return parsed }
+        let state = try talking { try socket.connect().state() }
+        return (Double(state.screen.width), Double(state.screen.height))
+    }
+}
+
+/// Sends frames, reporting refusals by where they came from.
+struct Feeder {
+    let client: InputClient
+    var sent = 0
+    var refused = 0
+
+    init(client: InputClient) { self.client = client }
+
+    private func open(_ device: PluginDevice) throws -> Int {
+        do {
+            return try client.open(device)
+        } catch ClientError.remote(let name, let parameters) where name == InputInterface.notAllowed {
+            let group = parameters["group"]?.stringValue ?? "of the input socket"
+            printError("sheetctl: not allowed: feeding touches needs root, the daemon's user or group \(group); "
+                       + "join it (usermod -aG \(group) USER) and log in again")
+            throw ExitCode(ExitStatus.noPermission)
+        } catch {
+            printError("sheetctl: OpenDevice: \(error)")
+            throw ExitCode(ExitStatus.dataError)
+        }
+    }
+
+    /// Sends a frame; a refusal is reported with `place` and counted, a lost daemon ends it.
+    private mutating func send(_ frame: PluginFrame, device: Int, place: String) throws {
+        do {
+            try client.send(frame, device: device)
+            sent += 1
+        } catch ClientError.remote(let name, let parameters) where name == InputInterface.invalidFrame {
+            refused += 1
+            printError("sheetctl: \(place): frame \(frame.sequence) refused: \(parameters["reason"]?.stringValue ?? "?")")
+        } catch {
+            printError("sheetctl: \(place): \(error)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+
+    // MARK: Recordings
+
+    /// Plays a recording's touch device at its pace. Its fingers are read as a touchscreen
+    /// would report them, in the device's units from its axes' minimum, so the daemon decodes
+    /// them (a touchpad's two-finger pan included) by the same rules as `sheetctl replay`.
+    mutating func feedRecording(_ path: String, speed: Double) throws {
+        let source: KernelEventSource
+        do { source = try Recording.open(path) } catch {
+            printError("sheetctl: \(error)")
+            throw ExitCode(ExitStatus.dataError)
+        }
+        var description = source.device
+        let kind = description.kind
+        guard kind != .other, let axes = description.positionAxes else {
+            printError("sheetctl: \(path): no touchscreen or touchpad in the recording")
+            throw ExitCode(ExitStatus.dataError)
+        }
+        // libinput maps v onto the screen as (v − min) / (max − min + 1): the range the
+        // daemon is told is that span, and the fingers are read in units from the minimum.
+        let width = Double(Int64(axes.x.maximum) - Int64(axes.x.minimum) + 1)
+        let height = Double(Int64(axes.y.maximum) - Int64(axes.y.minimum) + 1)
+        var size: (Double, Double)?
+        if axes.x.resolution > 0, axes.y.resolution > 0 {
+            size = (width / Double(axes.x.resolution), height / Double(axes.y.resolution))
+            if let known = size, !PluginDevice.Limits.millimetres.contains(known.0) || !PluginDevice.Limits.millimetres.contains(known.1) { size = nil }
+        }
+        description.udevKind = .touchscreen
+        var fingers = MultitouchDecoder(device: description, screen: ScreenSize(widthInPixels: Int(width), heightInPixels: Int(height)))
+        let slots = min(description.slotCount, PluginDevice.Limits.slots.upperBound)
+        let device = try open(PluginDevice(name: description.name, kind: kind == .touchpad ? .touchpad : .touchscreen,
+                                           x: 0...width, y: 0...height, sizeInMillimetres: size, slots: slots))
+        // Recording slots onto the device's: the lowest free, as fingers come.
+        var slotOf: [Int: Int] = [:]
+        var frame = TouchFrame(time: .zero)
+        var origin: Timestamp?
+        let start = monotonicNow()
+        var sequence: Int64 = 0
+        var last: Int64 = 0
+        while true {
+            let event: KernelEvent?
+            do { event = try source.next() } catch {
+                printError("sheetctl: \(error)")
+                throw ExitCode(ExitStatus.dataError)
+            }
+            guard let event else { break }
+            let first = origin ?? event.time
+            origin = first
+            guard fingers.feed(event, into: &frame) else { continue }
+            defer { frame.removeAll() }
+            guard !frame.isEmpty else { continue }
+            var contacts: [PluginContact] = []
+            for contact in frame.contacts {
+                var slot = slotOf[contact.slot]
+                if slot == nil, contact.phase == .down {
+                    slot = (0..<slots).first { !slotOf.values.contains($0) }
+                    slotOf[contact.slot] = slot
+                }
+                guard let slot else { continue }  // more fingers than 16 slots: left out
+                if contact.phase == .up || contact.phase == .cancel { slotOf[contact.slot] = nil }
+                // Hardware reports past its own axis range now and then (a finger at the very
+                // edge); the daemon takes only the declared range, so those are held at its edge.
+                contacts.append(PluginContact(slot: slot, phase: contact.phase,
+                                              x: min(width, max(0, contact.positionInPixels.x)),
+                                              y: min(height, max(0, contact.positionInPixels.y))))
+            }
+            guard !contacts.isEmpty else { continue }
+            // Due at the recording's pace from the first event; sent stamped with that instant.
+            let due = max(last, start + Int64(Double(event.time.microseconds - first.microseconds) / speed))
+            sleep(until: due)
+            last = due
+            sequence += 1
+            try send(PluginFrame(sequence: sequence, timeInMicroseconds: due, contacts: contacts), device: device,
+                     place: "\(path):\(source.lineNumber)")
+        }
+        try? client.close(device: device)
+    }
+
+    // MARK: JSON lines
+
+    /// Reads frames from stdin, one JSON object per line.
+    mutating func feedLines(defaultRange: @autoclosure () throws -> (Double, Double)) throws {
+        var device: Int?
+        var declared: PluginDevice?
+        var lineNumber = 0
+        var last: Int64 = 0
+        while let line = readLine(strippingNewline: true) {
+            lineNumber += 1
+            let place = "stdin:\(lineNumber)"
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            let value: JSONValue
+            do { value = try JSONReader.parse(line) } catch {
+                refused += 1
+                printError("sheetctl: \(place): not JSON (\(error))")
+                continue
+            }
+            if let declaration = value["device"] {
+                guard device == nil else {
+                    refused += 1
+                    printError("sheetctl: \(place): the device is declared already")
+                    continue
+                }
+                do { declared = try PluginDevice(json: declaration) } catch {
+                    printError("sheetctl: \(place): device: \(error)")
+                    throw ExitCode(ExitStatus.dataError)
+                }
+                device = try open(declared!)
+                continue
+            }
+            var parameters = value
+            if case .object(var members) = value {
+                members["sequence"] = .number(Double(lineNumber))
+                if members["time"] == nil { members["time"] = .number(Double(max(last, monotonicNow()))) }
+                parameters = .object(members)
+            }
+            let frame: PluginFrame
+            do { frame = try PluginFrame(json: parameters) } catch {
+                refused += 1
+                printError("sheetctl: \(place): \(error)")
+                continue
+            }
+            if device == nil {
+                // The first frame says the clock: its own when the lines carry times.
+                let (width, height) = try defaultRange()
+                declared = PluginDevice(name: "sheetctl feed", kind: .touchscreen, x: 0...width, y: 0...height,
+                                        slots: PluginDevice.Limits.slots.upperBound, clock: value["time"] == nil ? .monotonic : .own)
+                device = try open(declared!)
+            }
+            last = frame.timeInMicroseconds
+            try send(frame, device: device!, place: place)
+        }
+        if let device { try? client.close(device: device) }
+    }
+}
+
+func monotonicNow() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+}
+
+/// Sleeps until CLOCK_MONOTONIC reads `microseconds`.
+func sleep(until microseconds: Int64) {
+    var due = timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}
+}
