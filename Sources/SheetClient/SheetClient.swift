@@ -271,11 +271,11 @@ public final class InputClient {
     public let connection: VarlinkClientConnection
 
     /// `explicit` when given, else `$SHEETD_INPUT_SOCKET` when set and not empty, else
-    /// `/run/sheetd/io.sheetd.Input`.
-    public static func socketPath(_ explicit: String? = nil) -> String {
+    /// `otherwise` (by default `/run/sheetd/io.sheetd.Input`).
+    public static func socketPath(_ explicit: String? = nil, otherwise: String = defaultSocketPath) -> String {
         if let explicit { return explicit }
         if let value = getenv(socketVariable), value.pointee != 0 { return String(cString: value) }
-        return defaultSocketPath
+        return otherwise
     }
 
     public init(path: String, waitingUpTo seconds: Double? = 0) throws(ClientError) {

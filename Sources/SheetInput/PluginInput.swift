@@ -130,11 +130,14 @@ public final class PluginInput {
     /// monotonic clock) to `frames`. `now` is the monotonic time it arrived.
     public func feed(_ frame: PluginFrame, device id: Int, owner: UInt64, now: Timestamp,
                      into frames: inout [TouchFrame]) throws(Refusal) {
-        guard var device = devices[id], device.owner == owner else {
+        // Taken out of the table while it changes (and put back on every way out), so that its
+        // slots and decoder are changed in place, not copied, frame after frame.
+        guard devices[id]?.owner == owner, var device = devices.removeValue(forKey: id) else {
             throw Refusal(device: id, sequence: frame.sequence, reason: "no device \(id) is open on this connection", unknownDevice: true)
         }
+        defer { devices[id] = device }
         func refuse(_ reason: String) -> Refusal {
-            return Refusal(device: id, sequence: frame.sequence, reason: reason)
+            Refusal(device: id, sequence: frame.sequence, reason: reason)
         }
         // The rate: a bucket of `frameBurst` frames refilled at `framesPerSecond`.
         let limits = PluginDevice.Limits.self
@@ -142,7 +145,6 @@ public final class PluginInput {
         device.tokens = min(Double(limits.frameBurst), device.tokens + elapsed * Double(limits.framesPerSecond))
         device.refilled = now.microseconds
         guard device.tokens >= 1 else {
-            devices[id] = device
             throw refuse("more than \(limits.framesPerSecond) frames a second")
         }
         // The time.
@@ -239,7 +241,6 @@ public final class PluginInput {
             decoded.removeAll()
             if device.decoder.feed(event, into: &decoded) { emit(&device, into: &frames) }
         }
-        devices[id] = device
     }
 
     private func appendPosition(_ contact: PluginContact, of declaration: PluginDevice, at time: Timestamp) {

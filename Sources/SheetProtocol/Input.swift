@@ -90,7 +90,8 @@ extension PluginDevice {
         func range(_ key: String) throws(ParameterProblem) -> ClosedRange<Double> {
             guard let low = parameters[key]?["min"]?.doubleValue else { throw ParameterProblem("\(key).min", "a number") }
             guard let high = parameters[key]?["max"]?.doubleValue else { throw ParameterProblem("\(key).max", "a number") }
-            guard low.isFinite, high.isFinite, low < high else { throw ParameterProblem(key, "min below max") }
+            // doubleValue is finite; ClosedRange traps on a reversed range, so it is refused here.
+            guard low < high else { throw ParameterProblem(key, "min below max") }
             return low...high
         }
         func optionalNumber(_ key: String) throws(ParameterProblem) -> Double? {

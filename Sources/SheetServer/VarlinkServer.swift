@@ -127,12 +127,12 @@ public final class VarlinkServer: @unchecked Sendable {
         let sheet = try await listen(endpoint: .sheet, path: configuration.socketPath,
                                      inherited: configuration.inheritedDescriptor, group: configuration.socketGroup)
         (controlGroup, controlGroupName) = Self.group(configuration.controlGroup, ofSocket: sheet)
-        if let path = configuration.inputSocketPath ?? (configuration.inputInheritedDescriptor != nil ? "" : nil) {
+        if configuration.inputInheritedDescriptor != nil || configuration.inputSocketPath != nil {
             // The sheet works without plugins: an input socket that cannot be had is an error
             // in the log, not a daemon that does not start.
             do {
-                let input = try await listen(endpoint: .input, path: path, inherited: configuration.inputInheritedDescriptor,
-                                             group: configuration.inputSocketGroup)
+                let input = try await listen(endpoint: .input, path: configuration.inputSocketPath ?? "",
+                                             inherited: configuration.inputInheritedDescriptor, group: configuration.inputSocketGroup)
                 (inputGroup, inputGroupName) = Self.group(configuration.inputGroup, ofSocket: input)
             } catch {
                 logger.error("io.sheetd.Input is not served: \(error)")

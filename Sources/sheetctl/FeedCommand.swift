@@ -2,6 +2,7 @@ import ArgumentParser
 import SheetClient
 import SheetConfig
 import SheetCore
+import SheetInput
 import SheetProtocol
 import SheetRecordings
 #if canImport(Glibc)
@@ -63,8 +64,7 @@ struct FeedCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = InputClient.socketPath(inputSocket ?? getenv(InputClient.socketVariable).flatMap { $0.pointee == 0 ? nil : String(cString: $0) }
-            ?? Settings.inputSocketPath(besideSocket: socket.path))
+        let path = InputClient.socketPath(inputSocket, otherwise: Settings.inputSocketPath(besideSocket: socket.path))
         let client: InputClient
         do {
             client = try InputClient(path: path, waitingUpTo: socket.wait.map { $0.seconds } ?? 0)
@@ -163,7 +163,7 @@ struct Feeder {
         var slotOf: [Int: Int] = [:]
         var frame = TouchFrame(time: .zero)
         var origin: Timestamp?
-        let start = monotonicNow()
+        let start = LibinputInput.monotonicNow().microseconds
         var sequence: Int64 = 0
         var last: Int64 = 0
         while true {
@@ -195,7 +195,10 @@ struct Feeder {
             }
             guard !contacts.isEmpty else { continue }
             // Due at the recording's pace from the first event; sent stamped with that instant.
-            let due = max(last, start + Int64(Double(event.time.microseconds - first.microseconds) / speed))
+            // Held below a century from the start, so that no recording's time at any speed
+            // overflows the clock.
+            let offset = min(Double(event.time.microseconds - first.microseconds) / speed, 3.2e15)
+            let due = max(last, start + Int64(offset))
             sleep(until: due)
             last = due
             sequence += 1
@@ -239,7 +242,7 @@ struct Feeder {
             var parameters = value
             if case .object(var members) = value {
                 members["sequence"] = .number(Double(lineNumber))
-                if members["time"] == nil { members["time"] = .number(Double(max(last, monotonicNow()))) }
+                if members["time"] == nil { members["time"] = .number(Double(max(last, LibinputInput.monotonicNow().microseconds))) }
                 parameters = .object(members)
             }
             let frame: PluginFrame
@@ -260,12 +263,6 @@ struct Feeder {
         }
         if let device { try? client.close(device: device) }
     }
-}
-
-func monotonicNow() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
 }
 
 /// Sleeps until CLOCK_MONOTONIC reads `microseconds`.

@@ -281,10 +281,13 @@ final class EngineLoop: @unchecked Sendable {
             }
             for (request, completion) in taken.commands { completion(perform(request)) }
             if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty {
+                // The device list changes with opens and closes only, not with each frame.
+                var devicesChanged = !taken.inputConnectionsGone.isEmpty
                 for call in taken.inputs {
                     let result = perform(call)
                     applyFrames()
                     call.completion(result)
+                    if case .frame = call.request {} else { devicesChanged = true }
                 }
                 let now = LibinputInput.monotonicNow()
                 for connection in taken.inputConnectionsGone {
@@ -292,7 +295,7 @@ final class EngineLoop: @unchecked Sendable {
                     if closed > 0 { logger.notice("input: \(closed) device(s) of a connection that went away closed") }
                 }
                 applyFrames()
-                refreshDevices()
+                if devicesChanged { refreshDevices() }
             }
 
             let fastReplay = replayingAsFastAsPossible
