@@ -122,18 +122,23 @@ public final class VarlinkServer: @unchecked Sendable {
     /// Connections and subscribers now, and subscribers dropped for stalling so far.
     public var statistics: (connections: Int, subscribers: Int, dropped: Int) { counts.withLockedValue { $0 } }
 
-    /// Binds (or adopts) the sockets and starts accepting.
+    /// Binds (or adopts) the sockets and starts accepting. Each socket's file is set up, and
+    /// the group its calls are checked against is known, before its first connection is taken:
+    /// a client waiting for the daemon (a renderer following a restart) connects the instant
+    /// the socket exists.
     public func start() async throws {
-        let sheet = try await listen(endpoint: .sheet, path: configuration.socketPath,
-                                     inherited: configuration.inheritedDescriptor, group: configuration.socketGroup)
-        (controlGroup, controlGroupName) = Self.group(configuration.controlGroup, ofSocket: sheet)
+        let sheet = try openSocket(path: configuration.socketPath, inherited: configuration.inheritedDescriptor,
+                                   group: configuration.socketGroup)
+        (controlGroup, controlGroupName) = Self.group(configuration.controlGroup, ofSocket: sheet.path)
+        try await accept(on: sheet, endpoint: .sheet)
         if configuration.inputInheritedDescriptor != nil || configuration.inputSocketPath != nil {
             // The sheet works without plugins: an input socket that cannot be had is an error
             // in the log, not a daemon that does not start.
             do {
-                let input = try await listen(endpoint: .input, path: configuration.inputSocketPath ?? "",
-                                             inherited: configuration.inputInheritedDescriptor, group: configuration.inputSocketGroup)
-                (inputGroup, inputGroupName) = Self.group(configuration.inputGroup, ofSocket: input)
+                let input = try openSocket(path: configuration.inputSocketPath ?? "",
+                                           inherited: configuration.inputInheritedDescriptor, group: configuration.inputSocketGroup)
+                (inputGroup, inputGroupName) = Self.group(configuration.inputGroup, ofSocket: input.path)
+                try await accept(on: input, endpoint: .input)
             } catch {
                 logger.error("io.sheetd.Input is not served: \(error)")
             }
@@ -147,8 +152,54 @@ public final class VarlinkServer: @unchecked Sendable {
         return (group, getgrgid(group).map { String(cString: $0.pointee.gr_name) } ?? "\(group)")
     }
 
-    /// Binds (or adopts) one socket and starts accepting on it; the path it has.
-    private func listen(endpoint: Endpoint, path: String, inherited: CInt?, group: gid_t?) async throws -> String {
+    /// A listening socket, not yet accepting: the descriptor the service manager passed
+    /// (with the path it is bound to), or a new one bound at `path`, given its group and mode.
+    private struct Listening {
+        var descriptor: CInt
+        var path: String
+        var inherited: Bool
+    }
+
+    private func openSocket(path: String, inherited: CInt?, group: gid_t?) throws -> Listening {
+        if let descriptor = inherited {
+            return Listening(descriptor: descriptor, path: Self.boundPath(of: descriptor) ?? path, inherited: true)
+        }
+        try Self.prepareDirectory(of: path)
+        try Self.claim(path)
+        // Bound here rather than by NIO, which removes a path it bound when it closes,
+        // whoever's socket the path names by then.
+        let descriptor = try Self.listen(at: path)
+        var info = stat()
+        if stat(path, &info) == 0 { createdSockets.append((path, UInt64(info.st_dev), UInt64(info.st_ino))) }
+        if let group, chown(path, uid_t.max, group) != 0 {
+            let code = errno
+            close(descriptor)
+            throw ServerError.socketSetup(path: path, call: "chown", errno: code)
+        }
+        if chmod(path, configuration.socketMode) != 0 {
+            let code = errno
+            close(descriptor)
+            throw ServerError.socketSetup(path: path, call: "chmod", errno: code)
+        }
+        return Listening(descriptor: descriptor, path: path, inherited: false)
+    }
+
+    /// The path a listening Unix socket is bound to; nil for an unnamed or abstract one.
+    private static func boundPath(of descriptor: CInt) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let path = withUnsafeBytes(of: address.sun_path) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return path.isEmpty ? nil : path
+    }
+
+    /// Starts accepting connections for `endpoint` on a socket `openSocket` made ready.
+    private func accept(on socket: Listening, endpoint: Endpoint) async throws {
         let bootstrap = ServerBootstrap(group: self.group)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.writeBufferWaterMark,
@@ -168,37 +219,13 @@ public final class VarlinkServer: @unchecked Sendable {
                     try channel.pipeline.syncOperations.addHandler(connection)
                 }
             }
-        let listener: Channel
-        if let descriptor = inherited {
-            do {
-                listener = try await bootstrap.withBoundSocket(descriptor).get()
-            } catch {
-                throw ServerError.adopt(descriptor: descriptor, reason: "\(error)")
-            }
-            listeners.append(listener)
-            return (try? listener.localAddress?.pathname) ?? path
-        }
-        try Self.prepareDirectory(of: path)
-        try Self.claim(path)
-        // Bound here rather than by NIO, which removes a path it bound when it closes,
-        // whoever's socket the path names by then.
-        let descriptor = try Self.listen(at: path)
         do {
-            listener = try await bootstrap.withBoundSocket(descriptor).get()
+            listeners.append(try await bootstrap.withBoundSocket(socket.descriptor).get())
         } catch {
-            close(descriptor)
-            throw ServerError.bind(path: path, reason: "\(error)")
+            if socket.inherited { throw ServerError.adopt(descriptor: socket.descriptor, reason: "\(error)") }
+            close(socket.descriptor)
+            throw ServerError.bind(path: socket.path, reason: "\(error)")
         }
-        listeners.append(listener)
-        var info = stat()
-        if stat(path, &info) == 0 { createdSockets.append((path, UInt64(info.st_dev), UInt64(info.st_ino))) }
-        if let group, chown(path, uid_t.max, group) != 0 {
-            throw ServerError.socketSetup(path: path, call: "chown", errno: errno)
-        }
-        if chmod(path, configuration.socketMode) != 0 {
-            throw ServerError.socketSetup(path: path, call: "chmod", errno: errno)
-        }
-        return path
     }
 
     /// A listening socket bound to `path`.

@@ -38,6 +38,45 @@ struct ReliabilityTests {
         #expect(try SheetState(json: reply["state"]!).detent == "half")
     }
 
+    /// A client that connected before the daemon served its socket (a renderer following a
+    /// restart, a call that starts a socket-activated daemon) used to be judged before the
+    /// daemon knew the socket's group: a member's call (a renderer's SetScreen) was refused,
+    /// "not … in group " with no group named.
+    @Test(.enabled(if: getuid() == 0 && getgrnam("users") != nil
+                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+    func aCallWaitingWhenTheDaemonStartsIsJudgedByTheSocketsGroup() throws {
+        let folder = try temporaryFolder()
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let activator = Process()
+        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        activator.arguments = ["-l", socket, builtExecutable("sheetd").path, "--config", "/dev/null",
+                               "--input", "replay:\(try Generated.idle())@max"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = nil
+        activator.environment = environment
+        let errors = Pipe()
+        activator.standardError = errors
+        try activator.run()
+        defer { activator.terminate(); activator.waitUntilExit() }
+        var said = ""
+        while !said.contains("Listening on") {
+            let chunk = errors.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw DaemonTestError("systemd-socket-activate said: \(said)") }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        // The socket as a unit would make it: group users, 0660. The member's call is queued
+        // on it before the daemon runs, so the daemon's first act is to judge it.
+        let users = getgrnam("users")!.pointee.gr_gid
+        #expect(chown(socket, 0, users) == 0 && chmod(socket, 0o660) == 0)
+        // Waited for with waitpid: Foundation's Process does not notice this client's end
+        // while the activator it started has become the daemon.
+        let output = folder.appendingPathComponent("sheetctl.out").path
+        let status = try spawnAndWait(["/usr/bin/setpriv", "--reuid=nobody", "--regid=users", "--clear-groups",
+                                       builtExecutable("sheetctl").path, "dismiss", "--socket", socket], output: output)
+        #expect(status == 0, "\((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
+    }
+
     /// A second daemon used to take over a live socket silently, and the first removed the
     /// second's socket when it stopped.
     @Test func aSecondDaemonIsRefusedAndOnlyTheOwnSocketIsRemoved() throws {

@@ -91,10 +91,21 @@ state_is_still() {
     [ "$now" = "$before" ]
 }
 last_frame_shows() { tail -n 1 "$out/frames.jsonl" | grep -qF "\"state\":$1}"; }
+# A screenshot of a settled state: one the renderer has shown and the daemon still holds. A
+# renderer that has just followed a restarted daemon shows its first state (the configured
+# screen) after its SetScreen has already changed it, so the state is read again until the two
+# agree.
 shot() {
-    state=$("$bin/sheetctl" state --socket "$socket") || fail "shot $1: GetState"
+    rounds=0
+    while :; do
+        state=$("$bin/sheetctl" state --socket "$socket") || fail "shot $1: GetState"
+        until_true 600 last_frame_shows "$state" || fail "shot $1: the renderer did not show $state"
+        again=$("$bin/sheetctl" state --socket "$socket") || fail "shot $1: GetState"
+        [ "$again" = "$state" ] && break
+        rounds=$((rounds + 1))
+        [ "$rounds" -lt 20 ] || fail "shot $1: the state kept changing ($state, then $again)"
+    done
     echo "$state" > "$out/$1.state.json"
-    until_true 600 last_frame_shows "$state" || fail "shot $1: the renderer did not show $state"
     printf 'SHOT %s\n' "$1" >&3
     read -r reply <&3
     [ "$reply" = "OK $1" ] || fail "shot $1: the host said '$reply'"
