@@ -115,7 +115,7 @@ let package = Package(
         .executableTarget(name: "sheet-wayland-probe", dependencies: ["CWayland"], path: "Tests/WaylandProbe"),
         // Fixtures and temporary files for the test targets.
         .target(name: "SheetTestSupport", path: "Tests/SheetTestSupport"),
-        .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore"]),
+        .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
         .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "SheetConfig", "sheetctl", "SheetTestSupport"]),
         .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol"]),

@@ -330,7 +330,8 @@ public struct Engine: Sendable {
                         feedSheet(.panBegan(start: start, translation: translation, source, gesture.time), into: &out)
                     }
                 case (.pan, .changed):
-                    let finger = arena.primarySlot.map { trackers[$0].verticalVelocity(at: gesture.time) } ?? 0
+                    var finger = 0.0
+                    if let primary = arena.primarySlot { finger = trackers[primary].verticalVelocity(at: gesture.time) }
                     let translationY = gesture.translationInPixels.dy * pointsPerPixel
                     if case .nested(var nested) = panRoute {
                         moveNested(&nested, translationY: translationY, fingerVelocity: finger * pointsPerPixel,

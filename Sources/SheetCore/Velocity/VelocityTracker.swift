@@ -45,6 +45,12 @@ public struct VelocityEstimate: Hashable, Sendable {
 ///   never flings the other way;
 /// - per axis, |v| below 50 pt/s reads 0 and |v| is clamped to 8000 pt/s.
 ///
+/// The fit's sums are kept as samples enter and leave the window, so a drag's velocity on every
+/// frame costs the same whatever the window holds. They are taken relative to an anchor sample
+/// inside the window and summed afresh whenever the anchor leaves it (about once per window's
+/// length), so a long drag neither loses precision to large times nor piles up rounding from
+/// its subtractions.
+///
 /// Example: samples every 10 ms moving +10 px each give 1000 px/s.
 public struct VelocityTracker: Sendable {
     public static let capacity = 20
@@ -55,10 +61,40 @@ public struct VelocityTracker: Sendable {
         var y: Double
     }
 
+    /// The least-squares sums over the window: powers of time up to 4, and each axis against
+    /// powers of time up to 2; times in seconds and positions in pixels from the anchor.
+    struct Sums: Sendable {
+        var t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, t4 = 0.0
+        var x = 0.0, tx = 0.0, t2x = 0.0
+        var y = 0.0, ty = 0.0, t2y = 0.0
+
+        /// Adds a sample (`weight` 1) or takes it out (`weight` −1).
+        @inline(__always)
+        mutating func add(t: Double, x px: Double, y py: Double, weight: Double) {
+            let tt = t * t
+            t0 += weight; t1 += weight * t; t2 += weight * tt; t3 += weight * tt * t; t4 += weight * tt * tt
+            x += weight * px; tx += weight * t * px; t2x += weight * tt * px
+            y += weight * py; ty += weight * t * py; t2y += weight * tt * py
+        }
+    }
+
+    struct Fit {
+        var a: Double, b: Double, c: Double
+        var slope: Double
+    }
+
     private var samples: InlineArray<20, Sample>
     /// Index of the newest sample in the ring.
     private var newest: Int = -1
     private var count: Int = 0
+    /// How many samples, back from the newest, the fit uses: those inside the horizon up to a
+    /// long gap.
+    private var windowCount: Int = 0
+    private var sums = Sums()
+    /// The sample the sums are taken from; always inside the window.
+    private var anchorTime: Timestamp = .zero
+    private var anchorX = 0.0
+    private var anchorY = 0.0
     public var configuration: VelocityConfiguration
     /// Pixels per point, to apply the limits (given in points) to pixel velocities.
     public var scale: Double
@@ -76,71 +112,105 @@ public struct VelocityTracker: Sendable {
     public mutating func reset() {
         count = 0
         newest = -1
+        windowCount = 0
     }
 
     /// Adds a position (pixels) seen at `time`. Samples must come in time order; one older than
     /// the newest is ignored.
     public mutating func add(_ positionInPixels: Point, at time: Timestamp) {
-        if count > 0 {
-            let last = samples[newest].time
-            if time < last { return }
-            if time == last {
-                samples[newest] = Sample(time: time, x: positionInPixels.x, y: positionInPixels.y)
-                return
-            }
+        let sample = Sample(time: time, x: positionInPixels.x, y: positionInPixels.y)
+        guard count > 0 else {
+            newest = 0
+            count = 1
+            samples[0] = sample
+            windowCount = 1
+            resum()
+            return
+        }
+        let last = samples[newest]
+        if time < last.time { return }
+        if time == last.time {
+            // Same instant: the newest sample is replaced, the window keeps its members.
+            take(last, weight: -1)
+            samples[newest] = sample
+            take(sample, weight: 1)
+            return
+        }
+        if time.seconds(since: last.time) > configuration.stopGapSeconds {
+            windowCount = 0  // the finger stopped: the history before the gap is dropped
+        } else if windowCount == Self.capacity {
+            take(samples[slot(back: windowCount - 1)], weight: -1)  // the ring overwrites it
+            windowCount -= 1
         }
         newest = (newest + 1) % Self.capacity
-        samples[newest] = Sample(time: time, x: positionInPixels.x, y: positionInPixels.y)
+        samples[newest] = sample
         count = Swift.min(count + 1, Self.capacity)
+        windowCount += 1
+        take(sample, weight: 1)
+        while windowCount > 1 {
+            let oldest = samples[slot(back: windowCount - 1)]
+            guard time.seconds(since: oldest.time) > configuration.horizonSeconds else { break }
+            take(oldest, weight: -1)
+            windowCount -= 1
+        }
+        if windowCount == 1 || samples[slot(back: windowCount - 1)].time > anchorTime { resum() }
     }
 
     /// The velocity at a lift (or any instant) at `time`.
     public func estimate(at time: Timestamp) -> VelocityEstimate {
         guard let used = window(at: time) else { return .none }
         let newestSample = samples[newest]
-        let xFit = fit(xAxis: true, samples: used, rSquared: true)
-        let yFit = fit(xAxis: false, samples: used, rSquared: true)
+        let now = newestSample.time.seconds(since: anchorTime)
+        let xFit = fit(sums.x, sums.tx, sums.t2x, at: now)
+        let yFit = fit(sums.y, sums.ty, sums.t2y, at: now)
         let oldest = samples[slot(back: used - 1)]
-        let vx = limited(xFit.slope, displacement: newestSample.x - oldest.x)
-        let vy = limited(yFit.slope, displacement: newestSample.y - oldest.y)
+        let vx = limited(xFit?.slope ?? 0, displacement: newestSample.x - oldest.x)
+        let vy = limited(yFit?.slope ?? 0, displacement: newestSample.y - oldest.y)
         return VelocityEstimate(
             pixelsPerSecond: Vector(dx: vx, dy: vy),
-            confidence: xFit.rSquared * yFit.rSquared,
+            confidence: rSquared(of: xFit, xAxis: true) * rSquared(of: yFit, xAxis: false),
             sampleCount: used)
     }
 
     /// The vertical component of `estimate(at:)` alone (px/s), without the fit's quality: what
-    /// a drag publishes on every frame, for a third of the work.
+    /// a drag publishes on every frame, from the kept sums in constant time. Inlined, so that
+    /// the caller reads the tracker where it lies instead of copying its 656 bytes first.
+    @inline(__always)
     public func verticalVelocity(at time: Timestamp) -> Double {
         guard let used = window(at: time) else { return 0 }
+        let newestSample = samples[newest]
         let oldest = samples[slot(back: used - 1)]
-        return limited(fit(xAxis: false, samples: used, rSquared: false).slope, displacement: samples[newest].y - oldest.y)
+        let slope = fit(sums.y, sums.ty, sums.t2y, at: newestSample.time.seconds(since: anchorTime))?.slope ?? 0
+        return limited(slope, displacement: newestSample.y - oldest.y)
     }
 
-    /// The ring index `back` samples before the newest (a branch, not a division: this runs
-    /// for every sample of every fit).
+    /// The ring index `back` samples before the newest (a branch, not a division).
     @inline(__always)
     private func slot(back: Int) -> Int {
         let index = newest - back
         return index < 0 ? index + Self.capacity : index
     }
 
-    /// How many samples, back from the newest, the estimate at `time` uses: those inside the
-    /// horizon up to a long gap; nil when the finger had stopped or there is only one.
+    /// How many samples the estimate at `time` uses; nil when the finger had stopped or there
+    /// is only one.
     private func window(at time: Timestamp) -> Int? {
-        guard count > 0 else { return nil }
-        let newestSample = samples[newest]
-        if time.seconds(since: newestSample.time) > configuration.stopGapSeconds { return nil }
-        var used = 1
-        var previousTime = newestSample.time
-        while used < count {
-            let sample = samples[slot(back: used)]
-            if newestSample.time.seconds(since: sample.time) > configuration.horizonSeconds { break }
-            if previousTime.seconds(since: sample.time) > configuration.stopGapSeconds { break }
-            previousTime = sample.time
-            used += 1
-        }
-        return used >= 2 ? used : nil
+        guard windowCount >= 2, time.seconds(since: samples[newest].time) <= configuration.stopGapSeconds else { return nil }
+        return windowCount
+    }
+
+    @inline(__always)
+    private mutating func take(_ sample: Sample, weight: Double) {
+        sums.add(t: sample.time.seconds(since: anchorTime), x: sample.x - anchorX, y: sample.y - anchorY, weight: weight)
+    }
+
+    /// Sums the window afresh from the newest sample as the anchor.
+    private mutating func resum() {
+        let anchor = samples[newest]
+        anchorTime = anchor.time
+        anchorX = anchor.x
+        anchorY = anchor.y
+        sums = Sums()
+        for back in 0..<windowCount { take(samples[slot(back: back)], weight: 1) }
     }
 
     private func limited(_ pixelsPerSecond: Double, displacement: Double) -> Double {
@@ -152,48 +222,42 @@ public struct VelocityTracker: Sendable {
         return pixelsPerSecond < 0 ? -clamped : clamped
     }
 
-    /// Least-squares polynomial (degree 2, or 1 with two samples) of one axis against time in
-    /// seconds relative to the newest sample; returns the slope at the newest sample and, when
-    /// asked (a second pass over the samples), R².
-    private func fit(xAxis: Bool, samples used: Int, rSquared wanted: Bool) -> (slope: Double, rSquared: Double) {
-        let origin = samples[newest]
-        // Sums for the normal equations, with positions relative to the newest sample so that
-        // large screen coordinates do not cost precision.
-        var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0
-        var sy = 0.0, sty = 0.0, st2y = 0.0, syy = 0.0
-        for back in 0..<used {
-            let sample = samples[slot(back: back)]
-            let t = sample.time.seconds(since: origin.time)
-            let y = xAxis ? sample.x - origin.x : sample.y - origin.y
-            let t2 = t * t
-            s0 += 1; s1 += t; s2 += t2; s3 += t2 * t; s4 += t2 * t2
-            sy += y; sty += t * y; st2y += t2 * y; syy += y * y
-        }
-        let meanY = sy / s0
-        let totalVariance = syy - s0 * meanY * meanY
-        if used == 2 {
+    /// One axis's least-squares polynomial p(t) = a + b·t + c·t² (c = 0 with two samples) in
+    /// the anchor's time, from the sums `s` = Σp, `st` = Σt·p, `st2` = Σt²·p; `slope` is p′ at
+    /// `now`, the newest sample; nil for a degenerate window.
+    private func fit(_ s: Double, _ st: Double, _ st2: Double, at now: Double) -> Fit? {
+        let s0 = sums.t0, s1 = sums.t1, s2 = sums.t2, s3 = sums.t3, s4 = sums.t4
+        if windowCount == 2 {
             let denominator = s0 * s2 - s1 * s1
-            guard denominator != 0 else { return (0, 0) }
-            let slope = (s0 * sty - s1 * sy) / denominator
-            return (slope, 1)
+            guard denominator != 0 else { return nil }
+            let b = (s0 * st - s1 * s) / denominator
+            return Fit(a: (s - b * s1) / s0, b: b, c: 0, slope: b)
         }
-        // Solve [s0 s1 s2; s1 s2 s3; s2 s3 s4] · [a b c] = [sy sty st2y] by Cramer's rule.
+        // Solve [s0 s1 s2; s1 s2 s3; s2 s3 s4] · [a b c] = [s st st2] by Cramer's rule.
         let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
-        guard abs(det) > 1e-18 else { return (0, 0) }
-        let b = (s0 * (sty * s4 - st2y * s3) - sy * (s1 * s4 - s3 * s2) + s2 * (s1 * st2y - sty * s2)) / det
-        guard wanted else { return (b, 1) }
-        let a = (sy * (s2 * s4 - s3 * s3) - s1 * (sty * s4 - s3 * st2y) + s2 * (sty * s3 - s2 * st2y)) / det
-        let c = (s0 * (s2 * st2y - s3 * sty) - s1 * (s1 * st2y - sty * s2) + sy * (s1 * s3 - s2 * s2)) / det
-        // R² from the residuals; a constant axis fits perfectly.
-        var residual = 0.0
-        for back in 0..<used {
+        guard abs(det) > 1e-18 else { return nil }
+        let a = (s * (s2 * s4 - s3 * s3) - s1 * (st * s4 - s3 * st2) + s2 * (st * s3 - s2 * st2)) / det
+        let b = (s0 * (st * s4 - st2 * s3) - s * (s1 * s4 - s3 * s2) + s2 * (s1 * st2 - st * s2)) / det
+        let c = (s0 * (s2 * st2 - s3 * st) - s1 * (s1 * st2 - st * s2) + s * (s1 * s3 - s2 * s2)) / det
+        return Fit(a: a, b: b, c: c, slope: b + 2 * c * now)
+    }
+
+    /// R² of a fit over the window (a pass over its samples; a lift needs it, a drag does not).
+    /// A constant axis, or a window of two, fits perfectly; no fit has no confidence.
+    private func rSquared(of fit: Fit?, xAxis: Bool) -> Double {
+        guard let fit else { return 0 }
+        guard windowCount > 2 else { return 1 }
+        let count = Double(windowCount)
+        let mean = (xAxis ? sums.x : sums.y) / count
+        var residual = 0.0, variance = 0.0
+        for back in 0..<windowCount {
             let sample = samples[slot(back: back)]
-            let t = sample.time.seconds(since: origin.time)
-            let y = xAxis ? sample.x - origin.x : sample.y - origin.y
-            let e = y - (a + b * t + c * t * t)
+            let t = sample.time.seconds(since: anchorTime)
+            let p = xAxis ? sample.x - anchorX : sample.y - anchorY
+            let e = p - (fit.a + fit.b * t + fit.c * t * t)
             residual += e * e
+            variance += (p - mean) * (p - mean)
         }
-        let rSquared = totalVariance > 1e-12 ? Swift.max(0, 1 - residual / totalVariance) : 1
-        return (b, rSquared)
+        return variance > 1e-12 ? Swift.max(0, 1 - residual / variance) : 1
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+import SheetTestSupport
 import Testing
 @testable import SheetCore
 
@@ -75,5 +77,66 @@ import Testing
         tracker.add(Point(x: 5, y: 5), at: .zero)
         #expect(tracker.estimate(at: .zero) == .none)
         #expect(VelocityTracker().estimate(at: .zero) == .none)
+    }
+
+    /// The kept sums give what a fit made afresh from the window gives, on every frame of a long
+    /// drag far from the origin: sampling at 1 ms (the ring, not the horizon, bounds the window),
+    /// at 8 ms, irregular, with pauses longer than the stop gap and repeated timestamps.
+    @Test func keptSumsMatchAFreshFitOnEveryFrame() {
+        var tracker = VelocityTracker()
+        var generator = SplitMix(seed: 7)
+        var history: [(t: Int64, y: Double)] = []
+        var time: Int64 = 3_600_000_000  // an hour after boot
+        var y = 40_000.0
+        var checked = 0, moving = 0
+        for index in 0..<20_000 {
+            let step: Int64 = switch (index / 500) % 4 {
+            case 0: 1_000
+            case 1: 8_000
+            case 2: Int64(generator.next() % 20_000)  // 0 repeats a timestamp
+            default: index % 50 == 0 ? 45_000 : 11_000
+            }
+            time += step
+            y += sin(Double(index) / 40) * 6 + Double(generator.next() % 100) / 50
+            tracker.add(Point(x: 100, y: y), at: Timestamp(microseconds: time))
+            if step == 0, !history.isEmpty { history[history.count - 1].y = y } else { history.append((time, y)) }
+            if history.count > VelocityTracker.capacity { history.removeFirst() }
+            let expected = freshVerticalVelocity(history)
+            let got = tracker.verticalVelocity(at: Timestamp(microseconds: time))
+            #expect(abs(got - expected) <= 1e-6 * max(1, abs(expected)), "frame \(index): \(got) against \(expected)")
+            if abs(got - expected) > 1e-6 * max(1, abs(expected)) { return }
+            checked += 1
+            if expected != 0 { moving += 1 }
+        }
+        #expect(checked == 20_000 && moving > 10_000)
+    }
+
+    /// The reference: the window found by walking back from the newest sample, then the
+    /// normal equations summed around the newest sample, then the tracker's limits.
+    func freshVerticalVelocity(_ history: [(t: Int64, y: Double)]) -> Double {
+        guard let newest = history.last else { return 0 }
+        var used = 1
+        while used < history.count {
+            let sample = history[history.count - 1 - used], later = history[history.count - used]
+            if newest.t - sample.t > 100_000 || later.t - sample.t > 40_000 { break }
+            used += 1
+        }
+        guard used >= 2 else { return 0 }
+        var s = [Double](repeating: 0, count: 5), p = [Double](repeating: 0, count: 3)
+        for sample in history.suffix(used) {
+            let t = Double(sample.t - newest.t) / 1e6, value = sample.y - newest.y
+            for power in 0..<5 { s[power] += pow(t, Double(power)) }
+            for power in 0..<3 { p[power] += pow(t, Double(power)) * value }
+        }
+        let slope: Double
+        if used == 2 {
+            slope = (s[0] * p[1] - s[1] * p[0]) / (s[0] * s[2] - s[1] * s[1])
+        } else {
+            let det = s[0] * (s[2] * s[4] - s[3] * s[3]) - s[1] * (s[1] * s[4] - s[3] * s[2]) + s[2] * (s[1] * s[3] - s[2] * s[2])
+            slope = (s[0] * (p[1] * s[4] - p[2] * s[3]) - p[0] * (s[1] * s[4] - s[3] * s[2]) + s[2] * (s[1] * p[2] - p[1] * s[2])) / det
+        }
+        let displacement = newest.y - history[history.count - used].y
+        guard slope * displacement > 0, abs(slope) >= 50 else { return 0 }
+        return min(abs(slope), 8000) * (slope < 0 ? -1 : 1)
     }
 }
