@@ -56,3 +56,41 @@ public struct TouchFrame: Sendable {
 
     public var isEmpty: Bool { contacts.isEmpty }
 }
+
+/// The frames one turn of an input loop produces and the engine then takes, kept from turn to
+/// turn: emptying the batch keeps every frame and its contacts' storage, so once the batch has
+/// grown to the most frames a turn brings, live input allocates nothing. (An array of frames
+/// does not do this: appending a frame shares its contacts, and the producer's next
+/// `removeAll(keepingCapacity:)` then needs new storage.)
+public struct TouchFrameBatch: Sendable, RandomAccessCollection {
+    private var storage: [TouchFrame] = []
+    public private(set) var endIndex = 0
+
+    public init() {}
+
+    public var startIndex: Int { 0 }
+
+    public subscript(position: Int) -> TouchFrame {
+        precondition(position < endIndex, "frame \(position) of \(endIndex)")
+        return storage[position]
+    }
+
+    /// Adds a frame, copying its contacts into storage an earlier frame left.
+    public mutating func append(time: Timestamp, source: TouchSource, contacts: some Collection<Contact>) {
+        if endIndex == storage.count { storage.append(TouchFrame(time: time, source: source)) }
+        storage[endIndex].time = time
+        storage[endIndex].source = source
+        storage[endIndex].contacts.removeAll(keepingCapacity: true)
+        storage[endIndex].contacts.append(contentsOf: contacts)
+        endIndex += 1
+    }
+
+    public mutating func append(_ frame: TouchFrame) {
+        append(time: frame.time, source: frame.source, contacts: frame.contacts)
+    }
+
+    /// Empties the batch, keeping the frames' storage for the next turn.
+    public mutating func removeAll() {
+        endIndex = 0
+    }
+}

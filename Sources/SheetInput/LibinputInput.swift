@@ -163,7 +163,7 @@ public final class LibinputInput {
     // MARK: Events
 
     /// Reads what libinput has and appends the touch frames it makes, in pixels of `screen`.
-    public func dispatch(screen: ScreenSize, into frames: inout [TouchFrame]) {
+    public func dispatch(screen: ScreenSize, into frames: inout TouchFrameBatch) {
         libinput_dispatch(context)
         while let event = libinput_get_event(context) {
             handle(event, screen: screen, into: &frames)
@@ -176,7 +176,7 @@ public final class LibinputInput {
         return Int(bitPattern: raw) - 1
     }
 
-    private func handle(_ event: OpaquePointer, screen: ScreenSize, into frames: inout [TouchFrame]) {
+    private func handle(_ event: OpaquePointer, screen: ScreenSize, into frames: inout TouchFrameBatch) {
         let type = libinput_event_get_type(event)
         let device = libinput_event_get_device(event)!
         switch type {
@@ -279,7 +279,7 @@ public final class LibinputInput {
         logger.notice("using \(kind.rawValue) \(node) \"\(name)\": \(reason)")
     }
 
-    private func removed(_ device: OpaquePointer, into frames: inout [TouchFrame]) {
+    private func removed(_ device: OpaquePointer, into frames: inout TouchFrameBatch) {
         guard let index = deviceIndex(device) else { return }
         libinput_device_set_user_data(device, nil)
         devices[index].used = false
@@ -300,27 +300,27 @@ public final class LibinputInput {
         padEnd(device: index, cancelled: true, time: now, into: &frames)
     }
 
-    private func padMove(device: Int, byPoints delta: Vector, time: Timestamp, screen: ScreenSize, into frames: inout [TouchFrame]) {
+    private func padMove(device: Int, byPoints delta: Vector, time: Timestamp, screen: ScreenSize, into frames: inout TouchFrameBatch) {
         if padContact == nil {
             let centre = Point(x: Double(screen.widthInPixels) / 2, y: Double(screen.heightInPixels) / 2)
             padContact = (device, centre)
-            frames.append(TouchFrame(time: time, source: .touchpad,
-                                     contacts: [Contact(slot: Self.touchpadSlot, phase: .down, positionInPixels: centre)]))
+            frames.append(time: time, source: .touchpad,
+                          contacts: CollectionOfOne(Contact(slot: Self.touchpadSlot, phase: .down, positionInPixels: centre)))
         }
         guard var contact = padContact, contact.device == device else { return }
         contact.position.x += delta.dx * screen.scale
         contact.position.y += delta.dy * screen.scale
         padContact = contact
-        frames.append(TouchFrame(time: time, source: .touchpad,
-                                 contacts: [Contact(slot: Self.touchpadSlot, phase: .move, positionInPixels: contact.position)]))
+        frames.append(time: time, source: .touchpad,
+                      contacts: CollectionOfOne(Contact(slot: Self.touchpadSlot, phase: .move, positionInPixels: contact.position)))
     }
 
-    private func padEnd(device: Int, cancelled: Bool, time: Timestamp, into frames: inout [TouchFrame]) {
+    private func padEnd(device: Int, cancelled: Bool, time: Timestamp, into frames: inout TouchFrameBatch) {
         guard let contact = padContact, contact.device == device else { return }
         padContact = nil
-        frames.append(TouchFrame(time: time, source: .touchpad,
-                                 contacts: [Contact(slot: Self.touchpadSlot, phase: cancelled ? .cancel : .up,
-                                                    positionInPixels: contact.position)]))
+        frames.append(time: time, source: .touchpad,
+                      contacts: CollectionOfOne(Contact(slot: Self.touchpadSlot, phase: cancelled ? .cancel : .up,
+                                                        positionInPixels: contact.position)))
     }
 
     /// CLOCK_MONOTONIC, the clock of libinput's event times.

@@ -36,6 +36,7 @@ public final class PluginInput {
 
     /// Engine slots for plugin touches.
     public static let engineSlots = 12...30
+    static let allEngineSlots: UInt32 = (1 << engineSlots.count) - 1
     /// Fixed-point steps across a declared range.
     static let steps: Int32 = 1 << 20
 
@@ -46,6 +47,8 @@ public final class PluginInput {
         var resync = false
         /// The last event for this slot set a palm tool type (a cancel).
         var palmTool = false
+        /// The engine slot of the contact the engine holds for this slot.
+        var engineSlot: Int?
     }
 
     struct Device {
@@ -57,8 +60,6 @@ public final class PluginInput {
         var decoder: MultitouchDecoder
         var slots: [SlotState]
         var nextTrackingID: Int32 = 1
-        /// Decoder slot → engine slot, for contacts the engine holds.
-        var engineSlot: [Int: Int] = [:]
         var lastTime: Int64?
         /// Own clock: (device time, monotonic time) that map onto each other.
         var anchor: (device: Int64, monotonic: Int64)?
@@ -70,7 +71,8 @@ public final class PluginInput {
     private var devices: [Int: Device] = [:]
     private var order: [Int] = []
     private var nextID = 1
-    private var usedEngineSlots = Set<Int>()
+    /// The engine slots plugin contacts hold: bit n for slot `engineSlots.lowerBound + n`.
+    private var usedEngineSlots: UInt32 = 0
     private var screen: ScreenSize
     private var events: [KernelEvent] = []
     private var decoded = TouchFrame(time: .zero)
@@ -129,7 +131,7 @@ public final class PluginInput {
     /// Checks a frame and, when it holds, appends the touch frame it makes (stamped on the
     /// monotonic clock) to `frames`. `now` is the monotonic time it arrived.
     public func feed(_ frame: PluginFrame, device id: Int, owner: UInt64, now: Timestamp,
-                     into frames: inout [TouchFrame]) throws(Refusal) {
+                     into frames: inout TouchFrameBatch) throws(Refusal) {
         // Taken out of the table while it changes (and put back on every way out), so that its
         // slots and decoder are changed in place, not copied, frame after frame.
         guard devices[id]?.owner == owner, var device = devices.removeValue(forKey: id) else {
@@ -183,7 +185,7 @@ public final class PluginInput {
             }
         }
         if downs > 0, declaration.kind == .touchscreen {
-            let free = Self.engineSlots.count - usedEngineSlots.count
+            let free = Self.engineSlots.count - usedEngineSlots.nonzeroBitCount
             guard downs <= free else { throw refuse("every one of the \(Self.engineSlots.count) engine slots for plugin touches is taken") }
         }
         // Accepted: the clock, then the events.
@@ -256,34 +258,38 @@ public final class PluginInput {
         KernelEvent(time: time, type: type, code: code, value: value)
     }
 
-    /// Hands the decoder's frame on with engine slots in place of the device's.
-    private func emit(_ device: inout Device, into frames: inout [TouchFrame]) {
-        guard !decoded.isEmpty else { return }
-        var frame = decoded
-        frame.contacts.removeAll(keepingCapacity: true)
-        for var contact in decoded.contacts {
+    /// Hands the decoder's frame on with engine slots in place of the device's (in place:
+    /// `decoded` is the decoder's own frame, emptied before its next use).
+    private func emit(_ device: inout Device, into frames: inout TouchFrameBatch) {
+        var kept = 0
+        for index in decoded.contacts.indices {
+            var contact = decoded.contacts[index]
             let engineSlot: Int
             if contact.phase == .down {
-                guard let free = Self.engineSlots.first(where: { !usedEngineSlots.contains($0) }) else { continue }
-                usedEngineSlots.insert(free)
-                device.engineSlot[contact.slot] = free
-                engineSlot = free
+                let freeBits = ~usedEngineSlots & Self.allEngineSlots
+                guard freeBits != 0 else { continue }
+                let bit = freeBits.trailingZeroBitCount
+                usedEngineSlots |= 1 << bit
+                engineSlot = Self.engineSlots.lowerBound + bit
+                device.slots[contact.slot].engineSlot = engineSlot
             } else {
-                guard let held = device.engineSlot[contact.slot] else { continue }
+                guard let held = device.slots[contact.slot].engineSlot else { continue }
                 engineSlot = held
                 if contact.phase == .up || contact.phase == .cancel {
-                    device.engineSlot[contact.slot] = nil
-                    usedEngineSlots.remove(held)
+                    device.slots[contact.slot].engineSlot = nil
+                    usedEngineSlots &= ~(1 << (held - Self.engineSlots.lowerBound))
                 }
             }
             contact.slot = engineSlot
-            frame.contacts.append(contact)
+            decoded.contacts[kept] = contact
+            kept += 1
         }
-        if !frame.isEmpty { frames.append(frame) }
+        guard kept > 0 else { return }
+        frames.append(time: decoded.time, source: decoded.source, contacts: decoded.contacts[..<kept])
     }
 
     /// Closes a device: its touches down are cancelled (appended to `frames`).
-    public func close(device id: Int, owner: UInt64, now: Timestamp, into frames: inout [TouchFrame]) -> Bool {
+    public func close(device id: Int, owner: UInt64, now: Timestamp, into frames: inout TouchFrameBatch) -> Bool {
         guard var device = devices[id], device.owner == owner else { return false }
         // A dropped stream, as the kernel's SYN_DROPPED: the decoder cancels every contact
         // (and a touchpad's pan) without a lift, so nothing flings.
@@ -293,7 +299,7 @@ public final class PluginInput {
         if device.decoder.feed(Self.event(stamp, EventCode.EV_SYN, EventCode.SYN_REPORT, 0), into: &decoded) {
             emit(&device, into: &frames)
         }
-        for (_, held) in device.engineSlot { usedEngineSlots.remove(held) }
+        for slot in device.slots { if let held = slot.engineSlot { usedEngineSlots &= ~(1 << (held - Self.engineSlots.lowerBound)) } }
         devices[id] = nil
         order.removeAll { $0 == id }
         return true
@@ -301,7 +307,7 @@ public final class PluginInput {
 
     /// Closes every device of a connection that went away; how many there were.
     @discardableResult
-    public func closeAll(owner: UInt64, now: Timestamp, into frames: inout [TouchFrame]) -> Int {
+    public func closeAll(owner: UInt64, now: Timestamp, into frames: inout TouchFrameBatch) -> Int {
         let owned = order.filter { devices[$0]?.owner == owner }
         for id in owned { _ = close(device: id, owner: owner, now: now, into: &frames) }
         return owned.count
@@ -311,11 +317,11 @@ public final class PluginInput {
     /// still down come back as new touches when they move.
     public func resync(screen: ScreenSize) {
         self.screen = screen
-        usedEngineSlots.removeAll()
+        usedEngineSlots = 0
         for id in order {
             guard var device = devices[id] else { continue }
             device.decoder = Self.decoder(for: device.declaration, screen: screen)
-            device.engineSlot.removeAll()
+            for index in device.slots.indices { device.slots[index].engineSlot = nil }
             for index in device.slots.indices where device.slots[index].down {
                 device.slots[index].resync = true
                 device.slots[index].palmTool = false

@@ -209,6 +209,7 @@ if let index = arguments.firstIndex(of: "--sheetctl"), index + 1 < arguments.cou
     print("reader: skipped (pass --sheetctl PATH to time `sheetctl replay --summary`)")
 }
 benchmarkCore()
+benchmarkLivePath()
 benchmarkContent()
 benchmarkRenderKit()
 if let index = arguments.firstIndex(of: "--sheetd"), index + 1 < arguments.count {

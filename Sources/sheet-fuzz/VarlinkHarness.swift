@@ -19,7 +19,7 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
     private var outputs: [EngineOutput] = []
     private var now = Timestamp.zero
     private lazy var plugins = PluginInput(screen: engine.configuration.screen)
-    private var frames: [TouchFrame] = []
+    private var frames = TouchFrameBatch()
     private var connection: UInt64 = 0
 
     private init() {
@@ -123,7 +123,7 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
             frame.time = now
             engine.process(frame, into: &outputs)
         }
-        frames.removeAll(keepingCapacity: true)
+        frames.removeAll()
         FuzzTarget.check(outputs)
         outputs.removeAll(keepingCapacity: true)
     }

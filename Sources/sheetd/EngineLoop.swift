@@ -33,7 +33,7 @@ final class EngineLoop: @unchecked Sendable {
     private var source: Source
     private var engine: Engine
     private var outputs: [EngineOutput] = []
-    private var frames: [TouchFrame] = []
+    private var frames = TouchFrameBatch()
 
     // The clock: engine time = anchorEngine + (monotonic - anchorMonotonic) * rate.
     private var anchorEngine = Timestamp.zero
@@ -333,7 +333,7 @@ final class EngineLoop: @unchecked Sendable {
             stamped.time = engineTime
             engine.process(stamped, into: &outputs)
         }
-        frames.removeAll(keepingCapacity: true)
+        frames.removeAll()
     }
 
     /// An input call: a device opened or closed, a frame checked and decoded into `frames`.

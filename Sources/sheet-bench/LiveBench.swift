@@ -1,0 +1,54 @@
+// The live path without a kernel device: frames as a plugin sends them over io.sheetd.Input,
+// checked and turned into kernel events by PluginInput, decoded by the same protocol-B decoder
+// as recordings and libinput-free replays, batched, and run through the engine, as the daemon's
+// input loop does for each call.
+import CAllocationCounter
+import SheetCore
+import SheetInput
+
+func benchmarkLivePath() {
+    let screen = EngineConfiguration().screen
+    let plugins = PluginInput(screen: screen)
+    let declaration = PluginDevice(name: "bench", kind: .touchscreen, x: 0...Double(screen.widthInPixels - 1),
+                                   y: 0...Double(screen.heightInPixels - 1), slots: 2)
+    guard case .success(let device) = plugins.open(declaration, owner: 1, pid: 1, uid: 0, now: .zero) else {
+        fatalError("the bench device was refused")
+    }
+    var sequence: Int64 = 0
+    let sent: [PluginFrame] = makeFrames(count: 300_000).map { frame in
+        sequence += 1
+        return PluginFrame(sequence: sequence, timeInMicroseconds: frame.time.microseconds, contacts: frame.contacts.map {
+            PluginContact(slot: $0.slot, phase: $0.phase, x: $0.positionInPixels.x, y: $0.positionInPixels.y)
+        })
+    }
+    var engine = Engine(configuration: EngineConfiguration())
+    var batch = TouchFrameBatch()
+    var outputs: [EngineOutput] = []
+    outputs.reserveCapacity(256)
+    var refused = 0
+    func run(_ frames: ArraySlice<PluginFrame>) {
+        for frame in frames {
+            do {
+                try plugins.feed(frame, device: device, owner: 1, now: Timestamp(microseconds: frame.timeInMicroseconds), into: &batch)
+            } catch {
+                refused += 1
+            }
+            for decoded in batch { engine.process(decoded, into: &outputs) }
+            batch.removeAll()
+            outputs.removeAll(keepingCapacity: true)
+        }
+    }
+    let warmUp = 20_000
+    run(sent.prefix(warmUp))
+    let allocationsBefore = sheetd_allocation_count()
+    let start = now()
+    run(sent.dropFirst(warmUp))
+    let elapsed = now() - start
+    let allocations = sheetd_allocation_count() - allocationsBefore
+    let measured = Double(sent.count - warmUp)
+    if refused > 0 { fatalError("\(refused) bench frames refused") }
+    report("live path (io.sheetd.Input frame → PluginInput → decoder → engine): frames per second", measured / elapsed, "frames/s",
+           "\(Int(measured)) frames in \((elapsed * 1000).rounded()) ms, one core")
+    report("live path: heap allocations per frame after warm-up", Double(allocations) / measured, "allocations/frame",
+           "\(allocations) in all")
+}
