@@ -6,17 +6,19 @@ import Darwin
 
 /// Reads a file line by line through one fixed buffer, so that a recording of any size is read
 /// in constant memory. A line is handed out as bytes (without its `\n` or `\r\n`) that stay
-/// valid only until the next call.
-final class LineReader {
+/// valid only until the next call; a line longer than `maximumLineLength` is an error naming it.
+public final class LineReader {
     let path: String
     private var descriptor: Int32
+    private let ownsDescriptor: Bool
+    let maximumLineLength: Int
     private var buffer: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private var start = 0
     private var end = 0
     private var atEndOfFile = false
     /// The number of the line last handed out (1-based).
-    private(set) var lineNumber = 0
+    public private(set) var lineNumber = 0
     /// Whether the last line handed out ended with a newline (false: the file was cut there).
     private(set) var lastLineTerminated = true
     /// Total bytes read so far.
@@ -37,7 +39,20 @@ final class LineReader {
             throw RecordingError(file: path, line: nil, reason: "cannot open: Is a directory")
         }
         descriptor = fd
+        ownsDescriptor = true
+        maximumLineLength = Self.maximumLineLength
         capacity = Self.initialCapacity
+        buffer = .allocate(capacity: capacity)
+    }
+
+    /// A reader of an open descriptor it does not close (standard input), named `name` in
+    /// errors, whose lines may be at most `maximumLineLength` bytes.
+    public init(descriptor: Int32, name: String, maximumLineLength: Int) {
+        path = name
+        self.descriptor = descriptor
+        ownsDescriptor = false
+        self.maximumLineLength = maximumLineLength
+        capacity = min(Self.initialCapacity, maximumLineLength)
         buffer = .allocate(capacity: capacity)
     }
 
@@ -45,6 +60,8 @@ final class LineReader {
     init(bytes: [UInt8], name: String) {
         path = name
         descriptor = -1
+        ownsDescriptor = false
+        maximumLineLength = Self.maximumLineLength
         capacity = max(bytes.count, 1)
         buffer = .allocate(capacity: capacity)
         bytes.withUnsafeBufferPointer { source in
@@ -56,12 +73,12 @@ final class LineReader {
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        if ownsDescriptor { close(descriptor) }
         buffer.deallocate()
     }
 
     /// Calls `body` with the next line, or returns nil at the end of the file.
-    func nextLine<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
+    public func nextLine<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
         while true {
             let available = end - start
             if available > 0, let newline = memchr(buffer + start, 0x0A, available) {
@@ -95,15 +112,15 @@ final class LineReader {
             end = pending
         }
         if end == capacity {
-            guard capacity < Self.maximumLineLength else {
-                throw RecordingError(file: path, line: lineNumber + 1,
-                                     reason: "line longer than \(Self.maximumLineLength / 1024 / 1024) MiB: not a recording")
+            guard capacity < maximumLineLength else {
+                let limit = maximumLineLength >= 1024 * 1024 ? "\(maximumLineLength / 1024 / 1024) MiB" : "\(maximumLineLength / 1024) KiB"
+                throw RecordingError(file: path, line: lineNumber + 1, reason: "line longer than \(limit)")
             }
-            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: min(capacity * 2, maximumLineLength))
             bigger.update(from: buffer, count: end)
             buffer.deallocate()
             buffer = bigger
-            capacity *= 2
+            capacity = min(capacity * 2, maximumLineLength)
         }
         guard descriptor >= 0 else {
             atEndOfFile = true

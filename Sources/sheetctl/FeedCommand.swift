@@ -28,7 +28,7 @@ struct FeedCommand: ParsableCommand {
             line is a frame: {"contacts": [{"slot": 0, "phase": "down", "x": 540, "y": 1500}]}, \
             with "time" in microseconds on the device's own clock when the timing matters (else \
             the moment the line is read). A frame the daemon refuses is reported with its line \
-            and the rest go on.
+            and the rest go on. A line may be at most 64 KiB; a longer one ends the feed.
 
             Exit status: 0, 65 when a frame was refused or a line was not a frame, 69 when the \
             daemon is not there, 77 when this user may not feed touches (group sheetd-input).
@@ -210,14 +210,23 @@ struct Feeder {
 
     // MARK: JSON lines
 
-    /// Reads frames from stdin, one JSON object per line.
+    /// The longest line of stdin taken: a frame of 16 contacts is under 2 KiB.
+    static let maximumLineLength = 64 * 1024
+
+    /// Reads frames from stdin, one JSON object per line, in constant memory.
     mutating func feedLines(defaultRange: @autoclosure () throws -> (Double, Double)) throws {
         var device: Int?
         var declared: PluginDevice?
-        var lineNumber = 0
         var last: Int64 = 0
-        while let line = readLine(strippingNewline: true) {
-            lineNumber += 1
+        let reader = LineReader(descriptor: STDIN_FILENO, name: "stdin", maximumLineLength: Self.maximumLineLength)
+        while true {
+            let read: String?
+            do { read = try reader.nextLine { String(decoding: $0, as: UTF8.self) } } catch {
+                printError("sheetctl: \(error)")
+                throw ExitCode(ExitStatus.dataError)
+            }
+            guard let line = read else { break }
+            let lineNumber = reader.lineNumber
             let place = "stdin:\(lineNumber)"
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
             let value: JSONValue

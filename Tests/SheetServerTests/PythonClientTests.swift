@@ -174,6 +174,20 @@ final class LineReadingProcess {
         #expect(daemon.stop() == 0)
     }
 
+    /// `sheetctl feed -` reads stdin in constant memory: a line that never ends is refused once
+    /// it passes 64 KiB, named by its line number.
+    @Test func aFeedLineWithoutAnEndIsRefusedAtItsLimit() throws {
+        let daemon = try RunningDaemon(["--input", "none"])
+        let script = """
+            { printf '{"contacts": []}\\n'; head -c 300000 /dev/zero | tr '\\0' x; } | \
+            "$0" feed - --socket "$1"
+            """
+        let fed = try runTool("", [builtExecutable("sheetctl").path, daemon.socketPath], prefix: ["/bin/sh", "-c", script])
+        #expect(fed.status == 65, "\(fed.stderr)")
+        #expect(fed.stderr.contains("sheetctl: stdin:2: line longer than 64 KiB"), "\(fed.stderr)")
+        #expect(daemon.stop() == 0)
+    }
+
     /// `sheetctl feed FILE` plays each touchscreen recording into a daemon that has no input of
     /// its own, and the sheet ends where `sheetctl replay FILE` ends.
     @Test(arguments: ["ts-atmel-maxtouch.1-finger-drag-up-down.evemu", "ts-ep0430m09.2-finger-scroll-down.evemu",
