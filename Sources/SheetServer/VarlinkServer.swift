@@ -49,7 +49,10 @@ public final class VarlinkServer: @unchecked Sendable {
     private var connections: [ObjectIdentifier: VarlinkConnection] = [:]
     private var subscribers: [ObjectIdentifier: VarlinkConnection] = [:]
     private var latestUpdate: MonitorUpdate?
-    private var latestReply: ByteBuffer?
+    /// What a new subscriber starts with: the latest update without its gesture and content
+    /// events, which happened before it subscribed (offered again, a tap would be acted on
+    /// twice). The latest update's own bytes when it carries neither; made when first asked for.
+    private var latestStateReply: ByteBuffer?
     private var connectionsByUser: [uid_t: Int] = [:]
     /// The sockets this server bound, by device and inode: removed at stop only if each is
     /// still that socket (another daemon may have replaced it since).
@@ -342,7 +345,7 @@ public final class VarlinkServer: @unchecked Sendable {
             latestUpdate = update
             var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
-            latestReply = buffer
+            latestStateReply = update.gesture == nil && update.events.isEmpty ? buffer : nil
             let keep = !update.events.isEmpty
             for subscriber in subscribers.values { subscriber.offer(buffer, keep: keep) }
         }
@@ -383,7 +386,19 @@ public final class VarlinkServer: @unchecked Sendable {
     func subscribe(_ connection: VarlinkConnection) {
         subscribers[ObjectIdentifier(connection)] = connection
         counts.withLockedValue { $0.subscribers = subscribers.count }
-        if let latestReply { connection.offer(latestReply) }
+        if let reply = currentStateReply() { connection.offer(reply) }
+    }
+
+    private func currentStateReply() -> ByteBuffer? {
+        if let latestStateReply { return latestStateReply }
+        guard var update = latestUpdate else { return nil }
+        update.gesture = nil
+        update.events = []
+        let bytes = VarlinkReply.encode(continues: true, capacity: 1280) { update.writeParameters(to: &$0) }
+        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        latestStateReply = buffer
+        return buffer
     }
 
     func subscriberDropped() {

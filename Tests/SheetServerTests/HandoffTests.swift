@@ -77,4 +77,35 @@ private func update(_ sequence: Int64, gesture: GestureReport? = nil) -> Monitor
         #expect(sequences == [1, 3, 5], "2 and 4 are conflated; 3 carries the tap")
         #expect(received.withLock { $0.first { $0.sequence == 3 }?.gesture?.kind } == "tap")
     }
+
+    /// A new subscriber's first reply used to be the latest update as it was sent, with the
+    /// gesture (and content events) of a frame before it subscribed, which it then took as
+    /// new: the e2e run saw a pan end twice. It is the current state alone.
+    @Test func aNewSubscriberStartsWithTheStateAloneNotAPastGesture() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let server = VarlinkServer(configuration: ServerConfiguration(socketPath: path), delegate: NothingToControl(),
+                                   logger: Logger(label: "test"))
+        try await server.start()
+        var tapped = update(1, gesture: GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400))
+        tapped.events = [SheetEvent(name: "item-tapped", item: "wifi")]
+        server.publish(tapped)
+        try await server.eventLoop.submit {}.get()  // the loop has taken it: it is the latest
+
+        let first = Mutex<MonitorUpdate?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { finished.signal() }
+            try? SheetClient(path: path).monitor { update, _ in
+                first.withLock { $0 = update }
+                return false
+            }
+        }
+        await signalled(finished)
+        await server.shutdown()
+        let got = first.withLock { $0 }
+        #expect(got?.sequence == 1 && got?.state == tapped.state, "\(String(describing: got))")
+        #expect(got?.gesture == nil && got?.events.isEmpty == true, "\(String(describing: got))")
+    }
 }
