@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 
-from checks import check, conclude, json_lines, path, text
+from checks import check, conclude, json_lines, log_errors, path, text
 
 sheetctl = sys.argv[2]
 SCREEN = "1280x800"
@@ -91,10 +91,64 @@ for step, direction in [("pad-scroll-up", -1), ("pad-swipe-down", 1)]:
     kinds = {update["gesture"]["kind"] for update in stream if update.get("gesture")}
     check("pan" in kinds, f"{step}: a pan was reported (got {sorted(kinds)})")
 
+# Every touchscreen fixture, played through uinput and libinput from rest at half, against
+# `sheetctl replay` of the same file: the same rest, the same gestures begun, ended and
+# recognised, and the card dragged along the same path. The kernel stamps each event when
+# evemu-play writes it, which drifts from the recorded times, so the drag is compared by where
+# the card went (in order, within 2 % of the screen's height), not by when.
+HEIGHT = int(SCREEN.split("x")[1])
+TOLERANCE = 0.02 * HEIGHT
+
+
+def replay_lines(recording):
+    output = subprocess.run([sheetctl, "replay", path(recording), "--screen", SCREEN, "--initial", "half"],
+                            capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in output.splitlines()]
+
+
+def follows(path_taken, reference):
+    """The first top in `path_taken` that no top of `reference` matches in order, or None."""
+    at = 0
+    for top in path_taken:
+        while at < len(reference) and abs(reference[at] - top) > TOLERANCE:
+            at += 1
+        if at == len(reference):
+            return top
+    return None
+
+
+fixtures = sorted(name[:-len(".watch.jsonl")] for name in os.listdir(path(".")) if name.startswith("fixture-ts-")
+                  and name.endswith(".watch.jsonl"))
+check(len(fixtures) == 4, f"every touchscreen fixture was played ({len(fixtures)}: {fixtures})")
+for name in fixtures:
+    stream = json_lines(f"{name}.watch.jsonl")
+    replayed = replay_lines(f"{name}.evemu")
+    if not check(bool(stream), f"{name}: the Monitor stream was kept"):
+        continue
+    sheets = [line for line in replayed if line.get("kind") == "sheet"]
+    last, expected = stream[-1]["state"], max(sheets, key=lambda line: line["t"])
+    check(last["state"] == "resting" and last["detent"] == expected["detent"],
+          f"{name}: rests at {last['detent']}, as the replay ({expected['detent']})")
+    gestures = sorted((update["gesture"]["kind"], update["gesture"]["phase"]) for update in stream
+                      if update.get("gesture") and update["gesture"]["phase"] != "changed")
+    wanted = sorted((line["gesture"], line["phase"]) for line in replayed
+                    if line.get("kind") == "gesture" and line["phase"] != "changed")
+    check(gestures == wanted, f"{name}: the gestures the replay reports ({wanted}; the daemon: {gestures})")
+    dragged = [update["state"]["top"] for update in stream if update["state"]["state"] == "dragging"]
+    reference = [line["top"] for line in sheets if line["state"] == "dragging"]
+    if reference or dragged:
+        check(bool(dragged) and bool(reference)
+              and abs(min(dragged) - min(reference)) <= TOLERANCE and abs(max(dragged) - max(reference)) <= TOLERANCE,
+              f"{name}: the card was dragged as far as in the replay (daemon {min(dragged, default=None)} to "
+              f"{max(dragged, default=None)} px, replay {min(reference, default=None)} to {max(reference, default=None)} px)")
+        astray = follows(dragged, reference)
+        check(astray is None, f"{name}: every dragged top lies on the replay's path, in order, within "
+                              f"{TOLERANCE:.0f} px ({len(dragged)} against {len(reference)}; first astray: {astray})")
+
 log = text("sheetd.log")
 check(re.search(r"using touchscreen /dev/input/event\d+", log) is not None, "the log says which device was taken and why")
 check(re.search(r'/dev/input/event\d+ "sheetd e2e touchscreen" removed', log) is not None, "the log reports the removal")
-errors = [line for line in log.splitlines() if re.search(r": (error|critical):", line)]
+errors = log_errors(log)
 check(not errors, f"no error in the daemon's log {errors[:3]}")
 check(text("sheetd.exit").strip() == "0", f"sheetd stopped on SIGTERM with status 0 (got {text('sheetd.exit').strip() or 'none'})")
 

@@ -13,7 +13,7 @@ Usage: check-render.py RUN-FOLDER SHEETCTL
 import json
 import re
 
-from checks import check, conclude, json_lines, path, text
+from checks import check, conclude, json_lines, log_errors, path, text
 
 GRAY = 0x80
 
@@ -134,7 +134,7 @@ check(renderer_log.count("following sheetd") == (3 if drm else 1), "it says when
 check("SetScreen" not in renderer_log and "error" not in renderer_log.lower(), f"SetScreen taken, no error in its log: {renderer_log[-300:]}")
 check(text("sheet-render.exit").strip() == "0", f"sheet-render stopped on SIGTERM with status 0 (got {text('sheet-render.exit').strip() or 'none'})")
 log = text("sheetd.log")
-errors = [line for line in log.splitlines() if re.search(r": (error|critical):", line)]
+errors = log_errors(log)
 check(not errors, f"no error in the daemon's log {errors[:3]}")
 check(text("sheetd.exit").strip() == "0", f"sheetd stopped on SIGTERM with status 0 (got {text('sheetd.exit').strip() or 'none'})")
 
