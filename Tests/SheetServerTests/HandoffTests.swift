@@ -37,16 +37,22 @@ private func update(_ sequence: Int64, gesture: GestureReport? = nil) -> Monitor
     return MonitorUpdate(sequence: sequence, timestampInMicroseconds: sequence * 1000, state: state, gesture: gesture)
 }
 
+/// A server on a socket in `folder` with nothing behind it, accepting; and the socket's path.
+private func startedServer(in folder: URL) async throws -> (VarlinkServer, String) {
+    let path = folder.appendingPathComponent("io.sheetd.Sheet").path
+    let server = VarlinkServer(configuration: ServerConfiguration(socketPath: path), delegate: NothingToControl(),
+                               logger: Logger(label: "test"))
+    try await server.start()
+    return (server, path)
+}
+
 @Suite struct HandoffTests {
     /// States published faster than the event loop takes them are conflated to the newest, but
     /// an update that carries a gesture is an event and reaches the subscriber.
     @Test func aGestureIsNotConflatedAwayOnTheWayToTheEventLoop() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("io.sheetd.Sheet").path
-        let server = VarlinkServer(configuration: ServerConfiguration(socketPath: path), delegate: NothingToControl(),
-                                   logger: Logger(label: "test"))
-        try await server.start()
+        let (server, path) = try await startedServer(in: folder)
         server.publish(update(1))
 
         let received = Mutex<[MonitorUpdate]>([])
@@ -84,10 +90,7 @@ private func update(_ sequence: Int64, gesture: GestureReport? = nil) -> Monitor
     @Test func aNewSubscriberStartsWithTheStateAloneNotAPastGesture() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("io.sheetd.Sheet").path
-        let server = VarlinkServer(configuration: ServerConfiguration(socketPath: path), delegate: NothingToControl(),
-                                   logger: Logger(label: "test"))
-        try await server.start()
+        let (server, path) = try await startedServer(in: folder)
         var tapped = update(1, gesture: GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400))
         tapped.events = [SheetEvent(name: "item-tapped", item: "wifi")]
         server.publish(tapped)

@@ -15,24 +15,8 @@ struct ReliabilityTests {
     func aSocketActivatedDaemonAnswersItsFirstCallWithAState() throws {
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
-        let activator = Process()
-        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        activator.arguments = ["-l", socket, builtExecutable("sheetd").path, "--config", "/dev/null",
-                               "--input", "replay:\(try Generated.idle())@max"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["NOTIFY_SOCKET"] = nil
-        activator.environment = environment
-        let errors = Pipe()
-        activator.standardError = errors
-        try activator.run()
+        let activator = try socketActivated(socket)
         defer { activator.terminate(); activator.waitUntilExit() }
-        // It says when it listens; the daemon starts with the first connection.
-        var said = ""
-        while !said.contains("Listening on") {
-            let chunk = errors.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw DaemonTestError("systemd-socket-activate said: \(said)") }
-            said += String(decoding: chunk, as: UTF8.self)
-        }
         let reply = try SheetClient(path: socket, timeoutSeconds: 60).connection.call(VarlinkCall(method: "io.sheetd.Sheet.GetState"))
         #expect(reply["state"] != nil && reply["state"] != .null, "\(reply)")
         #expect(try SheetState(json: reply["state"]!).detent == "half")
@@ -48,23 +32,8 @@ struct ReliabilityTests {
         let folder = try temporaryFolder()
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
-        let activator = Process()
-        activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        activator.arguments = ["-l", socket, builtExecutable("sheetd").path, "--config", "/dev/null",
-                               "--input", "replay:\(try Generated.idle())@max"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["NOTIFY_SOCKET"] = nil
-        activator.environment = environment
-        let errors = Pipe()
-        activator.standardError = errors
-        try activator.run()
+        let activator = try socketActivated(socket)
         defer { activator.terminate(); activator.waitUntilExit() }
-        var said = ""
-        while !said.contains("Listening on") {
-            let chunk = errors.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw DaemonTestError("systemd-socket-activate said: \(said)") }
-            said += String(decoding: chunk, as: UTF8.self)
-        }
         // The socket as a unit would make it: group users, 0660. The member's call is queued
         // on it before the daemon runs, so the daemon's first act is to judge it.
         let users = getgrnam("users")!.pointee.gr_gid
@@ -279,6 +248,33 @@ struct ReliabilityTests {
         #expect(try connection.call(VarlinkCall(method: "org.varlink.service.GetInfo"))["product"] == .string("sheetd"))
         #expect(daemon.stop() == 0)
     }
+}
+
+/// sheetd under `systemd-socket-activate` on `socket` with an idle replay (and no input socket,
+/// which would default to /run/sheetd), once the activator listens; the daemon itself starts
+/// with the first connection.
+func socketActivated(_ socket: String) throws -> Process {
+    let activator = Process()
+    activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+    activator.arguments = ["-l", socket, builtExecutable("sheetd").path, "--config", "/dev/null",
+                           "--input", "replay:\(try Generated.idle())@max", "--input-socket", "none"]
+    var environment = ProcessInfo.processInfo.environment
+    environment["NOTIFY_SOCKET"] = nil
+    activator.environment = environment
+    let errors = Pipe()
+    activator.standardError = errors
+    try activator.run()
+    var said = ""
+    while !said.contains("Listening on") {
+        let chunk = errors.fileHandleForReading.availableData
+        guard !chunk.isEmpty else {
+            activator.terminate()
+            activator.waitUntilExit()
+            throw DaemonTestError("systemd-socket-activate said: \(said)")
+        }
+        said += String(decoding: chunk, as: UTF8.self)
+    }
+    return activator
 }
 
 /// VmRSS of a process, in KiB.
