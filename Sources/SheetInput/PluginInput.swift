@@ -264,6 +264,8 @@ public final class PluginInput {
         var kept = 0
         for index in decoded.contacts.indices {
             var contact = decoded.contacts[index]
+            // The decoder's slots are the device's (its ABS_MT_SLOT range is the declared one).
+            guard device.slots.indices.contains(contact.slot) else { continue }
             let engineSlot: Int
             if contact.phase == .down {
                 let freeBits = ~usedEngineSlots & Self.allEngineSlots
@@ -277,7 +279,7 @@ public final class PluginInput {
                 engineSlot = held
                 if contact.phase == .up || contact.phase == .cancel {
                     device.slots[contact.slot].engineSlot = nil
-                    usedEngineSlots &= ~(1 << (held - Self.engineSlots.lowerBound))
+                    release(engineSlot: held)
                 }
             }
             contact.slot = engineSlot
@@ -286,6 +288,10 @@ public final class PluginInput {
         }
         guard kept > 0 else { return }
         frames.append(time: decoded.time, source: decoded.source, contacts: decoded.contacts[..<kept])
+    }
+
+    private func release(engineSlot: Int) {
+        usedEngineSlots &= ~(1 << (engineSlot - Self.engineSlots.lowerBound))
     }
 
     /// Closes a device: its touches down are cancelled (appended to `frames`).
@@ -299,7 +305,7 @@ public final class PluginInput {
         if device.decoder.feed(Self.event(stamp, EventCode.EV_SYN, EventCode.SYN_REPORT, 0), into: &decoded) {
             emit(&device, into: &frames)
         }
-        for slot in device.slots { if let held = slot.engineSlot { usedEngineSlots &= ~(1 << (held - Self.engineSlots.lowerBound)) } }
+        for slot in device.slots { if let held = slot.engineSlot { release(engineSlot: held) } }
         devices[id] = nil
         order.removeAll { $0 == id }
         return true
