@@ -51,11 +51,11 @@ public final class LibinputInput {
     private var slotsByDevice: [Int: Set<Int32>] = [:]
     private var lastPosition: [Int32: Point] = [:]
     private var frame = TouchFrame(time: .zero)
-    /// The touchpad's virtual contact: its device and where it is.
-    private var padContact: (device: Int, position: Point)?
-    /// The slot the touchpad's virtual contact uses: the last the engine keeps, far from the
-    /// low seat slots that touchscreens get.
-    public static let touchpadSlot = 31
+    /// The contact touchpads drive, the device that drives it while it is down, and the
+    /// contacts one of its motions makes.
+    private var pad = TouchpadContact()
+    private var padDevice: Int?
+    private var padContacts: [Contact] = []
 
     public init(mode: Mode, classifier: DeviceClassifier = DeviceClassifier(), logger: Logger) throws(InputError) {
         self.mode = mode
@@ -227,23 +227,21 @@ public final class LibinputInput {
                 present += 1
             }
             // A zero on every axis it reports is libinput's "scroll stop": the fingers lifted.
-            if present > 0, delta.dx == 0, delta.dy == 0 {
-                padEnd(device: index, cancelled: false, time: time, into: &frames)
-            } else {
-                padMove(device: index, byPoints: delta, time: time, screen: screen, into: &frames)
-            }
+            let motion: TouchpadMotion = present > 0 && delta.dx == 0 && delta.dy == 0 ? .scrollStop : .scroll(delta)
+            padApply(motion, device: index, time: time, screen: screen, into: &frames)
         case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN, LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE, LIBINPUT_EVENT_GESTURE_SWIPE_END:
             guard let index = deviceIndex(device) else { return }
             let gesture = libinput_event_get_gesture_event(event)!
-            guard libinput_event_gesture_get_finger_count(gesture) == 3 else { return }
+            let fingers = Int(libinput_event_gesture_get_finger_count(gesture))
             let time = Timestamp(microseconds: Int64(libinput_event_gesture_get_time_usec(gesture)))
             switch type {
             case LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE:
                 let delta = Vector(dx: libinput_event_gesture_get_dx_unaccelerated(gesture),
                                    dy: libinput_event_gesture_get_dy_unaccelerated(gesture))
-                padMove(device: index, byPoints: delta, time: time, screen: screen, into: &frames)
+                padApply(.swipe(fingers: fingers, delta), device: index, time: time, screen: screen, into: &frames)
             case LIBINPUT_EVENT_GESTURE_SWIPE_END:
-                padEnd(device: index, cancelled: libinput_event_gesture_get_cancelled(gesture) != 0, time: time, into: &frames)
+                let cancelled = libinput_event_gesture_get_cancelled(gesture) != 0
+                padApply(.swipeEnd(fingers: fingers, cancelled: cancelled), device: index, time: time, screen: screen, into: &frames)
             default:
                 break
             }
@@ -297,30 +295,22 @@ public final class LibinputInput {
             logger.notice("cancelled \(cancel.contacts.count) touch(es) of the removed device")
             frames.append(cancel)
         }
-        padEnd(device: index, cancelled: true, time: now, into: &frames)
-    }
-
-    private func padMove(device: Int, byPoints delta: Vector, time: Timestamp, screen: ScreenSize, into frames: inout TouchFrameBatch) {
-        if padContact == nil {
-            let centre = Point(x: Double(screen.widthInPixels) / 2, y: Double(screen.heightInPixels) / 2)
-            padContact = (device, centre)
-            frames.append(time: time, source: .touchpad,
-                          contacts: CollectionOfOne(Contact(slot: Self.touchpadSlot, phase: .down, positionInPixels: centre)))
+        if padDevice == index {
+            padContacts.removeAll(keepingCapacity: true)
+            pad.cancel(into: &padContacts)
+            padDevice = nil
+            frames.append(time: now, source: .touchpad, contacts: padContacts)
         }
-        guard var contact = padContact, contact.device == device else { return }
-        contact.position.x += delta.dx * screen.scale
-        contact.position.y += delta.dy * screen.scale
-        padContact = contact
-        frames.append(time: time, source: .touchpad,
-                      contacts: CollectionOfOne(Contact(slot: Self.touchpadSlot, phase: .move, positionInPixels: contact.position)))
     }
 
-    private func padEnd(device: Int, cancelled: Bool, time: Timestamp, into frames: inout TouchFrameBatch) {
-        guard let contact = padContact, contact.device == device else { return }
-        padContact = nil
-        frames.append(time: time, source: .touchpad,
-                      contacts: CollectionOfOne(Contact(slot: Self.touchpadSlot, phase: cancelled ? .cancel : .up,
-                                                        positionInPixels: contact.position)))
+    /// One touchpad motion into the shared contact; a second pad is ignored while one drives it.
+    private func padApply(_ motion: TouchpadMotion, device: Int, time: Timestamp, screen: ScreenSize,
+                          into frames: inout TouchFrameBatch) {
+        guard padDevice == nil || padDevice == device else { return }
+        padContacts.removeAll(keepingCapacity: true)
+        pad.apply(motion, screen: screen, into: &padContacts)
+        padDevice = pad.isDown ? device : nil
+        if !padContacts.isEmpty { frames.append(time: time, source: .touchpad, contacts: padContacts) }
     }
 
     /// CLOCK_MONOTONIC, the clock of libinput's event times.

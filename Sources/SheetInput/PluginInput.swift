@@ -5,10 +5,10 @@ import SheetRecordings
 /// decoded as a kernel device's events are.
 ///
 /// A plugin's frame becomes the evdev events a multitouch protocol-B device would send for it
-/// (slot, tracking id, position, a palm tool type for a cancel, `SYN_REPORT`), and those go
-/// through `MultitouchDecoder`, the decoder of every recording: a touchscreen's fingers map
-/// onto the screen, a touchpad's two or three fingers move one virtual contact, by the same
-/// rules as a replay. Positions are carried in 2²⁰ steps across the declared range (a
+/// (slot, tracking id, position, a palm tool type for a cancel, and for a touchpad `BTN_TOUCH`
+/// and the `BTN_TOOL_*` finger count, `SYN_REPORT`), and those go through `MultitouchDecoder`,
+/// the decoder of every recording: a touchscreen's fingers map onto the screen, a touchpad's
+/// fingers scroll and swipe by libinput's rules, as a replay and a real pad do. Positions are carried in 2²⁰ steps across the declared range (a
 /// millionth of it, 0.002 px on a 2K screen).
 ///
 /// A frame is checked whole before anything of it is used: a refused frame changes nothing,
@@ -60,6 +60,10 @@ public final class PluginInput {
         var decoder: MultitouchDecoder
         var slots: [SlotState]
         var nextTrackingID: Int32 = 1
+        /// A touchpad's fingers as its `BTN_TOOL_*` keys last said, and the engine slot of the
+        /// contact its scrolls and swipes drive.
+        var toolFingers = 0
+        var padEngineSlot: Int?
         var lastTime: Int64?
         /// Own clock: (device time, monotonic time) that map onto each other.
         var anchor: (device: Int64, monotonic: Int64)?
@@ -117,11 +121,15 @@ public final class PluginInput {
             return AbsInfo(minimum: 0, maximum: steps - 1, resolution: max(0, resolution))
         }
         let size = declaration.sizeInMillimetres
+        let pad = declaration.kind == .touchpad
         let description = DeviceDescription(
             name: declaration.name,
-            properties: declaration.kind == .touchpad ? [EventCode.INPUT_PROP_POINTER] : [EventCode.INPUT_PROP_DIRECT],
+            properties: pad ? [EventCode.INPUT_PROP_POINTER] : [EventCode.INPUT_PROP_DIRECT],
             codes: [Int(EventCode.EV_ABS): [Int(EventCode.ABS_MT_SLOT), Int(EventCode.ABS_MT_POSITION_X), Int(EventCode.ABS_MT_POSITION_Y),
-                                            Int(EventCode.ABS_MT_TRACKING_ID), Int(EventCode.ABS_MT_TOOL_TYPE)]],
+                                            Int(EventCode.ABS_MT_TRACKING_ID), Int(EventCode.ABS_MT_TOOL_TYPE)],
+                    Int(EventCode.EV_KEY): pad ? Set([EventCode.BTN_TOUCH, EventCode.BTN_TOOL_FINGER, EventCode.BTN_TOOL_DOUBLETAP,
+                                                      EventCode.BTN_TOOL_TRIPLETAP, EventCode.BTN_TOOL_QUADTAP,
+                                                      EventCode.BTN_TOOL_QUINTTAP].map(Int.init)) : []],
             absinfo: [Int(EventCode.ABS_MT_SLOT): AbsInfo(minimum: 0, maximum: Int32(declaration.slots - 1)),
                       Int(EventCode.ABS_MT_POSITION_X): axis(size?.width), Int(EventCode.ABS_MT_POSITION_Y): axis(size?.height)],
             udevKind: declaration.kind == .touchpad ? .touchpad : .touchscreen)
@@ -238,6 +246,7 @@ public final class PluginInput {
             }
             device.slots[slot] = state
         }
+        if declaration.kind == .touchpad { appendFingerCount(of: &device, at: stamp) }
         events.append(Self.event(stamp, EventCode.EV_SYN, EventCode.SYN_REPORT, 0))
         for event in events {
             decoded.removeAll()
@@ -254,6 +263,22 @@ public final class PluginInput {
         events.append(Self.event(time, EventCode.EV_ABS, EventCode.ABS_MT_POSITION_Y, step(contact.y, declaration.y)))
     }
 
+    /// A touchpad's `BTN_TOUCH` and `BTN_TOOL_*` keys for the fingers now down, when they changed.
+    private func appendFingerCount(of device: inout Device, at time: Timestamp) {
+        let fingers = device.slots.reduce(0) { $0 + ($1.down ? 1 : 0) }
+        guard fingers != device.toolFingers else { return }
+        func tool(_ fingers: Int) -> UInt16 {
+            [EventCode.BTN_TOOL_FINGER, EventCode.BTN_TOOL_DOUBLETAP, EventCode.BTN_TOOL_TRIPLETAP,
+             EventCode.BTN_TOOL_QUADTAP, EventCode.BTN_TOOL_QUINTTAP][min(fingers, 5) - 1]
+        }
+        if device.toolFingers > 0 { events.append(Self.event(time, EventCode.EV_KEY, tool(device.toolFingers), 0)) }
+        if (device.toolFingers > 0) != (fingers > 0) {
+            events.append(Self.event(time, EventCode.EV_KEY, EventCode.BTN_TOUCH, fingers > 0 ? 1 : 0))
+        }
+        if fingers > 0 { events.append(Self.event(time, EventCode.EV_KEY, tool(fingers), 1)) }
+        device.toolFingers = fingers
+    }
+
     private static func event(_ time: Timestamp, _ type: UInt16, _ code: UInt16, _ value: Int32) -> KernelEvent {
         KernelEvent(time: time, type: type, code: code, value: value)
     }
@@ -264,24 +289,26 @@ public final class PluginInput {
         var kept = 0
         for index in decoded.contacts.indices {
             var contact = decoded.contacts[index]
-            // The decoder's slots are the device's (its ABS_MT_SLOT range is the declared one).
-            guard device.slots.indices.contains(contact.slot) else { continue }
-            let engineSlot: Int
+            // The decoder's slots are the device's (its ABS_MT_SLOT range is the declared one),
+            // or a touchpad's one contact.
+            let pad = decoded.source == .touchpad && contact.slot == TouchpadContact.slot
+            guard pad || device.slots.indices.contains(contact.slot) else { continue }
+            var held = pad ? device.padEngineSlot : device.slots[contact.slot].engineSlot
             if contact.phase == .down {
                 let freeBits = ~usedEngineSlots & Self.allEngineSlots
                 guard freeBits != 0 else { continue }
                 let bit = freeBits.trailingZeroBitCount
                 usedEngineSlots |= 1 << bit
-                engineSlot = Self.engineSlots.lowerBound + bit
-                device.slots[contact.slot].engineSlot = engineSlot
-            } else {
-                guard let held = device.slots[contact.slot].engineSlot else { continue }
-                engineSlot = held
-                if contact.phase == .up || contact.phase == .cancel {
-                    device.slots[contact.slot].engineSlot = nil
-                    release(engineSlot: held)
-                }
+                held = Self.engineSlots.lowerBound + bit
+            } else if held == nil {
+                continue
             }
+            guard let engineSlot = held else { continue }
+            if contact.phase == .up || contact.phase == .cancel {
+                held = nil
+                release(engineSlot: engineSlot)
+            }
+            if pad { device.padEngineSlot = held } else { device.slots[contact.slot].engineSlot = held }
             contact.slot = engineSlot
             decoded.contacts[kept] = contact
             kept += 1
@@ -306,6 +333,7 @@ public final class PluginInput {
             emit(&device, into: &frames)
         }
         for slot in device.slots { if let held = slot.engineSlot { release(engineSlot: held) } }
+        if let held = device.padEngineSlot { release(engineSlot: held) }
         devices[id] = nil
         order.removeAll { $0 == id }
         return true
@@ -327,6 +355,8 @@ public final class PluginInput {
         for id in order {
             guard var device = devices[id] else { continue }
             device.decoder = Self.decoder(for: device.declaration, screen: screen)
+            device.toolFingers = 0
+            device.padEngineSlot = nil
             for index in device.slots.indices { device.slots[index].engineSlot = nil }
             for index in device.slots.indices where device.slots[index].down {
                 device.slots[index].resync = true

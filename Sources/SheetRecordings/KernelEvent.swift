@@ -35,11 +35,13 @@ public enum EventCode {
 
     public static let ABS_X: UInt16 = 0x00
     public static let ABS_Y: UInt16 = 0x01
+    public static let ABS_PRESSURE: UInt16 = 0x18
     public static let ABS_MT_SLOT: UInt16 = 0x2f
     public static let ABS_MT_POSITION_X: UInt16 = 0x35
     public static let ABS_MT_POSITION_Y: UInt16 = 0x36
     public static let ABS_MT_TOOL_TYPE: UInt16 = 0x37
     public static let ABS_MT_TRACKING_ID: UInt16 = 0x39
+    public static let ABS_MT_PRESSURE: UInt16 = 0x3a
 
     public static let MT_TOOL_PALM: Int32 = 2
 

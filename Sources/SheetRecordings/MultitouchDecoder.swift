@@ -17,14 +17,8 @@ import SheetCore
 ///   afterwards comes back as a new touch when it next moves; `-1` or `BTN_TOUCH 0` clears it.
 /// - Unknown types and codes are ignored.
 ///
-/// Touchpads: while two or three fingers are down (slots, or `BTN_TOOL_DOUBLETAP`/`TRIPLETAP`
-/// when the pad tracks more fingers than it has slots, as semi-multitouch pads do), their
-/// centroid's motion becomes one virtual contact (slot 0) that starts at the screen's centre.
-/// Motion is scaled by the pad's resolution to millimetres, then by libinput's normalisation of
-/// touchpad motion to a 1000 DPI device (1 mm = 1000/25.4 points). A pad without a resolution
-/// is taken as 69×50 mm, libinput's own fallback for such pads. The virtual contact stays put
-/// until the centroid has travelled 1.3 mm (libinput's tap move threshold), so that the
-/// jitter of a two-finger tap is no pan.
+/// Touchpads go through `TouchpadDecoder`: libinput's own rules for two-finger scrolling and
+/// three-finger swipes, so a recording or a plugin pad moves the card as the same pad does live.
 public struct MultitouchDecoder: Sendable {
     public let device: DeviceDescription
     public let screen: ScreenSize
@@ -63,25 +57,8 @@ public struct MultitouchDecoder: Sendable {
     // Axis mapping.
     private let xMinimum: Double, yMinimum: Double
     private let xPixelsPerUnit: Double, yPixelsPerUnit: Double
-    // Touchpad virtual contact.
-    private let xPointsPerUnit: Double, yPointsPerUnit: Double
-    private var padPanning = false
-    private var padSlotMask: UInt64 = 0
-    private var padCount = 0
-    private var padCentroidX = 0.0, padCentroidY = 0.0
-    private var padPosition = Point.zero
-    private var padAnchor = Point.zero
-    /// Centroid travel since the fingers came down (pixels), and whether it passed the threshold.
-    private var padTravel = Point.zero
-    private var padMoving = false
-
-    /// libinput's assumed size of a touchpad that does not report a resolution, in mm.
-    public static let fallbackTouchpadSizeInMillimetres = (width: 69.0, height: 50.0)
-    /// The pad's fingers move this far before the virtual contact moves: libinput's tap move
-    /// threshold (1.3 mm, `evdev-mt-touchpad-tap.c`), so a two-finger tap stays a tap.
-    public static let touchpadMoveThresholdInMillimetres = 1.3
-    /// libinput normalises touchpad motion to a 1000 DPI device: points per millimetre.
-    public static let touchpadPointsPerMillimetre = 1000.0 / 25.4
+    /// libinput's touchpad handling, for touchpads.
+    private var pad: TouchpadDecoder?
 
     public init(device: DeviceDescription, screen: ScreenSize) {
         self.device = device
@@ -96,10 +73,7 @@ public struct MultitouchDecoder: Sendable {
         let yRange = Double(Int64(axes.y.maximum) - Int64(axes.y.minimum) + 1)
         xPixelsPerUnit = xRange > 0 ? Double(screen.widthInPixels) / xRange : 0
         yPixelsPerUnit = yRange > 0 ? Double(screen.heightInPixels) / yRange : 0
-        let xResolution = axes.x.resolution > 0 ? Double(axes.x.resolution) : xRange / Self.fallbackTouchpadSizeInMillimetres.width
-        let yResolution = axes.y.resolution > 0 ? Double(axes.y.resolution) : yRange / Self.fallbackTouchpadSizeInMillimetres.height
-        xPointsPerUnit = xResolution > 0 ? Self.touchpadPointsPerMillimetre / xResolution : 0
-        yPointsPerUnit = yResolution > 0 ? Self.touchpadPointsPerMillimetre / yResolution : 0
+        pad = source == .touchpad ? TouchpadDecoder(device: device, screen: screen) : nil
     }
 
     /// Feeds one event. Returns true when a frame ended: `frame` then holds its contacts (maybe
@@ -119,6 +93,8 @@ public struct MultitouchDecoder: Sendable {
             }
         case _ where dropping:
             return false
+        case _ where pad != nil:
+            pad!.feed(event)
         case EventCode.EV_ABS:
             absolute(code: event.code, value: event.value)
         case EventCode.EV_KEY:
@@ -231,11 +207,11 @@ public struct MultitouchDecoder: Sendable {
                 slot.began = false; slot.ended = false; slot.moved = false; slot.becamePalm = false
                 slots[index] = slot
             }
-            if source == .touchpad { padCancel(into: &frame) }
+            pad?.resynchronise(into: &frame.contacts)
             return true
         }
-        if source == .touchpad {
-            padReport(into: &frame)
+        if pad != nil {
+            pad!.report(at: time, into: &frame.contacts)
         } else {
             screenReport(into: &frame)
         }
@@ -268,69 +244,6 @@ public struct MultitouchDecoder: Sendable {
             }
             slot.began = false; slot.ended = false; slot.moved = false; slot.becamePalm = false
             slots[index] = slot
-        }
-    }
-
-    // MARK: Touchpads
-
-    private mutating func padReport(into frame: inout TouchFrame) {
-        var mask: UInt64 = 0
-        var count = 0
-        var sumX = 0.0, sumY = 0.0
-        for index in slots.indices {
-            var slot = slots[index]
-            if slot.becamePalm { palmsCancelled += 1 }
-            slot.began = false; slot.ended = false; slot.moved = false; slot.becamePalm = false
-            slot.unsynced = false
-            slots[index] = slot
-            guard slot.trackingID >= 0, !slot.isPalm else { continue }
-            mask |= 1 << UInt64(index % 64)
-            count += 1
-            sumX += Double(slot.x)
-            sumY += Double(slot.y)
-        }
-        let fingers = max(count, toolFingerCount)
-        let panning = (2...3).contains(fingers) && count > 0
-        let centroidX = count > 0 ? sumX / Double(count) : 0
-        let centroidY = count > 0 ? sumY / Double(count) : 0
-        if panning && !padPanning {
-            padPanning = true
-            padMoving = false
-            padTravel = .zero
-            padAnchor = Point(x: Double(screen.widthInPixels) / 2, y: Double(screen.heightInPixels) / 2)
-            padPosition = padAnchor
-            frame.contacts.append(Contact(slot: 0, phase: .down, positionInPixels: padPosition))
-        } else if panning && padPanning {
-            if mask == padSlotMask && fingers == padCount {
-                let dx = (centroidX - padCentroidX) * xPointsPerUnit * screen.scale
-                let dy = (centroidY - padCentroidY) * yPointsPerUnit * screen.scale
-                padTravel = Point(x: padTravel.x + dx, y: padTravel.y + dy)
-                let travelInMillimetres = (padTravel - .zero).length / screen.scale / Self.touchpadPointsPerMillimetre
-                if padMoving || travelInMillimetres > Self.touchpadMoveThresholdInMillimetres {
-                    padMoving = true
-                    let moved = Point(x: padAnchor.x + padTravel.x, y: padAnchor.y + padTravel.y)
-                    if moved != padPosition {
-                        padPosition = moved
-                        frame.contacts.append(Contact(slot: 0, phase: .move, positionInPixels: padPosition))
-                    }
-                }
-            }
-            // A finger came or went: the centroid jumps, so only re-anchor.
-        } else if !panning && padPanning {
-            padPanning = false
-            // Lifting ends the pan; a fourth finger is another gesture, so it cancels.
-            frame.contacts.append(Contact(slot: 0, phase: fingers > 3 ? .cancel : .up, positionInPixels: padPosition))
-        }
-        padSlotMask = mask
-        padCount = fingers
-        padCentroidX = centroidX
-        padCentroidY = centroidY
-    }
-
-    private mutating func padCancel(into frame: inout TouchFrame) {
-        if padPanning {
-            padPanning = false
-            frame.contacts.append(Contact(slot: 0, phase: .cancel, positionInPixels: padPosition))
         }
     }
 }

@@ -1,0 +1,765 @@
+import Foundation
+import SheetCore
+
+/// libinput's touchpad rules (as of 1.22, the version Debian 12 ships), applied to a pad's kernel
+/// events, for what the sheet takes from a touchpad: two-finger scrolling and three-finger
+/// swipes, as the `TouchpadMotion`s libinput itself would report for the same events. Live input
+/// reads those from libinput; recordings and plugin touchpads come through here, and both end in
+/// `TouchpadContact`.
+///
+/// What is followed (sources: libinput's `evdev-mt-touchpad.c`, `-gestures.c`, `filter-touchpad.c`):
+/// - **Fingers down.** A slot's touch hovers from its tracking id until its pressure reaches 12 %
+///   of the pressure range, and ends below 10 % (pads with `ABS_MT_PRESSURE`, or `ABS_PRESSURE`
+///   without multitouch); other pads count `BTN_TOUCH` and `BTN_TOOL_*` fingers. Fingers beyond
+///   the slots (`BTN_TOOL_TRIPLETAP` on a two-slot pad) are fake touches at the topmost real
+///   touch. Semi-multitouch pads are single-touch pads with `BTN_TOOL_*` fingers. A touch whose
+///   tool type is `MT_TOOL_PALM` takes no part.
+/// - **Motion.** Each touch's delta is its last two positions; the history restarts when the
+///   number of fingers changes or a touch begins (so the first frame moves nothing), and when a
+///   touch jumps (over 20 mm in 12 ms, or 7 mm more than its last delta). Axes with fuzz get
+///   libinput's elliptical hysteresis of fuzz units. A pad without a resolution is taken as
+///   69 × 50 mm.
+/// - **Gestures.** With two fingers, scrolling starts once both moved 1.5 mm the same way, or one
+///   moved 4 mm while the other stayed within 1.5 mm, or, 150 ms after they came down, when they
+///   are within 40 mm across and 7 mm up and down and one of them moved 1 mm. Fingers moving apart
+///   are a pinch (nothing for the sheet); a scroll that turns out a pinch within 300 ms stops.
+///   Three fingers are a swipe by the same tests (more fingers than slots: a swipe at once).
+///   Semi-multitouch pads and one-slot pads scroll as soon as two fingers are down.
+/// - **Deltas** are the mean of the fingers' deltas, in libinput's unaccelerated touchpad units:
+///   1000 DPI times 0.9 × 0.2968 (about 10.5 units per mm). Scrolls keep to one axis as
+///   libinput's scroll constraints decide, from a decaying vector of recent motion.
+/// - **Ends.** Lifting every finger ends the scroll (its stop) or the swipe at once; a change of
+///   finger count under a started gesture ends it (cancelled) when it has lasted 100 ms.
+///
+/// Not followed: tapping, clicks and the soft button areas, thumb and edge palm detection,
+/// disable-while-typing, per-device quirks, hold gestures (the sheet takes none of these).
+public struct TouchpadDecoder: Sendable {
+    enum TouchState: UInt8, Sendable { case none, hovering, begin, update, maybeEnd, end }
+
+    struct Touch: Sendable {
+        var state = TouchState.none
+        var x = 0, y = 0
+        var pressure = 0
+        var dirty = false
+        var hasEnded = false
+        var isPalm = false
+        // The last two positions pushed, and how many have been (libinput keeps four).
+        var historyCount = 0
+        var last = (x: 0, y: 0, time: Int64(0))
+        var previous = (x: 0, y: 0)
+        var hysteresisCenter = (x: 0, y: 0)
+        var lastJumpDistance = 0.0
+        var initial = (x: 0, y: 0)
+
+        var isActive: Bool { (state == .begin || state == .update) && !isPalm }
+
+        mutating func push(time: Int64) {
+            previous = (last.x, last.y)
+            last = (x, y, time)
+            historyCount = min(historyCount + 1, 4)
+        }
+
+        var delta: (x: Int, y: Int) { historyCount > 1 ? (last.x - previous.x, last.y - previous.y) : (0, 0) }
+    }
+
+    enum GestureState: UInt8, Sendable { case none, unknown, hold, pointerMotion, scroll, pinch, swipe }
+
+    public let screen: ScreenSize
+    private var touches: [Touch]
+    /// Slots the pad tracks as such (1 for semi-multitouch and single-touch pads).
+    private let slotCount: Int
+    private let multitouch: Bool
+    private let gesturesEnabled: Bool
+    private var currentSlot = 0
+    private var fakeFingers: UInt8 = 0
+    private static let fakeOverflow: UInt8 = 0x80
+    private var fingersDown = 0, oldFingersDown = 0
+
+    // The device's geometry, as libinput takes it.
+    private let xResolution: Double, yResolution: Double
+    private let margin: (x: Int, y: Int)
+    private let pressureThresholds: (high: Int, low: Int)?
+    /// Device units (y scaled to x's resolution) to libinput's unaccelerated units.
+    private let xUnits: Double, xyScale: Double
+
+    // Gesture state.
+    private var gesture = GestureState.none
+    private var started = false
+    private var fingerCount = 0
+    private var pendingFingerCount = 0
+    private var switchDeadline: Int64?
+    private var initialTime: Int64 = 0
+    private var first = 0, second = 0
+    private var initialDistance = 0.0
+    // Scroll constraints.
+    private var scrollActive = (h: false, v: false)
+    private var scrollDuration = (h: Int64(0), v: Int64(0))
+    private var scrollVector = (x: 0.0, y: 0.0)
+    private var scrollPreviousTime: Int64 = 0
+    private var holdDeadline: Int64?
+
+    private var contact = TouchpadContact()
+
+    public init(device: DeviceDescription, screen: ScreenSize) {
+        self.screen = screen
+        let semi = device.isSemiMultitouch
+        multitouch = device.hasMultitouch && !semi
+        slotCount = multitouch ? max(1, min(device.slotCount, 64)) : 1
+        var toolFingers = 1
+        for (code, fingers) in [(EventCode.BTN_TOOL_QUINTTAP, 5), (EventCode.BTN_TOOL_QUADTAP, 4),
+                                (EventCode.BTN_TOOL_TRIPLETAP, 3), (EventCode.BTN_TOOL_DOUBLETAP, 2)]
+        where device.supports(type: EventCode.EV_KEY, code: code) {
+            toolFingers = fingers
+            break
+        }
+        touches = Array(repeating: Touch(), count: max(slotCount, toolFingers))
+        gesturesEnabled = !semi && slotCount > 1
+
+        let axes = device.positionAxes ?? (AbsInfo(minimum: 0, maximum: 0), AbsInfo(minimum: 0, maximum: 0))
+        // libinput: a pad without a resolution is 69 x 50 mm (integer units per mm).
+        let width = Int(axes.x.maximum) - Int(axes.x.minimum), height = Int(axes.y.maximum) - Int(axes.y.minimum)
+        let xResolution = axes.x.resolution > 0 ? Int(axes.x.resolution) : max(1, abs(width) / 69)
+        let yResolution = axes.y.resolution > 0 ? Int(axes.y.resolution) : max(1, abs(height) / 50)
+        self.xResolution = Double(xResolution)
+        self.yResolution = Double(yResolution)
+        margin = (Int(max(0, axes.x.fuzz)), Int(max(0, axes.y.fuzz)))
+        // filter-touchpad.c: normalise to 1000 DPI from the pad's DPI (an integer), then the
+        // constant filter's baseline 0.9 times TP_MAGIC_SLOWDOWN 0.2968.
+        let dpi = Double(Int(Double(xResolution) * 25.4))
+        xUnits = 1000.0 / dpi * 0.9 * 0.2968
+        xyScale = Double(xResolution) / Double(yResolution)
+
+        let pressureCode = multitouch ? EventCode.ABS_MT_PRESSURE : EventCode.ABS_PRESSURE
+        if let pressure = device.absinfo[Int(pressureCode)], pressure.maximum > pressure.minimum {
+            let range = Double(Int(pressure.maximum) - Int(pressure.minimum))
+            pressureThresholds = (Int(Double(pressure.minimum) + 0.12 * range), Int(Double(pressure.minimum) + 0.10 * range))
+        } else {
+            pressureThresholds = nil
+        }
+    }
+
+    // MARK: Events
+
+    /// Takes one `EV_ABS` or `EV_KEY` event of a frame.
+    public mutating func feed(_ event: KernelEvent) {
+        switch event.type {
+        case EventCode.EV_ABS: absolute(code: event.code, value: Int(event.value))
+        case EventCode.EV_KEY: key(code: event.code, pressed: event.value != 0)
+        default: break
+        }
+    }
+
+    private mutating func absolute(code: UInt16, value: Int) {
+        if multitouch {
+            switch code {
+            case EventCode.ABS_MT_SLOT:
+                currentSlot = value
+            case EventCode.ABS_MT_TRACKING_ID:
+                guard let index = slotIndex else { return }
+                if value != -1 { newTouch(index) } else { endSequence(index) }
+            case EventCode.ABS_MT_POSITION_X:
+                guard let index = slotIndex else { return }
+                touches[index].x = value
+                touches[index].dirty = true
+            case EventCode.ABS_MT_POSITION_Y:
+                guard let index = slotIndex else { return }
+                touches[index].y = value
+                touches[index].dirty = true
+            case EventCode.ABS_MT_PRESSURE:
+                guard let index = slotIndex else { return }
+                touches[index].pressure = value
+                touches[index].dirty = true
+            case EventCode.ABS_MT_TOOL_TYPE:
+                guard let index = slotIndex else { return }
+                touches[index].isPalm = value == Int(EventCode.MT_TOOL_PALM)
+                touches[index].dirty = true
+            default:
+                break
+            }
+        } else {
+            switch code {
+            case EventCode.ABS_X: touches[0].x = value; touches[0].dirty = true
+            case EventCode.ABS_Y: touches[0].y = value; touches[0].dirty = true
+            case EventCode.ABS_PRESSURE: touches[0].pressure = value; touches[0].dirty = true
+            default: break
+            }
+        }
+    }
+
+    /// libinput takes the slot as given and clamps it to its last touch.
+    private var slotIndex: Int? { currentSlot >= 0 ? min(currentSlot, touches.count - 1) : nil }
+
+    private mutating func key(code: UInt16, pressed: Bool) {
+        let shift: UInt8
+        switch code {
+        case EventCode.BTN_TOUCH:
+            if !pressed { fakeFingers &= ~Self.fakeOverflow }
+            shift = 0
+        case EventCode.BTN_TOOL_FINGER: shift = 1
+        case EventCode.BTN_TOOL_DOUBLETAP: shift = 2
+        case EventCode.BTN_TOOL_TRIPLETAP: shift = 3
+        case EventCode.BTN_TOOL_QUADTAP: shift = 4
+        case EventCode.BTN_TOOL_QUINTTAP:
+            if pressed { fakeFingers |= Self.fakeOverflow }
+            return
+        default:
+            return
+        }
+        if pressed {
+            fakeFingers &= ~Self.fakeOverflow
+            fakeFingers |= 1 << shift
+        } else {
+            fakeFingers &= ~(1 << shift)
+        }
+    }
+
+    /// The fingers `BTN_TOOL_*` says are down (nil past five), not counting `BTN_TOUCH`.
+    private var fakeFingerCount: Int? {
+        if fakeFingers & Self.fakeOverflow != 0 { return nil }
+        let tools = fakeFingers >> 1
+        return tools == 0 ? 0 : tools.trailingZeroBitCount + 1
+    }
+
+    private var fakeFingerTouching: Bool { fakeFingers & 1 != 0 }
+
+    private mutating func newTouch(_ index: Int) {
+        switch touches[index].state {
+        case .begin, .update, .hovering:
+            return
+        case .maybeEnd:  // ended and began in one frame: carries on
+            fingersDown += 1
+            touches[index].state = .update
+            touches[index].hasEnded = false
+            return
+        default:
+            break
+        }
+        touches[index].historyCount = 0
+        touches[index].dirty = true
+        touches[index].hasEnded = false
+        touches[index].state = .hovering
+    }
+
+    private mutating func beginTouch(_ index: Int) {
+        touches[index].dirty = true
+        touches[index].state = .begin
+        fingersDown += 1
+    }
+
+    private mutating func maybeEndTouch(_ index: Int) {
+        switch touches[index].state {
+        case .none, .maybeEnd, .end:
+            return
+        case .hovering:
+            touches[index].state = .none
+        case .begin, .update:
+            fingersDown -= 1
+            touches[index].state = .maybeEnd
+        }
+        touches[index].dirty = true
+    }
+
+    private mutating func endSequence(_ index: Int) {
+        touches[index].hasEnded = true
+        maybeEndTouch(index)
+    }
+
+    // MARK: Frames
+
+    /// Ends a frame (`SYN_REPORT` at `time`): adds the contacts the pad's gestures make.
+    public mutating func report(at time: Timestamp, into contacts: inout [Contact]) {
+        let now = time.microseconds
+        fireTimers(upTo: now, into: &contacts)
+        preProcess()
+        process(at: now, into: &contacts)
+        postGesture(at: now, into: &contacts)
+        for index in touches.indices where touches[index].dirty {
+            if touches[index].state == .end {
+                touches[index].state = touches[index].hasEnded ? .none : .hovering
+            } else if touches[index].state == .begin {
+                touches[index].state = .update
+            }
+            touches[index].dirty = false
+        }
+        oldFingersDown = fingersDown
+    }
+
+    /// Events were lost (`SYN_DROPPED`): the gesture is cancelled and every touch starts over; a
+    /// finger still down comes back as a new touch.
+    public mutating func resynchronise(into contacts: inout [Contact]) {
+        contact.cancel(into: &contacts)
+        gesture = .none
+        started = false
+        fingerCount = 0
+        pendingFingerCount = 0
+        switchDeadline = nil
+        holdDeadline = nil
+        fingersDown = 0
+        oldFingersDown = 0
+        for index in touches.indices {
+            let stillDown = touches[index].state != .none && !touches[index].hasEnded
+            touches[index] = Touch()
+            if stillDown && index < slotCount { newTouch(index) }
+        }
+    }
+
+    private mutating func preProcess() {
+        processFakeTouches()
+        if pressureThresholds != nil { unhoverByPressure() } else { unhoverByFakeFingers() }
+        for index in touches.indices {
+            if touches[index].state == .maybeEnd {
+                touches[index].state = .end
+                touches[index].dirty = true
+            }
+            if touches[index].state == .end && touches[index].historyCount > 0 {
+                touches[index].x = touches[index].last.x
+                touches[index].y = touches[index].last.y
+            }
+        }
+    }
+
+    private mutating func processFakeTouches() {
+        guard let fake = fakeFingerCount else { return }
+        for index in (multitouch ? slotCount : 0)..<touches.count {
+            if index < fake { newTouch(index) } else { endSequence(index) }
+        }
+    }
+
+    private mutating func unhoverByPressure() {
+        guard let (high, low) = pressureThresholds else { return }
+        let fake = fakeFingerCount ?? 0
+        var realDown = 0
+        for index in 0..<slotCount where touches[index].state != .none {
+            if touches[index].dirty {
+                if touches[index].state == .hovering {
+                    if touches[index].pressure >= high {
+                        touches[index].historyCount = 0
+                        beginTouch(index)
+                    }
+                } else if fake <= slotCount || slotCount == 1, touches[index].pressure < low {
+                    maybeEndTouch(index)
+                }
+            }
+            if touches[index].state == .begin || touches[index].state == .update { realDown += 1 }
+        }
+        guard fake > slotCount, fingersDown > 0 else { return }
+        // More fingers than slots: every finger is taken to press hard enough.
+        if realDown > 0 {
+            for index in touches.indices where touches[index].state == .hovering {
+                touches[index].historyCount = 0
+                beginTouch(index)
+                if fingersDown >= fake { break }
+            }
+        }
+        if fingersDown > fake || realDown == 0 {
+            for index in touches.indices.reversed() {
+                let state = touches[index].state
+                if state == .hovering || state == .none || state == .maybeEnd { continue }
+                maybeEndTouch(index)
+                if realDown > 0 && fingersDown == fake { break }
+            }
+        }
+    }
+
+    private mutating func unhoverByFakeFingers() {
+        guard let fake = fakeFingerCount else { return }
+        if fingersDown == fake && ((fingersDown == 0 && !fakeFingerTouching) || (fingersDown > 0 && fakeFingerTouching)) {
+            return
+        }
+        if fakeFingerTouching && fingersDown < fake {
+            for index in touches.indices where touches[index].state == .hovering {
+                beginTouch(index)
+                if fingersDown >= fake { break }
+            }
+        }
+        if fingersDown > fake || !fakeFingerTouching {
+            for index in touches.indices.reversed() {
+                let state = touches[index].state
+                if state == .hovering || state == .none { continue }
+                maybeEndTouch(index)
+                if fakeFingerTouching && fingersDown == fake { break }
+            }
+        }
+    }
+
+    private mutating func process(at now: Int64, into contacts: inout [Contact]) {
+        positionFakeTouches()
+        let resetHistory = fingersDown != oldFingersDown
+        for index in touches.indices where touches[index].state != .none {
+            if resetHistory { touches[index].historyCount = 0 }
+            if touches[index].dirty {
+                if detectJump(index, at: now) { touches[index].historyCount = 0 }
+                applyHysteresis(index)
+            }
+            touches[index].push(time: now)
+        }
+        handleFingerCount(at: now, into: &contacts)
+    }
+
+    private mutating func positionFakeTouches() {
+        guard let fake = fakeFingerCount, fake > slotCount, fingersDown > 0 else { return }
+        var topmost: Int?
+        for index in 0..<slotCount where touches[index].state != .end && touches[index].state != .none {
+            if topmost == nil || touches[index].y < touches[topmost!].y { topmost = index }
+        }
+        guard let topmost else { return }
+        for index in (multitouch ? slotCount : 1)..<touches.count where touches[index].state != .none {
+            touches[index].x = touches[topmost].x
+            touches[index].y = touches[topmost].y
+            touches[index].pressure = touches[topmost].pressure
+            if !touches[index].dirty { touches[index].dirty = touches[topmost].dirty }
+        }
+    }
+
+    /// libinput's jump detection: normalised to a 12 ms frame, a delta over 20 mm, or 7 mm more
+    /// than the last one. Frames more than 30 ms apart are not judged.
+    private mutating func detectJump(_ index: Int, at now: Int64) -> Bool {
+        let touch = touches[index]
+        guard touch.historyCount > 0 else {
+            touches[index].lastJumpDistance = 0
+            return false
+        }
+        let interval = now - touch.last.time
+        guard interval > 0, Double(interval) <= 2.5 * 12_000 else { return false }
+        let mm = millimetres(dx: abs(touch.x - touch.last.x), dy: abs(touch.y - touch.last.y))
+        let distance = (mm.x * mm.x + mm.y * mm.y).squareRoot() * 12_000 / Double(interval)
+        touches[index].lastJumpDistance = distance
+        return distance > 20 || distance - touch.lastJumpDistance > 7
+    }
+
+    private mutating func applyHysteresis(_ index: Int) {
+        var touch = touches[index]
+        if margin.x > 0 && margin.y > 0 && touch.historyCount > 0 {
+            (touch.x, touch.y) = Self.hysteresis(x: touch.x, y: touch.y, center: touch.hysteresisCenter, margin: margin)
+        }
+        touch.hysteresisCenter = (touch.x, touch.y)
+        touches[index] = touch
+    }
+
+    /// libinput's elliptical hysteresis: a point inside the margin around `center` stays at the
+    /// centre; one outside drags the centre along, the margin behind it.
+    static func hysteresis(x: Int, y: Int, center: (x: Int, y: Int), margin: (x: Int, y: Int)) -> (Int, Int) {
+        let dx = x - center.x, dy = y - center.y
+        let a = Double(margin.x), b = Double(margin.y)
+        let normalised = (Double(dx * dx) / (a * a) + Double(dy * dy) / (b * b)).squareRoot()
+        if normalised < 1 { return center }
+        let distance = Double(dx * dx + dy * dy).squareRoot()
+        let marginDistance = distance / normalised
+        let lagX: Double, lagY: Double
+        if dx != 0 {
+            let gradient = Double(dy) / Double(dx)
+            lagX = marginDistance / (gradient * gradient + 1).squareRoot()
+            lagY = ((marginDistance + lagX) * (marginDistance - lagX)).squareRoot()
+        } else {
+            lagX = 0
+            lagY = marginDistance
+        }
+        return (Int(dx >= 0 ? Double(x) - lagX : Double(x) + lagX), Int(dy >= 0 ? Double(y) - lagY : Double(y) + lagY))
+    }
+
+    private func millimetres(dx: Int, dy: Int) -> (x: Double, y: Double) {
+        (Double(dx) / xResolution, Double(dy) / yResolution)
+    }
+
+    // MARK: Gestures
+
+    private var activeCount: Int { touches.reduce(0) { $0 + ($1.isActive ? 1 : 0) } }
+
+    private mutating func handleFingerCount(at now: Int64, into contacts: inout [Contact]) {
+        let active = activeCount
+        guard active != fingerCount else {
+            pendingFingerCount = 0
+            return
+        }
+        if active == 0 {
+            // Every finger lifted: the gesture ends now.
+            end(cancelled: false, into: &contacts)
+            fingerCount = 0
+            pendingFingerCount = 0
+        } else if !started {
+            fingerCount = active
+            pendingFingerCount = 0
+            if gesture == .unknown || gesture == .pointerMotion { reset() }
+        } else if active != pendingFingerCount {
+            // A started gesture keeps its fingers for 100 ms before it gives way.
+            pendingFingerCount = active
+            switchDeadline = now + 100_000
+        }
+    }
+
+    /// libinput's timers, fired in order when the frame at `now` shows they have passed.
+    private mutating func fireTimers(upTo now: Int64, into contacts: inout [Contact]) {
+        while true {
+            let hold = holdDeadline.flatMap { $0 <= now ? $0 : nil }
+            let change = switchDeadline.flatMap { $0 <= now ? $0 : nil }
+            if let hold, change.map({ hold <= $0 }) ?? true {
+                holdDeadline = nil
+                // Still undecided: the fingers hold still, a hold gesture starts (the sheet takes none).
+                if gesture == .unknown {
+                    gesture = .hold
+                    started = true
+                }
+            } else if change != nil {
+                switchDeadline = nil
+                guard pendingFingerCount != 0 else { continue }
+                end(cancelled: true, into: &contacts)
+                fingerCount = pendingFingerCount
+                pendingFingerCount = 0
+            } else {
+                return
+            }
+        }
+    }
+
+    private mutating func reset() {
+        gesture = .none
+        holdDeadline = nil
+    }
+
+    /// Ends the gesture: a started scroll stops, a started swipe ends (cancelled or not).
+    private mutating func end(cancelled: Bool, into contacts: inout [Contact]) {
+        if started {
+            switch gesture {
+            case .scroll: contact.apply(.scrollStop, screen: screen, into: &contacts)
+            case .swipe: contact.apply(.swipeEnd(fingers: fingerCount, cancelled: cancelled), screen: screen, into: &contacts)
+            default: break
+            }
+            started = false
+        }
+        reset()
+    }
+
+    private mutating func postGesture(at now: Int64, into contacts: inout [Contact]) {
+        guard fingerCount > 0, pendingFingerCount == 0, fingerCount <= 4 else { return }
+        if gesture == .none { findGestureTouches(at: now) }
+        if gesture == .unknown || gesture == .hold { detectMotionGesture(at: now, into: &contacts) }
+        switch gesture {
+        case .scroll: scroll(at: now, into: &contacts)
+        case .swipe: swipe(into: &contacts)
+        case .pinch: if touches.contains(where: { $0.isActive && $0.dirty }) { started = true }
+        default: break
+        }
+    }
+
+    private mutating func findGestureTouches(at now: Int64) {
+        var active = InlineArray<4, Int>(repeating: 0)
+        var count = 0
+        for index in touches.indices where touches[index].isActive && count < 4 {
+            active[count] = index
+            count += 1
+        }
+        guard count > 0 else { return }
+        if count == 1 {
+            first = active[0]
+            touches[first].initial = (touches[first].x, touches[first].y)
+            fingersDetected(at: now)
+            return
+        }
+        if !gesturesEnabled {
+            if count == 2 { gesture = .scroll }
+            return
+        }
+        // Two fingers, or the topmost and the bottommost of more.
+        var top = active[0], bottom = active[count > 2 ? 0 : 1]
+        if count > 2 {
+            for position in 1..<min(count, slotCount) {
+                let index = active[position]
+                if touches[index].y < touches[top].y { top = index } else if touches[index].y >= touches[bottom].y { bottom = index }
+            }
+            if top == bottom { return }
+        }
+        initialTime = now
+        first = top
+        second = bottom
+        touches[first].initial = (touches[first].x, touches[first].y)
+        touches[second].initial = (touches[second].x, touches[second].y)
+        fingersDetected(at: now)
+    }
+
+    /// Fingers found: undecided until they move; held still, a hold after 40 ms (one or two
+    /// fingers) or 180 ms (libinput's hold timer, tapping off).
+    private mutating func fingersDetected(at now: Int64) {
+        if gesturesEnabled { holdDeadline = now + (fingerCount <= 2 ? 40_000 : 180_000) }
+        gesture = .unknown
+    }
+
+    private func moved(_ index: Int) -> (x: Double, y: Double) {
+        let touch = touches[index]
+        return millimetres(dx: abs(touch.x - touch.initial.x), dy: abs(touch.y - touch.initial.y))
+    }
+
+    private func movedDistance(_ index: Int) -> Double {
+        let mm = moved(index)
+        return (mm.x * mm.x + mm.y * mm.y).squareRoot()
+    }
+
+    private func direction(_ index: Int) -> UInt32 {
+        let touch = touches[index]
+        let mm = millimetres(dx: touch.x - touch.initial.x, dy: touch.y - touch.initial.y)
+        return Self.direction(x: mm.x, y: mm.y)
+    }
+
+    /// libinput's compass: a bit per octant (N = bit 0, clockwise), two octants when the
+    /// motion is near their border, three for motions under 2 mm.
+    static func direction(x: Double, y: Double) -> UInt32 {
+        let n: UInt32 = 1, ne: UInt32 = 2, e: UInt32 = 4, se: UInt32 = 8, s: UInt32 = 16, sw: UInt32 = 32, w: UInt32 = 64, nw: UInt32 = 128
+        if abs(x) < 2 && abs(y) < 2 {
+            switch (x.sign, y.sign, x == 0, y == 0) {
+            case (_, _, true, true): return 0xff
+            case (.plus, .plus, false, false): return s | se | e
+            case (.plus, .minus, false, false): return n | ne | e
+            case (.minus, .plus, false, false): return s | sw | w
+            case (.minus, .minus, false, false): return n | nw | w
+            case (.plus, _, false, true): return ne | e | se
+            case (.minus, _, false, true): return nw | w | sw
+            case (_, .plus, true, false): return se | s | sw
+            default: return ne | n | nw
+            }
+        }
+        var r = atan2(y, x)
+        r = fmod(r + 2.5 * Double.pi, 2 * Double.pi)
+        r *= 4 / Double.pi
+        let d1 = Int(r + 0.9) % 8, d2 = Int(r + 0.1) % 8
+        return (1 << UInt32(d1)) | (1 << UInt32(d2))
+    }
+
+    static func sameDirections(_ a: UInt32, _ b: UInt32) -> Bool {
+        ((a | (a >> 1)) & b) != 0 || ((b | (b >> 1)) & a) != 0 || ((a & 0x80) != 0 && (b & 0x01) != 0)
+            || ((b & 0x80) != 0 && (a & 0x01) != 0)
+    }
+
+    private mutating func detectMotionGesture(at now: Int64, into contacts: inout [Contact]) {
+        let decided = detectedMotionGesture(at: now)
+        guard decided != gesture else { return }
+        // A hold gives way to what the fingers turn out to do; the undecided state just moves on.
+        if gesture == .hold, decided != .unknown { end(cancelled: true, into: &contacts) }
+        if decided != .pointerMotion { holdDeadline = nil }
+        gesture = decided
+    }
+
+    private func detectedMotionGesture(at now: Int64) -> GestureState {
+        if fingerCount == 1 {
+            // One finger moves the pointer (nothing for the sheet), once it moves.
+            return touches[first].dirty && touches[first].delta != (0, 0) ? .pointerMotion : gesture
+        }
+        if gesturesEnabled && fingerCount > 2 && fingerCount > slotCount { return .swipe }
+        let maxMove = 4.0 + 2.0 * Double(fingerCount - 2)
+        let minMove = 1.5 + 0.5 * Double(fingerCount - 2)
+        let firstMoved = movedDistance(first), secondMoved = movedDistance(second)
+        let apart = millimetres(dx: abs(touches[first].x - touches[second].x), dy: abs(touches[first].y - touches[second].y))
+        if firstMoved < 1 && secondMoved < 1 { return gesture }
+        // The lower touch may be a thumb resting while the other moves.
+        let fingerMoved = touches[first].y > touches[second].y ? secondMoved : firstMoved
+        if (!gesturesEnabled || (apart.x < 40 && apart.y < 7)) && now > initialTime + 150_000 {
+            return fingerCount == 2 ? .scroll : .swipe
+        }
+        if firstMoved >= maxMove || secondMoved >= maxMove {
+            if (!gesturesEnabled || fingerMoved < minMove) && fingerCount == 2 { return .scroll }
+            if fingerMoved < minMove && fingerCount > 2 && gesturesEnabled { return .pinch }
+        }
+        if firstMoved < minMove || secondMoved < minMove { return gesture }
+        if fingerCount > slotCount || Self.sameDirections(direction(first), direction(second)) {
+            if fingerCount == 2 { return .scroll }
+            if gesturesEnabled { return .swipe }
+        }
+        // Fingers moving apart: a pinch, which the sheet does not take.
+        return .pinch
+    }
+
+    /// Whether the scroll's two fingers now move apart, libinput's second look at a scroll.
+    private func isPinch() -> Bool {
+        guard Self.sameDirections(direction(first), direction(second)) == false else { return false }
+        return movedDistance(first) >= 1.5 && movedDistance(second) >= 1.5
+    }
+
+    /// The mean delta of the active touches (the touches that moved, over all active ones),
+    /// in device units.
+    private var meanDelta: (x: Double, y: Double) {
+        var sum = (x: 0, y: 0), count = 0
+        for touch in touches where touch.isActive {
+            count += 1
+            guard touch.dirty else { continue }
+            let delta = touch.delta
+            sum.x += delta.x
+            sum.y += delta.y
+        }
+        return count == 0 ? (0, 0) : (Double(sum.x) / Double(count), Double(sum.y) / Double(count))
+    }
+
+    private func unaccelerated(_ raw: (x: Double, y: Double)) -> Vector {
+        Vector(dx: raw.x * xUnits, dy: raw.y * xyScale * xUnits)
+    }
+
+    private mutating func scroll(at now: Int64, into contacts: inout [Contact]) {
+        if gesturesEnabled, fingerCount == 2, now < initialTime + 300_000, isPinch() {
+            end(cancelled: true, into: &contacts)
+            gesture = .pinch
+            return
+        }
+        let raw = meanDelta
+        var delta = unaccelerated(raw)
+        guard delta.dx != 0 || delta.dy != 0 else { return }
+        if !started {
+            started = true
+            scrollActive = (false, false)
+            scrollDuration = (0, 0)
+            scrollVector = (0, 0)
+            scrollPreviousTime = 0
+        }
+        constrain(&delta, raw: raw, at: now)
+        guard delta.dx != 0 || delta.dy != 0 else { return }
+        contact.apply(.scroll(delta), screen: screen, into: &contacts)
+    }
+
+    /// libinput's scroll constraints: a vector of recent motion (mm, decaying over 100 ms)
+    /// decides which axes scroll; until one axis has led for 100 ms the slope alone does.
+    private mutating func constrain(_ delta: inout Vector, raw: (x: Double, y: Double), at now: Int64) {
+        if scrollActive.h && scrollActive.v { return }
+        let active: Int64 = 100_000, inactive: Int64 = 50_000, timeout: Int64 = 100_000
+        var interval: Int64 = scrollPreviousTime != 0 ? now - scrollPreviousTime : 0
+        if interval > timeout { interval = 0 }
+        scrollPreviousTime = now
+        let mm = (x: raw.x / xResolution, y: raw.y / yResolution)
+        var decay = 0.0
+        if interval > 0 {
+            let t = Double(interval), limit = Double(timeout)
+            decay = t <= 0.33 * limit ? (limit / 2 - t) / (limit / 2) : (limit - t) / (limit * 2)
+        }
+        scrollVector = (scrollVector.x * decay + mm.x, scrollVector.y * decay + mm.y)
+        let length = (scrollVector.x * scrollVector.x + scrollVector.y * scrollVector.y).squareRoot()
+        let slope = scrollVector.x != 0 ? abs(scrollVector.y / scrollVector.x) : .infinity
+        let degree75 = 3.73, degree60 = 1.73, degree30 = 0.57, degree15 = 0.27, minimum = 0.15
+        if slope >= degree30 && length > minimum {
+            scrollDuration.v = min(scrollDuration.v + interval, active)
+            if slope >= degree75 { scrollDuration.h = scrollDuration.h > interval ? scrollDuration.h - interval : 0 }
+        }
+        if slope < degree60 && length > minimum {
+            scrollDuration.h = min(scrollDuration.h + interval, active)
+            if slope < degree15 { scrollDuration.v = scrollDuration.v > interval ? scrollDuration.v - interval : 0 }
+        }
+        if scrollDuration.h == active {
+            scrollActive.h = true
+            if scrollDuration.v < inactive { scrollActive.v = false }
+        }
+        if scrollDuration.v == active {
+            scrollActive.v = true
+            if scrollDuration.h < inactive { scrollActive.h = false }
+        }
+        if length > 5 && slope < degree60 && slope >= degree30 {
+            scrollActive = (true, true)
+        }
+        if !scrollActive.h && scrollActive.v { delta.dx = 0 }
+        if scrollActive.h && !scrollActive.v { delta.dy = 0 }
+        if !scrollActive.h && !scrollActive.v {
+            if slope >= degree60 { delta.dx = 0 }
+            if slope < degree30 { delta.dy = 0 }
+        }
+    }
+
+    private mutating func swipe(into contacts: inout [Contact]) {
+        let raw = meanDelta
+        guard raw.x != 0 || raw.y != 0 else { return }
+        started = true
+        contact.apply(.swipe(fingers: fingerCount, unaccelerated(raw)), screen: screen, into: &contacts)
+    }
+}
