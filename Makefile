@@ -15,7 +15,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release tools test demo man completions bench soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
+.PHONY: all build release tools test demo man completions bench bench-peers soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
 
 all: build
 
@@ -73,6 +73,13 @@ e2e: e2e-deps tools
 bench: release
 	$(SWIFT) build -c release --static-swift-stdlib --product sheet-bench
 	.build/release/sheet-bench --sheetctl .build/release/sheetctl --sheetd .build/release/sheetd
+
+# sheetd beside lisgd and `libinput debug-events` on one uinput touchscreen in the e2e VM, the
+# fixture recordings played PEER_ROUNDS times: each consumer's CPU ticks during the replay.
+PEER_ROUNDS ?= 4
+bench-peers: e2e-deps tools
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lisgd libinput-tools
+	Tests/e2e/run peers-$(PEER_ROUNDS)
 
 # The daemon for SOAK_SECONDS (half an hour) under a replay, 64 subscribers coming and going,
 # control calls and screen changes: memory and descriptors flat, no error in the log.

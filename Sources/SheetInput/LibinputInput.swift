@@ -47,9 +47,11 @@ public final class LibinputInput {
 
     /// Every device seen, used or not, in the order seen.
     public private(set) var devices: [InputDevice] = []
-    /// Active seat slots per device (by index in `devices`), and their last positions.
-    private var slotsByDevice: [Int: Set<Int32>] = [:]
-    private var lastPosition: [Int32: Point] = [:]
+    /// Per seat slot (libinput keeps a seat's slots in a 32-bit map): the device (index in
+    /// `devices`) whose touch holds it, or nil, and the touch's last position.
+    private var seatSlotDevice = [Int?](repeating: nil, count: LibinputInput.seatSlots)
+    private var seatSlotPosition = [Point](repeating: .zero, count: LibinputInput.seatSlots)
+    static let seatSlots = 32
     private var frame = TouchFrame(time: .zero)
     /// The contact touchpads drive, the device that drives it while it is down, and the
     /// contacts one of its motions makes.
@@ -187,23 +189,23 @@ public final class LibinputInput {
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
             guard let index = deviceIndex(device) else { return }
             let touch = libinput_event_get_touch_event(event)!
-            let slot = libinput_event_touch_get_seat_slot(touch)
-            guard slot >= 0 else { return }
+            let seatSlot = libinput_event_touch_get_seat_slot(touch)
+            guard seatSlot >= 0, seatSlot < Self.seatSlots else { return }
+            let slot = Int(seatSlot)
             frame.source = .touchscreen
             frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
             switch type {
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
                 let position = Point(x: libinput_event_touch_get_x_transformed(touch, UInt32(screen.widthInPixels)),
                                      y: libinput_event_touch_get_y_transformed(touch, UInt32(screen.heightInPixels)))
-                lastPosition[slot] = position
+                seatSlotPosition[slot] = position
                 let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move
-                if phase == .down { slotsByDevice[index, default: []].insert(slot) }
-                frame.contacts.append(Contact(slot: Int(slot), phase: phase, positionInPixels: position))
+                if phase == .down { seatSlotDevice[slot] = index }
+                frame.contacts.append(Contact(slot: slot, phase: phase, positionInPixels: position))
             default:
                 let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_UP ? .up : .cancel
-                frame.contacts.append(Contact(slot: Int(slot), phase: phase, positionInPixels: lastPosition[slot] ?? .zero))
-                slotsByDevice[index]?.remove(slot)
-                lastPosition[slot] = nil
+                frame.contacts.append(Contact(slot: slot, phase: phase, positionInPixels: seatSlotPosition[slot]))
+                seatSlotDevice[slot] = nil
             }
         case LIBINPUT_EVENT_TOUCH_FRAME:
             let touch = libinput_event_get_touch_event(event)!
@@ -258,16 +260,20 @@ public final class LibinputInput {
         if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
             kind = .touchscreen
             reason = "has libinput's touch capability"
-        } else if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_GESTURE) != 0,
-                  libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0 {
+        } else if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0,
+                  libinput_device_config_scroll_get_methods(device) & LIBINPUT_CONFIG_SCROLL_2FG.rawValue != 0 {
+            // A touchpad is what can scroll with two fingers: semi-multitouch pads have no
+            // gesture capability (libinput turns gestures off on them) but scroll all the same.
             kind = .touchpad
-            reason = "a touchpad: two-finger scroll and three-finger swipe pan the sheet"
+            reason = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_GESTURE) != 0
+                ? "a touchpad: two-finger scroll and three-finger swipe pan the sheet"
+                : "a touchpad without gestures (semi-multitouch): two-finger scroll pans the sheet"
             // The virtual contact must move the way the fingers do.
             _ = libinput_device_config_scroll_set_natural_scroll_enabled(device, 0)
             _ = libinput_device_config_scroll_set_method(device, LIBINPUT_CONFIG_SCROLL_2FG)
         } else {
-            note(InputDevice(node: node, name: name, kind: .other, used: false, reason: "neither touch nor gesture capability"))
-            logger.info("ignoring \(node) \"\(name)\": neither touch nor gesture capability")
+            note(InputDevice(node: node, name: name, kind: .other, used: false, reason: "neither touch capability nor two-finger scrolling"))
+            logger.info("ignoring \(node) \"\(name)\": neither touch capability nor two-finger scrolling")
             if case .paths = mode { libinput_path_remove_device(device) }
             return
         }
@@ -285,9 +291,9 @@ public final class LibinputInput {
         logger.notice("\(devices[index].node) \"\(devices[index].name)\" removed")
         let now = Self.monotonicNow()
         var cancel = TouchFrame(time: now)
-        for slot in (slotsByDevice.removeValue(forKey: index) ?? []).sorted() {
-            cancel.contacts.append(Contact(slot: Int(slot), phase: .cancel, positionInPixels: lastPosition[slot] ?? .zero))
-            lastPosition[slot] = nil
+        for slot in seatSlotDevice.indices where seatSlotDevice[slot] == index {
+            cancel.contacts.append(Contact(slot: slot, phase: .cancel, positionInPixels: seatSlotPosition[slot]))
+            seatSlotDevice[slot] = nil
         }
         // Touches of this device gathered for a frame that will never come are dropped.
         frame.contacts.removeAll { contact in cancel.contacts.contains { $0.slot == contact.slot } }

@@ -15,7 +15,8 @@ import SheetCore
 ///   touch. Semi-multitouch pads are single-touch pads with `BTN_TOOL_*` fingers. A touch whose
 ///   tool type is `MT_TOOL_PALM` takes no part.
 /// - **Motion.** Each touch's delta is its last two positions; the history restarts when the
-///   number of fingers changes or a touch begins (so the first frame moves nothing), and when a
+///   number of fingers changes (in that frame and the next, so two frames move nothing) or a
+///   touch begins, and when a
 ///   touch jumps (over 20 mm in 12 ms, or 7 mm more than its last delta). Axes with fuzz get
 ///   libinput's elliptical hysteresis of fuzz units. A pad without a resolution is taken as
 ///   69 × 50 mm.
@@ -47,6 +48,8 @@ public struct TouchpadDecoder: Sendable {
         var historyCount = 0
         var last = (x: 0, y: 0, time: Int64(0))
         var previous = (x: 0, y: 0)
+        /// The history restarts once more on the frame after a finger count change.
+        var resetAgain = false
         var hysteresisCenter = (x: 0, y: 0)
         var lastJumpDistance = 0.0
         var initial = (x: 0, y: 0)
@@ -386,7 +389,13 @@ public struct TouchpadDecoder: Sendable {
         positionFakeTouches()
         let resetHistory = fingersDown != oldFingersDown
         for index in touches.indices where touches[index].state != .none {
-            if resetHistory { touches[index].historyCount = 0 }
+            if resetHistory {
+                touches[index].historyCount = 0
+                touches[index].resetAgain = true
+            } else if touches[index].resetAgain {
+                touches[index].historyCount = 0
+                touches[index].resetAgain = false
+            }
             if touches[index].dirty {
                 if detectJump(index, at: now) { touches[index].historyCount = 0 }
                 applyHysteresis(index)

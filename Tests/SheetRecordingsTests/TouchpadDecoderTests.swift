@@ -197,9 +197,12 @@ private let unitsPerMillimetre = 1000 / 25.4 * 0.9 * 0.2968
         pad.frame([0: (400, 300), 1: (600, 300)])
         pad.frame([0: (400, 302), 1: (600, 302)])
         pad.frame([0: (400, 304), 1: (600, 304)])
+        pad.frame([0: (400, 306), 1: (600, 306)])
         pad.frame([:])
         let contacts = pad.decoded().flatMap(\.contacts)
-        // No threshold: the first 0.2 mm already scrolls (libinput turns gestures off on such pads).
+        // No threshold: the first 0.2 mm a delta is taken for already scrolls (libinput turns
+        // gestures off on such pads). The frame the fingers land and the next move nothing: the
+        // motion history starts over on both after a change of finger count.
         #expect(contacts.map(\.phase) == [.down, .move, .move, .up])
         #expect(abs(contacts[1].positionInPixels.y - (400 + 0.2 * unitsPerMillimetre)) < 1e-9)
     }
@@ -253,6 +256,29 @@ private let unitsPerMillimetre = 1000 / 25.4 * 0.9 * 0.2968
         #expect(TouchpadDecoder.direction(x: 0.5, y: 0.5) == 16 | 8 | 4)  // small: three octants
         #expect(TouchpadDecoder.sameDirections(TouchpadDecoder.direction(x: 0, y: 5), TouchpadDecoder.direction(x: 1, y: 5)))
         #expect(!TouchpadDecoder.sameDirections(TouchpadDecoder.direction(x: -5, y: 0), TouchpadDecoder.direction(x: 5, y: 0)))
+    }
+
+    /// What libinput 1.22.1 itself reported for this recording, played through uinput in the e2e
+    /// VM (`libinput debug-events --verbose`): its scroll values, vertical and horizontal.
+    @Test func theAlpsTapScrollsExactlyAsLibinputReportedIt() throws {
+        let (events, source) = try readAll(trace("tp-alps-glidepoint.2-finger-tap.evemu"))
+        var decoder = MultitouchDecoder(device: source.device, screen: ScreenSize(widthInPixels: 1000, heightInPixels: 800))
+        var frame = TouchFrame(time: .zero)
+        var contacts: [Contact] = []
+        for event in events where decoder.feed(event, into: &frame) {
+            contacts += frame.contacts
+            frame.removeAll()
+        }
+        var deltas: [(Double, Double)] = []
+        for (before, after) in zip(contacts, contacts.dropFirst()) where after.phase == .move {
+            deltas.append((after.positionInPixels.y - before.positionInPixels.y, after.positionInPixels.x - before.positionInPixels.x))
+        }
+        let libinput: [(Double, Double)] = [(3.38, 0), (1.88, -1.88), (2.63, -3.01), (-7.14, 0), (-7.89, 0), (-5.26, 0), (1.13, 0)]
+        #expect(deltas.count == libinput.count)
+        for (ours, theirs) in zip(deltas, libinput) {
+            #expect(abs(ours.0 - theirs.0) < 0.006 && abs(ours.1 - theirs.1) < 0.006, "\(ours) against libinput's \(theirs)")
+        }
+        #expect(contacts.last?.phase == .up, "and its scroll stop")
     }
 
     @Test func lostEventsCancelTheScroll() {

@@ -91,9 +91,10 @@ for step, direction in [("pad-scroll-up", -1), ("pad-swipe-down", 1)]:
     kinds = {update["gesture"]["kind"] for update in stream if update.get("gesture")}
     check("pan" in kinds, f"{step}: a pan was reported (got {sorted(kinds)})")
 
-# Every touchscreen fixture, played through uinput and libinput from rest at half, against
-# `sheetctl replay` of the same file: the same rest, the same gestures begun, ended and
-# recognised, and the card dragged along the same path. The kernel stamps each event when
+# Every fixture, touchscreen and touchpad, played through uinput and libinput from rest at half,
+# against `sheetctl replay` of the same file: the same rest, the same gestures begun, ended and
+# recognised, and the card dragged along the same path. For a touchpad this is libinput's own
+# scrolling and swiping against the replay's rendering of libinput's rules. The kernel stamps each event when
 # evemu-play writes it, which drifts from the recorded times, so the drag is compared by where
 # the card went (in order, within 2 % of the screen's height), not by when.
 HEIGHT = int(SCREEN.split("x")[1])
@@ -117,12 +118,15 @@ def follows(path_taken, reference):
     return None
 
 
-fixtures = sorted(name[:-len(".watch.jsonl")] for name in os.listdir(path(".")) if name.startswith("fixture-ts-")
+fixtures = sorted(name[:-len(".watch.jsonl")] for name in os.listdir(path(".")) if name.startswith("fixture-")
                   and name.endswith(".watch.jsonl"))
-check(len(fixtures) == 4, f"every touchscreen fixture was played ({len(fixtures)}: {fixtures})")
+check(len([name for name in fixtures if name.startswith("fixture-ts-")]) == 4,
+      f"every touchscreen fixture was played ({fixtures})")
+check(len([name for name in fixtures if name.startswith("fixture-tp-")]) == 3, f"every touchpad fixture was played ({fixtures})")
 for name in fixtures:
     stream = json_lines(f"{name}.watch.jsonl")
-    replayed = replay_lines(f"{name}.evemu")
+    # A split recording is replayed from its events, which find their .desc beside them.
+    replayed = replay_lines(f"{name}.events" if os.path.exists(path(f"{name}.events")) else f"{name}.evemu")
     if not check(bool(stream), f"{name}: the Monitor stream was kept"):
         continue
     sheets = [line for line in replayed if line.get("kind") == "sheet"]

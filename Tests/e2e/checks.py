@@ -46,13 +46,20 @@ def json_lines(name):
 LAG = re.compile(r"libinput: .*event processing lagging behind by \d+ms")
 
 
+# libinput's report of a real touchpad's jumping touch, which some fixture recordings hold (it
+# discards the jump, as the replay does).
+JUMP = re.compile(r"kernel bug: Touch jump detected and discarded")
+
+
 def log_errors(log):
-    """The error and critical lines of a daemon's log, but libinput's lag reports (printed)."""
+    """The error and critical lines of a daemon's log, but libinput's lag reports and its reports
+    of the fixtures' own touch jumps (printed)."""
     errors = [line for line in log.splitlines() if re.search(r": (error|critical):", line)]
-    lags = [line for line in errors if LAG.search(line)]
-    if lags:
-        print(f"note  libinput reported {len(lags)} dispatch lag(s) under emulation, e.g. {lags[0]}")
-    return [line for line in errors if not LAG.search(line)]
+    for pattern, what in [(LAG, "dispatch lag(s) under emulation"), (JUMP, "touch jump(s) in the recordings")]:
+        seen = [line for line in errors if pattern.search(line)]
+        if seen:
+            print(f"note  libinput reported {len(seen)} {what}, e.g. {seen[0]}")
+    return [line for line in errors if not LAG.search(line) and not JUMP.search(line)]
 
 
 def conclude():

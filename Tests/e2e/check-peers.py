@@ -1,0 +1,21 @@
+#!/usr/bin/python3
+"""Prints what the `peers` scenario measured: each consumer's CPU ticks (1/100 s) while the same
+touchscreen recordings were played into one uinput device, and checks that every consumer saw
+the touches.
+
+Usage: check-peers.py RUN-FOLDER SHEETCTL
+"""
+from checks import check, conclude, json_lines, text
+
+check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
+figures = dict(line.split(maxsplit=1) for line in text("peers.txt").splitlines() if line.strip())
+seconds = figures.pop("seconds", "0 0").split()
+check(len(figures) == 4, f"ticks for every consumer ({sorted(figures)})")
+check("TOUCH_DOWN" in text("peer-libinput.log"), "libinput debug-events saw the touches")
+updates = json_lines("peer-watch.jsonl")
+check(any(update.get("state", {}).get("state") == "dragging" for update in updates), "sheetd's subscriber saw the card dragged")
+print(f"replay: {float(seconds[1]) - float(seconds[0]):.1f} s of uptime in the VM (software emulation)")
+print("consumer               CPU ticks during the replay")
+for name, ticks in figures.items():
+    print(f"{name:22} {ticks}")
+conclude()
