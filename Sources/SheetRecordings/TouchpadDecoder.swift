@@ -269,7 +269,8 @@ public struct TouchpadDecoder: Sendable {
 
     // MARK: Frames
 
-    /// Ends a frame (`SYN_REPORT` at `time`): adds the contacts the pad's gestures make.
+    /// Ends a frame (`SYN_REPORT` at `time`): adds the contacts the pad's gestures make. Time
+    /// arithmetic wraps rather than traps, so a recording's absurd timestamps cannot stop it.
     public mutating func report(at time: Timestamp, into contacts: inout [Contact]) {
         let now = time.microseconds
         fireTimers(upTo: now, into: &contacts)
@@ -428,7 +429,7 @@ public struct TouchpadDecoder: Sendable {
             touches[index].lastJumpDistance = 0
             return false
         }
-        let interval = now - touch.last.time
+        let interval = now &- touch.last.time
         guard interval > 0, Double(interval) <= 2.5 * 12_000 else { return false }
         let mm = millimetres(dx: abs(touch.x - touch.last.x), dy: abs(touch.y - touch.last.y))
         let distance = (mm.x * mm.x + mm.y * mm.y).squareRoot() * 12_000 / Double(interval)
@@ -492,7 +493,7 @@ public struct TouchpadDecoder: Sendable {
         } else if active != pendingFingerCount {
             // A started gesture keeps its fingers for 100 ms before it gives way.
             pendingFingerCount = active
-            switchDeadline = now + 100_000
+            switchDeadline = now &+ 100_000
         }
     }
 
@@ -588,7 +589,7 @@ public struct TouchpadDecoder: Sendable {
     /// Fingers found: undecided until they move; held still, a hold after 40 ms (one or two
     /// fingers) or 180 ms (libinput's hold timer, tapping off).
     private mutating func fingersDetected(at now: Int64) {
-        if gesturesEnabled { holdDeadline = now + (fingerCount <= 2 ? 40_000 : 180_000) }
+        if gesturesEnabled { holdDeadline = now &+ (fingerCount <= 2 ? 40_000 : 180_000) }
         gesture = .unknown
     }
 
@@ -659,7 +660,7 @@ public struct TouchpadDecoder: Sendable {
         if firstMoved < 1 && secondMoved < 1 { return gesture }
         // The lower touch may be a thumb resting while the other moves.
         let fingerMoved = touches[first].y > touches[second].y ? secondMoved : firstMoved
-        if (!gesturesEnabled || (apart.x < 40 && apart.y < 7)) && now > initialTime + 150_000 {
+        if (!gesturesEnabled || (apart.x < 40 && apart.y < 7)) && now &- initialTime > 150_000 {
             return fingerCount == 2 ? .scroll : .swipe
         }
         if firstMoved >= maxMove || secondMoved >= maxMove {
@@ -700,7 +701,7 @@ public struct TouchpadDecoder: Sendable {
     }
 
     private mutating func scroll(at now: Int64, into contacts: inout [Contact]) {
-        if gesturesEnabled, fingerCount == 2, now < initialTime + 300_000, isPinch() {
+        if gesturesEnabled, fingerCount == 2, now &- initialTime < 300_000, isPinch() {
             end(cancelled: true, into: &contacts)
             gesture = .pinch
             return
@@ -725,8 +726,8 @@ public struct TouchpadDecoder: Sendable {
     private mutating func constrain(_ delta: inout Vector, raw: (x: Double, y: Double), at now: Int64) {
         if scrollActive.h && scrollActive.v { return }
         let active: Int64 = 100_000, inactive: Int64 = 50_000, timeout: Int64 = 100_000
-        var interval: Int64 = scrollPreviousTime != 0 ? now - scrollPreviousTime : 0
-        if interval > timeout { interval = 0 }
+        var interval: Int64 = scrollPreviousTime != 0 ? now &- scrollPreviousTime : 0
+        if interval > timeout || interval < 0 { interval = 0 }
         scrollPreviousTime = now
         let mm = (x: raw.x / xResolution, y: raw.y / yResolution)
         var decay = 0.0

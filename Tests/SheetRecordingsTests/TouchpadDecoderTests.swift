@@ -281,6 +281,34 @@ private let unitsPerMillimetre = 1000 / 25.4 * 0.9 * 0.2968
         #expect(contacts.last?.phase == .up, "and its scroll stop")
     }
 
+    @Test func anyEventsWithAnyTimesNeitherTrapNorLeaveAContactDown() {
+        var generator = SplitMix(seed: 12)
+        for semi in [false, true] {
+            let pad = PadScript(slots: 3, pressure: !semi, semi: semi, fuzz: 8)
+            var decoder = MultitouchDecoder(device: pad.device, screen: ScreenSize(widthInPixels: 1000, heightInPixels: 800))
+            var frame = TouchFrame(time: .zero)
+            var down = false
+            let codes: [(UInt16, UInt16)] = [(3, 0x2f), (3, 0x39), (3, 0x35), (3, 0x36), (3, 0x3a), (3, 0x37), (3, 0x00), (3, 0x01),
+                                             (3, 0x18), (1, 0x14a), (1, 0x145), (1, 0x14d), (1, 0x14e), (1, 0x14f), (1, 0x148),
+                                             (0, 0), (0, 0), (0, 3)]
+            var time: Int64 = 0
+            for _ in 0..<50_000 {
+                let (type, code) = codes[Int(generator.next() % UInt64(codes.count))]
+                let roll = generator.next() % 100
+                time = roll == 0 ? Int64(bitPattern: generator.next()) : time &+ Int64(generator.next() % 20_000)
+                let value = roll == 1 ? Int32(truncatingIfNeeded: generator.next()) : Int32(generator.next() % 1100) - 50
+                if decoder.feed(KernelEvent(time: Timestamp(microseconds: time), type: type, code: code, value: value), into: &frame) {
+                    for contact in frame.contacts {
+                        #expect(contact.slot == TouchpadContact.slot)
+                        #expect((contact.phase == .down) != down, "downs and ends alternate")
+                        down = contact.phase == .down || contact.phase == .move
+                    }
+                    frame.removeAll()
+                }
+            }
+        }
+    }
+
     @Test func lostEventsCancelTheScroll() {
         var pad = PadScript()
         for step: Int32 in 0..<6 { pad.frame([0: (400, 100 + step * 10), 1: (600, 100 + step * 10)]) }
