@@ -52,7 +52,6 @@ public struct MultitouchDecoder: Sendable {
     private var dropping = false
     private var cancelAllAtReport = false
     private var touchDown = false
-    private var toolFingerCount = 0
 
     // Axis mapping.
     private let xMinimum: Double, yMinimum: Double
@@ -170,16 +169,6 @@ public struct MultitouchDecoder: Sendable {
                 }
             }
             touchDown = down
-        case EventCode.BTN_TOOL_FINGER:
-            if value != 0 { toolFingerCount = 1 } else if toolFingerCount == 1 { toolFingerCount = 0 }
-        case EventCode.BTN_TOOL_DOUBLETAP:
-            if value != 0 { toolFingerCount = 2 } else if toolFingerCount == 2 { toolFingerCount = 0 }
-        case EventCode.BTN_TOOL_TRIPLETAP:
-            if value != 0 { toolFingerCount = 3 } else if toolFingerCount == 3 { toolFingerCount = 0 }
-        case EventCode.BTN_TOOL_QUADTAP:
-            if value != 0 { toolFingerCount = 4 } else if toolFingerCount == 4 { toolFingerCount = 0 }
-        case EventCode.BTN_TOOL_QUINTTAP:
-            if value != 0 { toolFingerCount = 5 } else if toolFingerCount == 5 { toolFingerCount = 0 }
         default:
             break
         }

@@ -93,7 +93,6 @@ public struct TouchpadDecoder: Sendable {
     private var switchDeadline: Int64?
     private var initialTime: Int64 = 0
     private var first = 0, second = 0
-    private var initialDistance = 0.0
     // Scroll constraints.
     private var scrollActive = (h: false, v: false)
     private var scrollDuration = (h: Int64(0), v: Int64(0))
@@ -449,15 +448,17 @@ public struct TouchpadDecoder: Sendable {
     /// libinput's elliptical hysteresis: a point inside the margin around `center` stays at the
     /// centre; one outside drags the centre along, the margin behind it.
     static func hysteresis(x: Int, y: Int, center: (x: Int, y: Int), margin: (x: Int, y: Int)) -> (Int, Int) {
+        // In Double: two far-apart Int32 positions squared overflow an Int.
         let dx = x - center.x, dy = y - center.y
+        let fx = Double(dx), fy = Double(dy)
         let a = Double(margin.x), b = Double(margin.y)
-        let normalised = (Double(dx * dx) / (a * a) + Double(dy * dy) / (b * b)).squareRoot()
+        let normalised = (fx * fx / (a * a) + fy * fy / (b * b)).squareRoot()
         if normalised < 1 { return center }
-        let distance = Double(dx * dx + dy * dy).squareRoot()
+        let distance = (fx * fx + fy * fy).squareRoot()
         let marginDistance = distance / normalised
         let lagX: Double, lagY: Double
         if dx != 0 {
-            let gradient = Double(dy) / Double(dx)
+            let gradient = fy / fx
             lagX = marginDistance / (gradient * gradient + 1).squareRoot()
             lagY = ((marginDistance + lagX) * (marginDistance - lagX)).squareRoot()
         } else {

@@ -248,6 +248,9 @@ private let unitsPerMillimetre = 1000 / 25.4 * 0.9 * 0.2968
         #expect(TouchpadDecoder.hysteresis(x: 3, y: 0, center: (0, 0), margin: (8, 8)) == (0, 0))
         #expect(TouchpadDecoder.hysteresis(x: 20, y: 0, center: (0, 0), margin: (8, 8)) == (12, 0))
         #expect(TouchpadDecoder.hysteresis(x: 0, y: -20, center: (0, 0), margin: (8, 8)) == (0, -12))
+        // Positions at the ends of the kernel's Int32 range: no overflow.
+        let far = TouchpadDecoder.hysteresis(x: Int(Int32.max), y: Int(Int32.max), center: (Int(Int32.min), Int(Int32.min)), margin: (8, 8))
+        #expect(far.0 < Int(Int32.max) && far.0 > Int(Int32.max) - 8 && far.1 > Int(Int32.max) - 8)
     }
 
     @Test func directionsAreLibinputsCompassOctants() {
