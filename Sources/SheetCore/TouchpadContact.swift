@@ -19,8 +19,8 @@ public enum TouchpadMotion: Equatable, Sendable {
 public struct TouchpadContact: Sendable {
     /// The slot the contact uses: the last the engine keeps, far from any touchscreen's fingers.
     public static let slot = 31
-    /// The finger count of the swipes that move the card (three, as the issue of the sheet's
-    /// touchpad use says; four-finger swipes stay the desktop's).
+    /// The finger count of the swipes that move the card: three (four-finger swipes are left to
+    /// the desktop).
     public static let swipeFingers = 3
 
     /// Where the contact is, while it is down.
