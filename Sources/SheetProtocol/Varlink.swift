@@ -92,11 +92,17 @@ public struct VarlinkReply: Sendable, Equatable {
     /// A reply, NUL included, whose parameters object `parameters` writes into the same buffer.
     public static func encode(continues: Bool, capacity: Int = 256, parameters: (inout JSONWriter) -> Void) -> [UInt8] {
         var w = JSONWriter(capacity: capacity)
+        encode(continues: continues, into: &w, parameters: parameters)
+        return w.bytes
+    }
+
+    /// The same into `writer`, whose storage is reused (its bytes are replaced).
+    public static func encode(continues: Bool, into w: inout JSONWriter, parameters: (inout JSONWriter) -> Void) {
+        w.bytes.removeAll(keepingCapacity: true)
         w.append(continues ? "{\"continues\":true,\"parameters\":" : "{\"parameters\":")
         parameters(&w)
         w.append("}")
         w.append(0)
-        return w.bytes
     }
 
     /// An error reply, NUL included.

@@ -65,6 +65,8 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     static let maximumPendingEventUpdates = 1024
     private var stallTimer: Scheduled<Void>?
     private var conflated = 0
+    /// Updates the loop has handed to the channel and the socket has not taken yet.
+    private var updatesInFlight = 0
 
     /// `peer`: who is on the other end when the channel is not a socket that can say so.
     init(server: VarlinkServer, channel: Channel, endpoint: VarlinkServer.Endpoint, peer: PeerCredentials? = nil) {
@@ -207,7 +209,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             stallTimer?.cancel()
             stallTimer = nil
             if !pendingUpdates.isEmpty {
-                for pending in pendingUpdates { context.write(wrapOutboundOut(pending), promise: nil) }
+                for pending in pendingUpdates { send(pending) }
                 pendingUpdates.removeAll(keepingCapacity: true)
                 context.flush()
             }
@@ -226,7 +228,8 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     func offer(_ update: ByteBuffer, keep: Bool = false) {
         guard !closing else { return }
         if channel.isWritable, pendingUpdates.isEmpty {
-            channel.writeAndFlush(update, promise: nil)
+            send(update)
+            channel.flush()
             return
         }
         if lastPendingConflatable, !pendingUpdates.isEmpty {
@@ -243,6 +246,30 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
         lastPendingConflatable = !keep
         startStallTimer()
+    }
+
+    /// Writes an update (flushed by the caller). Once the loop has written every update it held
+    /// for this subscriber, the publishing thread writes to it again (`MonitorRoutes`).
+    private func send(_ update: ByteBuffer) {
+        updatesInFlight += 1
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { [self] result in
+            updatesInFlight -= 1
+            guard case .success = result, updatesInFlight == 0, pendingUpdates.isEmpty, !closing else { return }
+            server.resumeDirect(self)
+        }
+        channel.write(update, promise: written)
+    }
+
+    /// The kernel's number for this connection's socket (SO_COOKIE); nil when the channel is
+    /// not a socket.
+    var socketCookie: UInt64? {
+        guard let provider = channel as? SocketOptionProvider else { return nil }
+        var cookie: UInt64?
+        // On the channel's loop the option is read at once and the future is complete.
+        provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(MonitorRoutes.socketCookie))
+            .assumeIsolated().whenSuccess { (value: UInt64) in cookie = value }
+        return cookie
     }
 
     private func startStallTimer() {

@@ -30,12 +30,11 @@ public enum ServerError: Error, CustomStringConvertible {
 /// The varlink server of `io.sheetd.Sheet` on a Unix stream socket, and of `io.sheetd.Input`
 /// on another.
 ///
-/// One event loop serves every client. `publish(_:)` may be called from any thread: it encodes
-/// the update once and hands it to the loop; a state the loop has not taken yet is replaced by
-/// a newer one, unless it carries a gesture (a tap, a pan's end or cancel is an event, not a
-/// state), so a burst of states never queues more than one hop plus its gestures. Each subscriber gets the same bytes; one whose socket is full keeps only
-/// the newest update (conflation) and is dropped when it has taken nothing for
-/// `stallTimeout`. Input never waits for a client.
+/// One event loop serves every client. `publish(_:)` is called by one thread at a time (the
+/// engine's): it encodes the update once and writes it to each subscriber whose socket has
+/// room itself; only a subscriber whose socket is full goes through the loop, which keeps its
+/// gestures and content events, conflates its states and drops it when it has taken nothing
+/// for `stallTimeout` (`MonitorRoutes`). Input never waits for a client.
 public final class VarlinkServer: @unchecked Sendable {
     /// Read and changed (`update(limits:)`) on the event loop only, after `start`.
     public private(set) var configuration: ServerConfiguration
@@ -48,11 +47,6 @@ public final class VarlinkServer: @unchecked Sendable {
     private var listeners: [Channel] = []
     private var connections: [ObjectIdentifier: VarlinkConnection] = [:]
     private var subscribers: [ObjectIdentifier: VarlinkConnection] = [:]
-    private var latestUpdate: MonitorUpdate?
-    /// What a new subscriber starts with: the latest update without its gesture and content
-    /// events, which happened before it subscribed (offered again, a tap would be acted on
-    /// twice). The latest update's own bytes when it carries neither; made when first asked for.
-    private var latestStateReply: ByteBuffer?
     private var connectionsByUser: [uid_t: Int] = [:]
     /// The sockets this server bound, by device and inode: removed at stop only if each is
     /// still that socket (another daemon may have replaced it since).
@@ -66,11 +60,10 @@ public final class VarlinkServer: @unchecked Sendable {
     /// `GetInterfaceDescription` replies, encoded once.
     let descriptionReplies: [String: ByteBuffer]
 
-    /// Updates not yet taken by the loop (the newest, and older ones that carry a gesture), and
-    /// whether a hop to take them is scheduled.
-    private let handoff = NIOLockedValueBox<(updates: [(MonitorUpdate, [UInt8])], scheduled: Bool)>(([], false))
-    /// Gestures kept across a hop the loop has not taken, at most; beyond, the oldest go.
-    static let handoffLimit = 64
+    /// The subscribers as the publishing thread reaches them, and the newest update.
+    private let routes = NIOLockedValueBox(MonitorRoutes())
+    /// The publishing thread's encoder, whose storage every update reuses.
+    private let encoder = NIOLockedValueBox(JSONWriter(capacity: 2048))
     private let counts = NIOLockedValueBox<(connections: Int, subscribers: Int, dropped: Int)>((0, 0, 0))
 
     public init(configuration: ServerConfiguration, delegate: SheetServiceDelegate, logger: Logger) {
@@ -316,39 +309,39 @@ public final class VarlinkServer: @unchecked Sendable {
 
     /// Makes `update` the state that `GetState` returns and sends it to every subscriber.
     public func publish(_ update: MonitorUpdate) {
-        // A state is about 600 bytes; a list's moving parts and events add to it.
-        let capacity = 640 + (update.state.list == nil ? 0 : 640) + update.events.count * 256
-        let bytes = VarlinkReply.encode(continues: true, capacity: capacity) { update.writeParameters(to: &$0) }
-        let mustHop = handoff.withLockedValue { box -> Bool in
-            if let last = box.updates.last, last.0.gesture == nil, last.0.events.isEmpty {
-                box.updates[box.updates.count - 1] = (update, bytes)
-            } else {
-                if box.updates.count == Self.handoffLimit {
-                    // Far behind: drop the oldest state that carries no content event.
-                    box.updates.remove(at: box.updates.firstIndex { $0.0.events.isEmpty } ?? 0)
-                }
-                box.updates.append((update, bytes))
+        let mustHop = encoder.withLockedValue { writer -> Bool in
+            VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) }
+            return routes.withLockedValue { routes in
+                routes.latest = update
+                // The bytes change places with the writer's: neither is copied nor reallocated.
+                swap(&routes.latestBytes, &writer.bytes)
+                return routes.route(update, bytes: routes.latestBytes)
             }
-            defer { box.scheduled = true }
-            return !box.scheduled
         }
         if mustHop { eventLoop.execute { self.takeHandoff() } }
     }
 
     private func takeHandoff() {
-        let updates = handoff.withLockedValue { box -> [(MonitorUpdate, [UInt8])] in
-            box.scheduled = false
-            defer { box.updates.removeAll(keepingCapacity: true) }
-            return box.updates
+        let (tails, through, updates) = routes.withLockedValue { $0.take() }
+        for (connection, tail) in tails {
+            var buffer = ByteBufferAllocator().buffer(capacity: tail.count)
+            buffer.writeBytes(tail)
+            connection.offer(buffer, keep: true)
         }
         for (update, bytes) in updates {
-            latestUpdate = update
             var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
-            latestStateReply = update.gesture == nil && update.events.isEmpty ? buffer : nil
             let keep = !update.events.isEmpty
-            for subscriber in subscribers.values { subscriber.offer(buffer, keep: keep) }
+            for (connection, from) in through where update.sequence >= from { connection.offer(buffer, keep: keep) }
         }
+    }
+
+    /// Subscribers the publishing thread writes to itself now.
+    var directSubscribers: Int { routes.withLockedValue { $0.routes.count { $0.direct } } }
+
+    /// Called by a subscriber's connection once the loop has written all it held for it.
+    func resumeDirect(_ connection: VarlinkConnection) {
+        routes.withLockedValue { $0.resume(connection) }
     }
 
     // MARK: Bookkeeping (event loop)
@@ -379,33 +372,41 @@ public final class VarlinkServer: @unchecked Sendable {
         let uid = connection.peer?.uid ?? uid_t.max
         if let held = connectionsByUser[uid] { connectionsByUser[uid] = held > 1 ? held - 1 : nil }
         connections[ObjectIdentifier(connection)] = nil
-        subscribers[ObjectIdentifier(connection)] = nil
+        if subscribers.removeValue(forKey: ObjectIdentifier(connection)) != nil {
+            routes.withLockedValue { $0.remove(connection) }
+        }
         counts.withLockedValue { $0.connections = connections.count; $0.subscribers = subscribers.count }
     }
 
+    /// Adds a subscriber, routed through the loop until its first reply (the newest state,
+    /// without the gesture and content events that happened before it subscribed: offered
+    /// again, a tap would be acted on twice) is written.
     func subscribe(_ connection: VarlinkConnection) {
         subscribers[ObjectIdentifier(connection)] = connection
         counts.withLockedValue { $0.subscribers = subscribers.count }
-        if let reply = currentStateReply() { connection.offer(reply) }
-    }
-
-    private func currentStateReply() -> ByteBuffer? {
-        if let latestStateReply { return latestStateReply }
-        guard var update = latestUpdate else { return nil }
-        update.gesture = nil
-        update.events = []
-        let bytes = VarlinkReply.encode(continues: true, capacity: 1280) { update.writeParameters(to: &$0) }
-        var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
-        latestStateReply = buffer
-        return buffer
+        let descriptor = connection.socketCookie.map(MonitorRoutes.duplicateSocket(cookie:)) ?? -1
+        let reply = routes.withLockedValue { routes -> ByteBuffer? in
+            routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: descriptor,
+                                                     from: (routes.latest?.sequence ?? 0) + 1))
+            guard var update = routes.latest else { return nil }
+            var buffer = ByteBufferAllocator().buffer(capacity: routes.latestBytes.count)
+            if update.gesture == nil, update.events.isEmpty {
+                buffer.writeBytes(routes.latestBytes)
+            } else {
+                update.gesture = nil
+                update.events = []
+                buffer.writeBytes(VarlinkReply.encode(continues: true, capacity: 1280) { update.writeParameters(to: &$0) })
+            }
+            return buffer
+        }
+        if let reply { connection.offer(reply) }
     }
 
     func subscriberDropped() {
         counts.withLockedValue { $0.dropped += 1 }
     }
 
-    var currentUpdate: MonitorUpdate? { latestUpdate }
+    var currentUpdate: MonitorUpdate? { routes.withLockedValue { $0.latest } }
 
     /// Root, the daemon's own user, and the control group may change the sheet: the group as
     /// the peer's primary or supplementary group when it connected.

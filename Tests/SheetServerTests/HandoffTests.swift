@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import Logging
+import NIOCore
+import NIOEmbedded
 import SheetClient
 import SheetCore
 import SheetProtocol
@@ -47,9 +49,9 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
 }
 
 @Suite struct HandoffTests {
-    /// States published faster than the event loop takes them are conflated to the newest, but
-    /// an update that carries a gesture is an event and reaches the subscriber.
-    @Test func aGestureIsNotConflatedAwayOnTheWayToTheEventLoop() async throws {
+    /// A subscriber whose socket has room is written to by the publishing thread: it gets
+    /// every state, in order, while the event loop is busy with something else.
+    @Test func aStateReachesASubscriberWhileTheEventLoopIsBusy() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (server, path) = try await startedServer(in: folder)
@@ -67,20 +69,27 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
             }
         }
         await signalled(subscribed)
+        // The loop's turn that wrote the first reply is over: the subscriber is written to directly.
+        try await server.eventLoop.submit {}.get()
+        #expect(server.directSubscribers == 1)
 
-        // Hold the event loop while four updates are published; the second carries a tap.
+        // The loop is held until the subscriber has had all five (or, if they wait for the
+        // loop, for 10 s); the third carries a tap.
         let gate = DispatchSemaphore(value: 0)
         server.eventLoop.execute { gate.wait() }
         server.publish(update(2))
         server.publish(update(3, gesture: GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400)))
         server.publish(update(4))
         server.publish(update(5))
+        let whileHeld = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: finished.wait(timeout: .now() + 10)) }
+        }
         gate.signal()
-        await signalled(finished)
+        if whileHeld == .timedOut { await signalled(finished) }
+        #expect(whileHeld == .success, "every state came while the loop was held")
         await server.shutdown()
 
-        let sequences = received.withLock { $0.map(\.sequence) }
-        #expect(sequences == [1, 3, 5], "2 and 4 are conflated; 3 carries the tap")
+        #expect(received.withLock { $0.map(\.sequence) } == [1, 2, 3, 4, 5])
         #expect(received.withLock { $0.first { $0.sequence == 3 }?.gesture?.kind } == "tap")
     }
 
@@ -110,5 +119,124 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         let got = first.withLock { $0 }
         #expect(got?.sequence == 1 && got?.state == tapped.state, "\(String(describing: got))")
         #expect(got?.gesture == nil && got?.events.isEmpty == true, "\(String(describing: got))")
+    }
+}
+
+/// The routes on their own: a subscriber's socket is one end of a socket pair the test reads.
+@Suite struct MonitorRoutesTests {
+    let server = VarlinkServer(configuration: ServerConfiguration(socketPath: "/nonexistent"), delegate: NothingToControl(),
+                               logger: Logger(label: "test"))
+
+    /// A route with the near end of a new socket pair (small buffers); the far end to read.
+    func route(direct: Bool = true) throws -> (MonitorRoutes.Route, far: CInt) {
+        var ends: [CInt] = [0, 0]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        var size: CInt = 4096
+        setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<CInt>.size))
+        let connection = VarlinkConnection(server: server, channel: EmbeddedChannel(), endpoint: .sheet)
+        return (MonitorRoutes.Route(connection: connection, descriptor: ends[0], direct: direct, from: 1), ends[1])
+    }
+
+    func encoded(_ update: MonitorUpdate) -> [UInt8] {
+        VarlinkReply.encode(continues: true) { update.writeParameters(to: &$0) }
+    }
+
+    /// Everything waiting on `far`, without blocking.
+    func drain(_ far: CInt) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(far, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+            guard count > 0 else { return bytes }
+            bytes += chunk[..<count]
+        }
+    }
+
+    @Test func aDirectRouteGetsEveryUpdateAndNothingHops() throws {
+        var routes = MonitorRoutes()
+        let (route, far) = try route()
+        defer { close(far) }
+        routes.routes.append(route)
+        var expected: [UInt8] = []
+        for sequence in Int64(1)...3 {
+            let bytes = encoded(update(sequence))
+            expected += bytes
+            let hop = routes.route(update(sequence), bytes: bytes)
+            #expect(!hop)
+        }
+        #expect(drain(far) == expected)
+        #expect(routes.handoff.isEmpty && routes.routes[0].direct)
+        routes.remove(route.connection)
+        #expect(fcntl(route.descriptor, F_GETFD) == -1, "the duplicate is closed with its route")
+    }
+
+    /// A socket that is full turns the route to the loop: the update it refused and those
+    /// after it are handed off, states conflated but a gesture kept; the route comes back
+    /// only once nothing for it waits for a hop.
+    @Test func aFullSocketSendsTheRestThroughTheLoopInOrder() throws {
+        var routes = MonitorRoutes()
+        let (route, far) = try route()
+        defer { close(far); routes.remove(route.connection) }
+        routes.routes.append(route)
+        var sent: [UInt8] = []
+        var sequence: Int64 = 0
+        while routes.routes[0].direct {
+            sequence += 1
+            let bytes = encoded(update(sequence))
+            let hop = routes.route(update(sequence), bytes: bytes)
+            #expect(hop == !routes.routes[0].direct)
+            if routes.routes[0].direct { sent += bytes }
+        }
+        let cut = sequence
+        let written = drain(far)
+        let taken = routes.take()
+        if let (_, tail) = taken.tails.first {
+            // The socket took the last update in part: its end goes first.
+            #expect(written + tail == sent + encoded(update(cut)))
+            #expect(taken.routes.map(\.1) == [cut + 1] && taken.updates.isEmpty)
+        } else {
+            #expect(written == sent)
+            #expect(taken.routes.map(\.1) == [cut] && taken.updates.map(\.update.sequence) == [cut])
+        }
+        let tap = GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400)
+        var hops = 0
+        for (next, gesture) in [(cut + 1, nil), (cut + 2, tap), (cut + 3, nil), (cut + 4, nil)] as [(Int64, GestureReport?)] {
+            if routes.route(update(next, gesture: gesture), bytes: encoded(update(next, gesture: gesture))) { hops += 1 }
+        }
+        #expect(hops == 1, "one hop is scheduled until the loop takes it")
+        routes.resume(route.connection)
+        #expect(!routes.routes[0].direct, "updates for it wait for the hop")
+        #expect(routes.take().updates.map(\.update.sequence) == [cut + 2, cut + 4], "a plain state is replaced; the tap is kept")
+        routes.resume(route.connection)
+        #expect(routes.routes[0].direct)
+    }
+
+    /// An update larger than the socket takes at once: what was not written is the tail.
+    @Test func anUpdateWrittenInPartLeavesItsEndAsTheTail() throws {
+        var routes = MonitorRoutes()
+        let (route, far) = try route()
+        defer { close(far); routes.remove(route.connection) }
+        routes.routes.append(route)
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        let hop = routes.route(update(1), bytes: bytes)
+        #expect(hop && !routes.routes[0].direct)
+        let written = drain(far)
+        let taken = routes.take()
+        let tail = try #require(taken.tails.first?.1)
+        #expect(!written.isEmpty && written + tail == bytes)
+        #expect(taken.routes.map(\.1) == [2] && taken.updates.isEmpty)
+    }
+
+    /// An embedded channel has no socket: its route stays on the loop.
+    @Test func aRouteWithoutASocketStaysOnTheLoop() {
+        var routes = MonitorRoutes()
+        let connection = VarlinkConnection(server: server, channel: EmbeddedChannel(), endpoint: .sheet)
+        routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: -1, from: 1))
+        let hop = routes.route(update(1), bytes: encoded(update(1)))
+        #expect(hop)
+        routes.resume(connection)
+        #expect(!routes.routes[0].direct)
+        let taken = routes.take()
+        #expect(taken.updates.map(\.update.sequence) == [1])
     }
 }

@@ -18,4 +18,12 @@ print(f"replay: {float(seconds[1]) - float(seconds[0]):.1f} s of uptime in the V
 print("consumer               CPU ticks during the replay")
 for name, ticks in figures.items():
     print(f"{name:22} {ticks}")
+profile = text("sheetd-perf.txt")
+if profile or text("perf-record.log"):
+    # The profile's head: self time by library and function (the whole report stays in the run).
+    lines = [line for line in profile.splitlines() if line.strip() and not line.startswith("#")]
+    check(bool(lines), "perf sampled sheetd during the replay")
+    print("where sheetd's time went (perf, self time):")
+    for line in lines[:48]:
+        print("  " + line.strip())
 conclude()

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import SheetProtocol
+
+/// How Monitor updates reach subscribers, shared under one lock by the thread that publishes
+/// and the event loop.
+///
+/// A subscriber whose socket has room is written to by the publishing thread itself, with a
+/// non-blocking `send` on a duplicate of its socket: a frame's state leaves in the same thread
+/// turn that took the frame, with no hop to the event loop (on a two-core machine the hop,
+/// two thread wakeups and an eventfd, cost more than the engine and the encoding together).
+/// A subscriber whose socket is full, or that has no socket (an embedded channel), is *routed
+/// through the loop*: its updates hop to the event loop, which queues and conflates them and
+/// drops the subscriber that stalls (`VarlinkConnection.offer`). Once the loop has written
+/// everything it held for it, the subscriber goes back to direct writes. Every subscriber
+/// starts on the loop, which writes its first reply.
+///
+/// Order is kept by one rule: while an update for a subscriber may be waiting in the loop, the
+/// publishing thread does not write to it.
+struct MonitorRoutes {
+    struct Route {
+        let connection: VarlinkConnection
+        /// A duplicate of the subscriber's socket, closed when the route is removed; -1 when
+        /// the channel has none.
+        let descriptor: CInt
+        /// The publishing thread writes to it; false while the loop does.
+        var direct = false
+        /// Routed through the loop: the first update's sequence the loop must still send it.
+        var from: Int64
+        /// The unsent end of an update the publishing thread wrote in part: the loop sends it
+        /// before anything else.
+        var tail: [UInt8]?
+    }
+
+    /// The newest update, and its reply's bytes (`GetState`, a new subscriber's first reply).
+    var latest: MonitorUpdate?
+    var latestBytes: [UInt8] = []
+    var routes: [Route] = []
+    /// Updates for routes through the loop, not yet taken by it; a newer state replaces the
+    /// last one unless that carries a gesture or content events.
+    var handoff: [(update: MonitorUpdate, bytes: [UInt8])] = []
+    /// A hop to take `handoff` and the tails is scheduled.
+    var scheduled = false
+
+    /// Gestures kept across a hop the loop has not taken, at most; beyond, the oldest go.
+    static let handoffLimit = 64
+
+    /// Sends `bytes` (the update numbered `sequence`) to each direct route, and turns a route
+    /// whose socket is full, or failed, to the loop. True when the loop must take a hop.
+    mutating func route(_ update: MonitorUpdate, bytes: [UInt8]) -> Bool {
+        let sequence = update.sequence
+        var throughLoop = false
+        var tails = false
+        bytes.withUnsafeBytes { raw in
+            for index in routes.indices {
+                guard routes[index].direct else {
+                    throughLoop = throughLoop || routes[index].from <= sequence
+                    continue
+                }
+                let written = Self.send(raw, to: routes[index].descriptor)
+                guard written < raw.count else { continue }
+                routes[index].direct = false
+                if written <= 0 {
+                    routes[index].from = sequence
+                    throughLoop = true
+                } else {
+                    routes[index].from = sequence + 1
+                    routes[index].tail = Array(raw[written...])
+                    tails = true
+                }
+            }
+        }
+        if throughLoop { keep(update, bytes: bytes) }
+        guard throughLoop || tails, !scheduled else { return false }
+        scheduled = true
+        return true
+    }
+
+    mutating func keep(_ update: MonitorUpdate, bytes: [UInt8]) {
+        if let last = handoff.last, last.update.gesture == nil, last.update.events.isEmpty {
+            handoff[handoff.count - 1] = (update, bytes)
+            return
+        }
+        if handoff.count == Self.handoffLimit {
+            // Far behind: drop the oldest state that carries no content event.
+            handoff.remove(at: handoff.firstIndex { $0.update.events.isEmpty } ?? 0)
+        }
+        handoff.append((update, bytes))
+    }
+
+    /// What a hop gives the loop: the tails to send first, each route's first sequence, the
+    /// updates. Tails are handed over once.
+    mutating func take() -> (tails: [(VarlinkConnection, [UInt8])], routes: [(VarlinkConnection, Int64)],
+                             updates: [(update: MonitorUpdate, bytes: [UInt8])]) {
+        scheduled = false
+        var tails: [(VarlinkConnection, [UInt8])] = []
+        var through: [(VarlinkConnection, Int64)] = []
+        for index in routes.indices where !routes[index].direct {
+            if let tail = routes[index].tail {
+                tails.append((routes[index].connection, tail))
+                routes[index].tail = nil
+            }
+            through.append((routes[index].connection, routes[index].from))
+        }
+        defer { handoff.removeAll() }
+        return (tails, through, handoff)
+    }
+
+    /// Lets the publishing thread write to `connection` again, if it has a socket and nothing
+    /// for it waits for a hop. Called by the loop once it has written all it held for it.
+    mutating func resume(_ connection: VarlinkConnection) {
+        guard let index = routes.firstIndex(where: { $0.connection === connection }),
+              routes[index].descriptor >= 0, routes[index].tail == nil,
+              !handoff.contains(where: { $0.update.sequence >= routes[index].from }) else { return }
+        routes[index].direct = true
+    }
+
+    mutating func remove(_ connection: VarlinkConnection) {
+        guard let index = routes.firstIndex(where: { $0.connection === connection }) else { return }
+        if routes[index].descriptor >= 0 { close(routes[index].descriptor) }
+        routes.remove(at: index)
+    }
+
+    /// Writes what the socket takes without waiting: the bytes written, or -1 when it failed
+    /// (the loop sees a socket that broke and closes the connection).
+    static func send(_ bytes: UnsafeRawBufferPointer, to descriptor: CInt) -> Int {
+        var written = 0
+        while written < bytes.count {
+            let result = Glibc.send(descriptor, bytes.baseAddress! + written, bytes.count - written,
+                                    Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+            if result > 0 {
+                written += result
+            } else if result < 0, errno == EINTR {
+                continue
+            } else if result < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                return written
+            } else {
+                return written > 0 ? written : -1
+            }
+        }
+        return written
+    }
+
+    // MARK: The subscriber's socket
+
+    /// SO_COOKIE (asm-generic/socket.h): a number the kernel gives a socket, unique for the
+    /// system's uptime.
+    static let socketCookie: Int32 = 57
+
+    /// A duplicate (close-on-exec) of the socket whose cookie is `cookie`, or -1. swift-nio
+    /// does not tell a channel's descriptor, so it is looked for among the process's own
+    /// (a few dozen), once per subscriber; the duplicate's cookie is checked again, since
+    /// another thread may close and reuse a number meanwhile.
+    static func duplicateSocket(cookie: UInt64) -> CInt {
+        guard let folder = opendir("/proc/self/fd") else { return -1 }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let number = CInt(name), number != dirfd(folder), Self.cookie(of: number) == cookie else { continue }
+            let duplicate = fcntl(number, F_DUPFD_CLOEXEC, 0)
+            guard duplicate >= 0 else { continue }
+            if Self.cookie(of: duplicate) == cookie { return duplicate }
+            close(duplicate)
+        }
+        return -1
+    }
+
+    static func cookie(of descriptor: CInt) -> UInt64? {
+        var cookie: UInt64 = 0
+        var length = socklen_t(MemoryLayout<UInt64>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, socketCookie, &cookie, &length) == 0 else { return nil }
+        return cookie
+    }
+}
