@@ -10,6 +10,8 @@ public final class Waiter: @unchecked Sendable {
     private let wakeDescriptor: Int32
     private let timerDescriptor: Int32
     private var descriptors = [pollfd](repeating: pollfd(), count: 3)
+    /// The time the timer is set for; nil: not set.
+    private var armed: Timestamp?
 
     public struct Readiness: Sendable {
         public var woken = false
@@ -38,6 +40,9 @@ public final class Waiter: @unchecked Sendable {
 
     /// The timer fires at `time` on CLOCK_MONOTONIC; nil disarms it.
     public func arm(at time: Timestamp?) {
+        // Most turns of a loop keep the deadline they had: no system call for those.
+        guard time != armed else { return }
+        armed = time
         var spec = itimerspec()
         if let time {
             let microseconds = max(time.microseconds, 1)
@@ -57,7 +62,12 @@ public final class Waiter: @unchecked Sendable {
         guard result > 0 else { return readiness }
         var drain: UInt64 = 0
         if descriptors[0].revents != 0 { _ = read(wakeDescriptor, &drain, 8); readiness.woken = true }
-        if descriptors[1].revents != 0 { _ = read(timerDescriptor, &drain, 8); readiness.timer = true }
+        if descriptors[1].revents != 0 {
+            // It fired, so it is no longer set: the next `arm` sets it whatever the time.
+            _ = read(timerDescriptor, &drain, 8)
+            readiness.timer = true
+            armed = nil
+        }
         readiness.input = descriptors[2].revents != 0
         return readiness
     }

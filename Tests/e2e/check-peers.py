@@ -10,14 +10,17 @@ from checks import check, conclude, json_lines, text
 check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
 figures = dict(line.split(maxsplit=1) for line in text("peers.txt").splitlines() if line.strip())
 seconds = figures.pop("seconds", "0 0").split()
+frames = int(figures.pop("frames", "0"))
 check(len(figures) == 4, f"ticks for every consumer ({sorted(figures)})")
 check("TOUCH_DOWN" in text("peer-libinput.log"), "libinput debug-events saw the touches")
 updates = json_lines("peer-watch.jsonl")
 check(any(update.get("state", {}).get("state") == "dragging" for update in updates), "sheetd's subscriber saw the card dragged")
 print(f"replay: {float(seconds[1]) - float(seconds[0]):.1f} s of uptime in the VM (software emulation)")
-print("consumer               CPU ticks during the replay")
-for name, ticks in figures.items():
-    print(f"{name:22} {ticks}")
+print(f"{frames} frames played (SYN_REPORTs of the recordings)")
+print("consumer               CPU ticks  sleeps (voluntary context switches) during the replay")
+for name, values in figures.items():
+    ticks, sleeps = (values.split() + ["?"])[:2]
+    print(f"{name:22} {ticks:>9}  {sleeps:>6}")
 profile = text("sheetd-perf.txt")
 if profile or text("perf-record.log"):
     # The profile's head: self time by library and function (the whole report stays in the run).
