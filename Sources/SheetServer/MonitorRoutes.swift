@@ -36,7 +36,8 @@ struct MonitorRoutes {
 
     /// The newest update, and its reply's bytes (`GetState`, a new subscriber's first reply).
     var latest: MonitorUpdate?
-    var latestBytes: [UInt8] = []
+    /// Its storage changes places with the publishing thread's writer at each update.
+    var latestBytes: [UInt8] = { var bytes: [UInt8] = []; bytes.reserveCapacity(2048); return bytes }()
     var routes: [Route] = []
     /// Updates for routes through the loop, not yet taken by it; a newer state replaces the
     /// last one unless that carries a gesture or content events.

@@ -127,6 +127,9 @@ final class EngineLoop: @unchecked Sendable {
             }
         }
         engine = Engine(configuration: configuration, startingAt: start)
+        // Room for what a frame or a replay's batch (`replayBatch` publishes past 256) emits,
+        // so that the first frames do not grow it.
+        outputs.reserveCapacity(512)
         plugins = PluginInput(screen: configuration.screen)
         lastRestingDetent = start
         waiter = try Waiter()

@@ -11,6 +11,7 @@ check(text("result").strip() == "DONE", f"the guest ran every step (result: {tex
 figures = dict(line.split(maxsplit=1) for line in text("peers.txt").splitlines() if line.strip())
 seconds = figures.pop("seconds", "0 0").split()
 frames = int(figures.pop("frames", "0"))
+allocation_frames = int(figures.pop("allocation-frames", "0"))
 check(len(figures) == 4, f"ticks for every consumer ({sorted(figures)})")
 check("TOUCH_DOWN" in text("peer-libinput.log"), "libinput debug-events saw the touches")
 updates = json_lines("peer-watch.jsonl")
@@ -29,4 +30,35 @@ if profile or text("perf-record.log"):
     print("where sheetd's time went (perf, self time):")
     for line in lines[:48]:
         print("  " + line.strip())
+allocations = text("sheetd-allocations.txt")
+if allocation_frames:
+    # Each sample is a heap allocation: its event line, then its stack, innermost first. It is
+    # charged to the first library on the stack that is neither the C library nor Swift's
+    # runtime (within sheetd, to its first function that is not the runtime's), and to the
+    # input thread (the engine's loop) or another (the event loop's calls, the store).
+    samples = [block for block in allocations.split("\n\n") if block.strip()]
+    owners = {}
+    for block in samples:
+        owner = "?"
+        for frame in block.splitlines()[1:]:
+            parts = frame.split()
+            if len(parts) < 3:
+                continue
+            library = parts[-1].strip("()").rsplit("/", 1)[-1]
+            symbol = " ".join(parts[1:-1])
+            if library.startswith(("libc.so", "libswiftCore", "[unknown]", "[vdso]", "inlined")):
+                continue
+            if library == "sheetd" and symbol.startswith(("swift_", "$ss", "$sS")):
+                continue
+            owner = library if library != "sheetd" else f"sheetd {symbol[:90]}"
+            break
+        thread = "input thread" if "EngineLoopC3run" in block else "other threads"
+        owners[(thread, owner)] = owners.get((thread, owner), 0) + 1
+    own = sum(count for (thread, owner), count in owners.items() if thread == "input thread" and owner.startswith("sheetd"))
+    check(bool(samples), "perf counted the allocations in sheetd's process")
+    print(f"heap allocations in sheetd's process from the second round on ({allocation_frames} frames): {len(samples)}, "
+          f"{len(samples) / allocation_frames:.2f} a frame; sheetd's own code on the input thread: {own}, "
+          f"{own / allocation_frames:.2f} a frame. By thread and by whose code asked:")
+    for (thread, owner), count in sorted(owners.items(), key=lambda item: -item[1])[:24]:
+        print(f"  {count:6}  {thread:13}  {owner}")
 conclude()
