@@ -32,6 +32,10 @@ struct MonitorRoutes {
         /// The unsent end of an update the publishing thread wrote in part: the loop sends it
         /// before anything else.
         var tail: [UInt8]?
+        /// Routed through the loop, whose writes to it wait for the socket: a plain state for
+        /// it needs no hop (the loop would only conflate it); it is taken when the socket
+        /// drains (`unblock`).
+        var blocked = false
     }
 
     /// The newest update, and its reply's bytes (`GetState`, a new subscriber's first reply).
@@ -49,20 +53,26 @@ struct MonitorRoutes {
     static let handoffLimit = 64
 
     /// Sends `bytes` (the update numbered `sequence`) to each direct route, and turns a route
-    /// whose socket is full, or failed, to the loop. True when the loop must take a hop.
+    /// whose socket is full, or failed, to the loop. True when the loop must take a hop: for a
+    /// tail, for a gesture or content events, or for a route through the loop that can write.
     mutating func route(_ update: MonitorUpdate, bytes: [UInt8]) -> Bool {
         let sequence = update.sequence
         var throughLoop = false
         var tails = false
+        var wake = update.gesture != nil || !update.events.isEmpty
         bytes.withUnsafeBytes { raw in
             for index in routes.indices {
                 guard routes[index].direct else {
-                    throughLoop = throughLoop || routes[index].from <= sequence
+                    if routes[index].from <= sequence {
+                        throughLoop = true
+                        wake = wake || !routes[index].blocked
+                    }
                     continue
                 }
                 let written = Self.send(raw, to: routes[index].descriptor)
                 guard written < raw.count else { continue }
                 routes[index].direct = false
+                wake = true
                 if written <= 0 {
                     routes[index].from = sequence
                     throughLoop = true
@@ -74,7 +84,7 @@ struct MonitorRoutes {
             }
         }
         if throughLoop { keep(update, bytes: bytes) }
-        guard throughLoop || tails, !scheduled else { return false }
+        guard wake, throughLoop || tails, !scheduled else { return false }
         scheduled = true
         return true
     }
@@ -116,6 +126,17 @@ struct MonitorRoutes {
               routes[index].descriptor >= 0, routes[index].tail == nil,
               !handoff.contains(where: { $0.update.sequence >= routes[index].from }) else { return }
         routes[index].direct = true
+    }
+
+    /// Marks whether the loop's writes to `connection` wait for its socket. True when, just
+    /// unblocked, updates for it wait to be taken and no hop is scheduled: the caller takes them.
+    mutating func block(_ connection: VarlinkConnection, _ blocked: Bool) -> Bool {
+        guard let index = routes.firstIndex(where: { $0.connection === connection }) else { return false }
+        routes[index].blocked = blocked
+        let from = routes[index].from
+        guard !blocked, !scheduled, handoff.contains(where: { $0.update.sequence >= from }) else { return false }
+        scheduled = true
+        return true
     }
 
     mutating func remove(_ connection: VarlinkConnection) {

@@ -213,9 +213,11 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 pendingUpdates.removeAll(keepingCapacity: true)
                 context.flush()
             }
+            if isSubscriber { server.subscriberBlocked(self, false) }
             drain(context: context)
         } else {
             startStallTimer()
+            if isSubscriber { server.subscriberBlocked(self, true) }
         }
         updateReading()
         context.fireChannelWritabilityChanged()
@@ -246,6 +248,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
         lastPendingConflatable = !keep
         startStallTimer()
+        server.subscriberBlocked(self, true)
     }
 
     /// Writes an update (flushed by the caller). Once the loop has written every update it held

@@ -336,6 +336,12 @@ public final class VarlinkServer: @unchecked Sendable {
         }
     }
 
+    /// Called by a subscriber's connection when its socket stops or starts taking what the
+    /// loop writes; unblocked, it is given what waited for it.
+    func subscriberBlocked(_ connection: VarlinkConnection, _ blocked: Bool) {
+        if routes.withLockedValue({ $0.block(connection, blocked) }) { takeHandoff() }
+    }
+
     /// Subscribers the publishing thread writes to itself now.
     var directSubscribers: Int { routes.withLockedValue { $0.routes.count { $0.direct } } }
 

@@ -211,6 +211,31 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         #expect(routes.routes[0].direct)
     }
 
+    /// A subscriber whose socket the loop waits on costs the loop nothing per state: plain
+    /// states wait, conflated, without a hop; a gesture still hops (the loop keeps it); when
+    /// the socket drains, what waited is taken.
+    @Test func aBlockedSubscriberNeedsNoHopForAPlainState() {
+        var routes = MonitorRoutes()
+        let connection = VarlinkConnection(server: server, channel: EmbeddedChannel(), endpoint: .sheet)
+        routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: -1, from: 1))
+        let waiting = routes.block(connection, true)
+        #expect(!waiting, "nothing waits for it")
+        for sequence in Int64(1)...3 {
+            let hop = routes.route(update(sequence), bytes: encoded(update(sequence)))
+            #expect(!hop)
+        }
+        #expect(routes.handoff.map(\.update.sequence) == [3])
+        let tap = update(4, gesture: GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400))
+        let hop = routes.route(tap, bytes: encoded(tap))
+        #expect(hop, "a gesture is carried to the loop at once")
+        _ = routes.take()
+        _ = routes.route(update(5), bytes: encoded(update(5)))
+        let given = routes.block(connection, false)
+        #expect(given, "unblocked, it is given the state that waited")
+        let taken = routes.take()
+        #expect(taken.updates.map(\.update.sequence) == [5])
+    }
+
     /// An update larger than the socket takes at once: what was not written is the tail.
     @Test func anUpdateWrittenInPartLeavesItsEndAsTheTail() throws {
         var routes = MonitorRoutes()
