@@ -15,7 +15,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release tools test demo man completions bench bench-peers soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
+.PHONY: all build release tools test demo man completions bench bench-peers bench-peers-profile soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
 
 all: build
 
@@ -76,10 +76,15 @@ bench: release
 
 # sheetd beside lisgd and `libinput debug-events` on one uinput touchscreen in the e2e VM, the
 # fixture recordings played PEER_ROUNDS times: each consumer's CPU ticks during the replay.
+# bench-peers-profile does the same with perf sampling sheetd and counting its allocations.
 PEER_ROUNDS ?= 4
 bench-peers: e2e-deps tools
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lisgd libinput-tools
 	Tests/e2e/run peers-$(PEER_ROUNDS)
+
+bench-peers-profile: e2e-deps tools
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lisgd libinput-tools linux-perf
+	Tests/e2e/run peers-$(PEER_ROUNDS)perf
 
 # The daemon for SOAK_SECONDS (half an hour) under a replay, 64 subscribers coming and going,
 # control calls and screen changes: memory and descriptors flat, no error in the log.
