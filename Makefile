@@ -65,7 +65,7 @@ tools:
 	$(SWIFT) build -c release --static-swift-stdlib --product sheetctl
 	$(SWIFT) build -c release --static-swift-stdlib --product sheet-render
 
-e2e: e2e-deps tools
+e2e: deps e2e-deps tools
 	Tests/e2e/run
 
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s

@@ -91,6 +91,20 @@ for step, direction in [("pad-scroll-up", -1), ("pad-swipe-down", 1)]:
     kinds = {update["gesture"]["kind"] for update in stream if update.get("gesture")}
     check("pan" in kinds, f"{step}: a pan was reported (got {sorted(kinds)})")
 
+# The mouse through examples/python/mouse-finger.py: a plugin device on io.sheetd.Input, and
+# its left-button drag up takes the card from half to expanded.
+plugins = [device for device in json_lines("devices-mouse.json") if device.get("name", "").startswith("mouse finger")]
+check(len(plugins) == 1 and plugins[0].get("used"), f"mouse-finger.py opened a plugin device: {plugins}")
+stream = json_lines("mouse-drag-up.watch.jsonl")
+tops = [update["state"]["top"] for update in stream
+        if update["state"]["state"] == "dragging" and update["state"]["cause"] == "user"]
+if check(len(tops) >= 2, f"mouse-drag-up: the mouse dragged the card ({len(tops)} dragging states)"):
+    check(tops[0] - tops[-1] > 300, f"mouse-drag-up: the card followed the pointer up ({tops[0]} → {tops[-1]} px)")
+if stream:
+    last = stream[-1]["state"]
+    check(last["state"] == "resting" and last["detent"] == "expanded", f"mouse-drag-up: rests at expanded (got {last['state']} at {last['detent']})")
+check("refused" not in text("mouse-finger.log"), f"mouse-finger.py had no frame refused: {text('mouse-finger.log').strip()}")
+
 # Every fixture, touchscreen and touchpad, played through uinput and libinput from rest at half,
 # against `sheetctl replay` of the same file: the same rest, the same gestures begun, ended and
 # recognised, and the card dragged along the same path. For a touchpad this is libinput's own

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the end-to-end test's recordings: evemu descriptions of a 1280x800 multitouch
-(protocol B) touchscreen, 128 x 80 mm, and of a 100 x 60 mm multitouch touchpad, and one evemu
-file per gesture for each.
+(protocol B) touchscreen, 128 x 80 mm, of a 100 x 60 mm multitouch touchpad and of a
+three-button mouse, and one evemu file per gesture for each.
 
 Usage: recordings.py FOLDER
 """
@@ -10,7 +10,9 @@ import sys
 
 WIDTH, HEIGHT = 1280, 800
 UNITS_PER_MM = 10
-EV_SYN, EV_KEY, EV_ABS = 0x00, 0x01, 0x03
+EV_SYN, EV_KEY, EV_REL, EV_ABS = 0x00, 0x01, 0x02, 0x03
+REL_X, REL_Y = 0x00, 0x01
+BTN_RIGHT, BTN_MIDDLE = 0x111, 0x112
 BTN_TOUCH = 0x14A
 BTN_LEFT, BTN_TOOL_FINGER, BTN_TOOL_QUINTTAP = 0x110, 0x145, 0x148
 BTN_TOOL_DOUBLETAP, BTN_TOOL_TRIPLETAP, BTN_TOOL_QUADTAP = 0x14D, 0x14E, 0x14F
@@ -236,6 +238,49 @@ PAD_GESTURES = {
 }
 
 
+def mouse_description(name):
+    """A three-button relative mouse, as a PS/2 mouse describes itself."""
+    lines = ["# EVEMU 1.3", f"N: {name}", "I: 0011 0002 0001 0000"]
+    lines += mask_lines("P", None, [], 8)
+    lines += mask_lines("B", EV_SYN, [EV_SYN, EV_KEY, EV_REL], 8)
+    lines += mask_lines("B", EV_KEY, [BTN_LEFT, BTN_RIGHT, BTN_MIDDLE], 96)
+    lines += mask_lines("B", EV_REL, [REL_X, REL_Y], 8)
+    return lines
+
+
+def mouse_drag(dy, seconds, hold, start_dy):
+    """The pointer moved `start_dy` px with no button, then a left-button drag of `dy` px over
+    `seconds` at 100 Hz in steps of at most 10 px, held still `hold` s before the release."""
+    events = []
+    time = 0.0
+
+    def frame(*pairs):
+        for event_type, code, value in pairs:
+            events.append(f"E: {time:.6f} {event_type:04x} {code:04x} {value}")
+        events.append(f"E: {time:.6f} 0000 0000 0")
+
+    for _ in range(abs(start_dy) // 10):
+        time += 0.01
+        frame((EV_REL, REL_Y, 10 if start_dy > 0 else -10))
+    time += 0.05
+    frame((EV_KEY, BTN_LEFT, 1))
+    steps = max(1, int(seconds * 100))
+    moved = 0
+    for index in range(1, steps + 1):
+        time += 0.01
+        target = round(dy * index / steps)
+        frame((EV_REL, REL_Y, target - moved))
+        moved = target
+    time += hold
+    frame((EV_KEY, BTN_LEFT, 0))
+    return events
+
+
+# examples/python/mouse-finger.py starts the pointer at the screen's centre (640, 400): 200 px
+# down onto the card at half, then a drag 480 px up, as drag-up does with a finger.
+MOUSE_GESTURES = {"mouse-drag-up": mouse_drag(-480, 1.2, 0.15, start_dy=200)}
+
+
 def main():
     folder = sys.argv[1]
     os.makedirs(folder, exist_ok=True)
@@ -251,6 +296,12 @@ def main():
     for name, gesture in PAD_GESTURES.items():
         with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
             file.write("\n".join(pad_header + gesture.events) + "\n")
+    mouse_header = mouse_description("sheetd e2e mouse")
+    with open(os.path.join(folder, "mouse.evemu"), "w") as file:
+        file.write("\n".join(mouse_header) + "\n")
+    for name, events in MOUSE_GESTURES.items():
+        with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
+            file.write("\n".join(mouse_header + events) + "\n")
 
 
 if __name__ == "__main__":
