@@ -102,22 +102,25 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Who connected, with the groups it had then: taken once, never looked up by pid later
     /// (a pid can be reused by another process before a call comes).
     static func credentials(of channel: Channel) -> PeerCredentials? {
-        guard let provider = channel as? SocketOptionProvider else { return nil }
-        var peer: PeerCredentials?
-        // On the channel's loop the option is read at once and the futures are complete.
-        provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-            .assumeIsolated().whenSuccess { (credentials: KernelPeerCredentials) in
-                peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: [])
-            }
-        provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERGROUPS))
-            .assumeIsolated().whenSuccess { (groups: KernelPeerGroups) in
-                // The list is sorted and the buffer zero-filled past it: the groups are the
-                // non-zero entries (the root group, 0, is not told apart from the filling).
-                var list: [gid_t] = []
-                for index in groups.indices where groups[index] != 0 { list.append(groups[index]) }
-                peer?.groups = list
-            }
+        guard let credentials: KernelPeerCredentials = socketOption(SO_PEERCRED, of: channel) else { return nil }
+        var peer = PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid, groups: [])
+        if let groups: KernelPeerGroups = socketOption(SO_PEERGROUPS, of: channel) {
+            // The list is sorted and the buffer zero-filled past it: the groups are the
+            // non-zero entries (the root group, 0, is not told apart from the filling).
+            for index in groups.indices where groups[index] != 0 { peer.groups.append(groups[index]) }
+        }
         return peer
+    }
+
+    /// The SOL_SOCKET option `name` of the channel's socket; nil when the channel is not a
+    /// socket or the kernel refuses. Call on the channel's loop, where the option is read at
+    /// once and the future is complete.
+    static func socketOption<Value: Sendable>(_ name: Int32, of channel: Channel) -> Value? {
+        guard let provider = channel as? SocketOptionProvider else { return nil }
+        var value: Value?
+        provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(name))
+            .assumeIsolated().whenSuccess { (read: Value) in value = read }
+        return value
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -266,14 +269,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     /// The kernel's number for this connection's socket (SO_COOKIE); nil when the channel is
     /// not a socket.
-    var socketCookie: UInt64? {
-        guard let provider = channel as? SocketOptionProvider else { return nil }
-        var cookie: UInt64?
-        // On the channel's loop the option is read at once and the future is complete.
-        provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(MonitorRoutes.socketCookie))
-            .assumeIsolated().whenSuccess { (value: UInt64) in cookie = value }
-        return cookie
-    }
+    var socketCookie: UInt64? { Self.socketOption(MonitorRoutes.socketCookie, of: channel) }
 
     private func startStallTimer() {
         guard stallTimer == nil else { return }

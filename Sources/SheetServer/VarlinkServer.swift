@@ -46,7 +46,6 @@ public final class VarlinkServer: @unchecked Sendable {
     // Touched on the event loop only.
     private var listeners: [Channel] = []
     private var connections: [ObjectIdentifier: VarlinkConnection] = [:]
-    private var subscribers: [ObjectIdentifier: VarlinkConnection] = [:]
     private var connectionsByUser: [uid_t: Int] = [:]
     /// The sockets this server bound, by device and inode: removed at stop only if each is
     /// still that socket (another daemon may have replaced it since).
@@ -378,23 +377,22 @@ public final class VarlinkServer: @unchecked Sendable {
         let uid = connection.peer?.uid ?? uid_t.max
         if let held = connectionsByUser[uid] { connectionsByUser[uid] = held > 1 ? held - 1 : nil }
         connections[ObjectIdentifier(connection)] = nil
-        if subscribers.removeValue(forKey: ObjectIdentifier(connection)) != nil {
-            routes.withLockedValue { $0.remove(connection) }
+        let subscribers = routes.withLockedValue { routes in
+            routes.remove(connection)
+            return routes.routes.count
         }
-        counts.withLockedValue { $0.connections = connections.count; $0.subscribers = subscribers.count }
+        counts.withLockedValue { $0.connections = connections.count; $0.subscribers = subscribers }
     }
 
     /// Adds a subscriber, routed through the loop until its first reply (the newest state,
     /// without the gesture and content events that happened before it subscribed: offered
     /// again, a tap would be acted on twice) is written.
     func subscribe(_ connection: VarlinkConnection) {
-        subscribers[ObjectIdentifier(connection)] = connection
-        counts.withLockedValue { $0.subscribers = subscribers.count }
         let descriptor = connection.socketCookie.map(MonitorRoutes.duplicateSocket(cookie:)) ?? -1
-        let reply = routes.withLockedValue { routes -> ByteBuffer? in
+        let (subscribers, reply) = routes.withLockedValue { routes -> (Int, ByteBuffer?) in
             routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: descriptor,
                                                      from: (routes.latest?.sequence ?? 0) + 1))
-            guard var update = routes.latest else { return nil }
+            guard var update = routes.latest else { return (routes.routes.count, nil) }
             var buffer = ByteBufferAllocator().buffer(capacity: routes.latestBytes.count)
             if update.gesture == nil, update.events.isEmpty {
                 buffer.writeBytes(routes.latestBytes)
@@ -403,8 +401,9 @@ public final class VarlinkServer: @unchecked Sendable {
                 update.events = []
                 buffer.writeBytes(VarlinkReply.encode(continues: true, capacity: 1280) { update.writeParameters(to: &$0) })
             }
-            return buffer
+            return (routes.routes.count, buffer)
         }
+        counts.withLockedValue { $0.subscribers = subscribers }
         if let reply { connection.offer(reply) }
     }
 
