@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Prints what the `peers` scenario measured: each consumer's CPU ticks (1/100 s) while the same
-touchscreen recordings were played into one uinput device, and checks that every consumer saw
-the touches.
+"""Prints what the `peers` scenario measured: each consumer's CPU ticks (1/100 s) and sleeps
+while the same touchscreen recordings were played into one uinput device, and checks that every
+consumer saw the touches. After a profile run, also where sheetd's time went and whose code
+made each heap allocation in its process.
 
 Usage: check-peers.py RUN-FOLDER SHEETCTL
 """
