@@ -186,7 +186,6 @@ public struct Engine: Sendable {
     public mutating func advance(to time: Timestamp, into out: inout [EngineOutput]) {
         while let deadline = nextDeadline, deadline <= time {
             if let arenaDeadline = arena.deadline, arenaDeadline == deadline {
-                arenaScratch.removeAll(keepingCapacity: true)
                 arena.timeout(at: deadline, into: &arenaScratch)
                 forwardArena(into: &out)
             }
@@ -208,12 +207,10 @@ public struct Engine: Sendable {
             let slot = contact.slot
             guard slot >= 0, slot < slotDown.count else { continue }
             let point = contact.positionInPixels
-            arenaScratch.removeAll(keepingCapacity: true)
             switch contact.phase {
             case .down:
                 if slotDown[slot] {  // a down on a busy slot: the old contact ends first
                     liftSlot(slot, at: time, into: &out)
-                    arenaScratch.removeAll(keepingCapacity: true)
                 }
                 slotDown[slot] = true
                 slotPosition[slot] = point
@@ -234,7 +231,6 @@ public struct Engine: Sendable {
                     arena.touchMoved(slot: slot, to: point, time: time, into: &arenaScratch)
                 }
                 liftSlot(slot, at: time, into: &out)
-                arenaScratch.removeAll(keepingCapacity: true)
                 continue
             case .cancel:
                 guard slotDown[slot] else { continue }
@@ -273,7 +269,6 @@ public struct Engine: Sendable {
     public mutating func cancelAllTouches(at time: Timestamp, into out: inout [EngineOutput]) {
         advance(to: time, into: &out)
         for slot in slotDown.indices where slotDown[slot] {
-            arenaScratch.removeAll(keepingCapacity: true)
             cancelSlot(slot, at: time, into: &out)
         }
     }
@@ -291,7 +286,7 @@ public struct Engine: Sendable {
     }
 
     private mutating func liftSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
-        let velocity = trackers[slot].estimate(at: time)
+        let velocity = trackers.span[slot].estimate(at: time)
         slotDown[slot] = false
         trackers[slot].reset()
         out.append(.touch(TouchReport(time: time, slot: slot, phase: .up, positionInPixels: slotPosition[slot],
@@ -301,6 +296,8 @@ public struct Engine: Sendable {
     }
 
     /// Passes the arena's outputs on: gestures to the output, and each to the sheet in points.
+    /// Empties `arenaScratch`, which is empty between the arena's calls: every call that fills it
+    /// is followed by this one.
     private mutating func forwardArena(into out: inout [EngineOutput]) {
         for index in arenaScratch.indices {
             let item = arenaScratch[index]
@@ -331,7 +328,7 @@ public struct Engine: Sendable {
                     }
                 case (.pan, .changed):
                     var finger = 0.0
-                    if let primary = arena.primarySlot { finger = trackers[primary].verticalVelocity(at: gesture.time) }
+                    if let primary = arena.primarySlot { finger = trackers.span[primary].verticalVelocity(at: gesture.time) }
                     let translationY = gesture.translationInPixels.dy * pointsPerPixel
                     if case .nested(var nested) = panRoute {
                         moveNested(&nested, translationY: translationY, fingerVelocity: finger * pointsPerPixel,
@@ -377,7 +374,7 @@ public struct Engine: Sendable {
                 feedList(.cancel(time), into: &out)
             }
         }
-        arenaScratch.removeAll(keepingCapacity: true)
+        if !arenaScratch.isEmpty { arenaScratch.removeAll(keepingCapacity: true) }
     }
 
     private func points(_ pixels: Point) -> Point { pixels.scaled(by: pointsPerPixel) }

@@ -84,6 +84,11 @@ public struct VelocityTracker: Sendable {
     }
 
     private var samples: InlineArray<20, Sample>
+    /// The newest sample and the oldest one in the window, kept beside the ring by `add`: the
+    /// readers (`verticalVelocity` on every frame of a drag) take them from here, because
+    /// reading the ring outside a mutating method copies all of it (480 bytes) first.
+    private var newestSample = Sample(time: .zero, x: 0, y: 0)
+    private var oldestSample = Sample(time: .zero, x: 0, y: 0)
     /// Index of the newest sample in the ring.
     private var newest: Int = -1
     private var count: Int = 0
@@ -95,19 +100,46 @@ public struct VelocityTracker: Sendable {
     private var anchorTime: Timestamp = .zero
     private var anchorX = 0.0
     private var anchorY = 0.0
-    public var configuration: VelocityConfiguration
+    public var configuration: VelocityConfiguration {
+        didSet { spans = Spans(configuration) }
+    }
     /// Pixels per point, to apply the limits (given in points) to pixel velocities.
     public var scale: Double
+    private var spans: Spans
+
+    /// The configuration's stop gap and horizon in whole microseconds, so that each frame
+    /// compares integers instead of dividing: the longest span that `seconds(since:)` reads as
+    /// at most the configured seconds, so that every comparison decides as it did in seconds.
+    struct Spans: Sendable {
+        var stopGap: Int64
+        var horizon: Int64
+
+        init(_ configuration: VelocityConfiguration) {
+            stopGap = Self.microseconds(within: configuration.stopGapSeconds)
+            horizon = Self.microseconds(within: configuration.horizonSeconds)
+        }
+
+        static func microseconds(within seconds: Double) -> Int64 {
+            guard !seconds.isNaN else { return .max }  // no span is more than NaN
+            guard seconds >= 0 else { return -1 }
+            guard seconds < 1e12 else { return .max }
+            var whole = Int64((seconds * 1_000_000).rounded(.down))
+            while Double(whole + 1) / 1_000_000 <= seconds { whole += 1 }
+            while whole >= 0, Double(whole) / 1_000_000 > seconds { whole -= 1 }
+            return whole
+        }
+    }
 
     public init(configuration: VelocityConfiguration = VelocityConfiguration(), scale: Double = 1) {
         self.samples = InlineArray(repeating: Sample(time: .zero, x: 0, y: 0))
         self.configuration = configuration
         self.scale = scale
+        self.spans = Spans(configuration)
     }
 
     public var isEmpty: Bool { count == 0 }
 
-    public var lastSampleTime: Timestamp? { count == 0 ? nil : samples[newest].time }
+    public var lastSampleTime: Timestamp? { count == 0 ? nil : newestSample.time }
 
     public mutating func reset() {
         count = 0
@@ -125,6 +157,7 @@ public struct VelocityTracker: Sendable {
             samples[0] = sample
             windowCount = 1
             resum()
+            keepEnds()
             return
         }
         let last = samples[newest]
@@ -134,9 +167,10 @@ public struct VelocityTracker: Sendable {
             take(last, weight: -1)
             samples[newest] = sample
             take(sample, weight: 1)
+            keepEnds()
             return
         }
-        if time.seconds(since: last.time) > configuration.stopGapSeconds {
+        if time.microseconds - last.time.microseconds > spans.stopGap {
             windowCount = 0  // the finger stopped: the history before the gap is dropped
         } else if windowCount == Self.capacity {
             take(samples[slot(back: windowCount - 1)], weight: -1)  // the ring overwrites it
@@ -149,23 +183,28 @@ public struct VelocityTracker: Sendable {
         take(sample, weight: 1)
         while windowCount > 1 {
             let oldest = samples[slot(back: windowCount - 1)]
-            guard time.seconds(since: oldest.time) > configuration.horizonSeconds else { break }
+            guard time.microseconds - oldest.time.microseconds > spans.horizon else { break }
             take(oldest, weight: -1)
             windowCount -= 1
         }
         if windowCount == 1 || samples[slot(back: windowCount - 1)].time > anchorTime { resum() }
+        keepEnds()
+    }
+
+    @inline(__always)
+    private mutating func keepEnds() {
+        newestSample = samples[newest]
+        oldestSample = samples[slot(back: windowCount - 1)]
     }
 
     /// The velocity at a lift (or any instant) at `time`.
     public func estimate(at time: Timestamp) -> VelocityEstimate {
         guard let used = window(at: time) else { return .none }
-        let newestSample = samples[newest]
         let now = newestSample.time.seconds(since: anchorTime)
         let xFit = fit(sums.x, sums.tx, sums.t2x, at: now)
         let yFit = fit(sums.y, sums.ty, sums.t2y, at: now)
-        let oldest = samples[slot(back: used - 1)]
-        let vx = limited(xFit?.slope ?? 0, displacement: newestSample.x - oldest.x)
-        let vy = limited(yFit?.slope ?? 0, displacement: newestSample.y - oldest.y)
+        let vx = limited(xFit?.slope ?? 0, displacement: newestSample.x - oldestSample.x)
+        let vy = limited(yFit?.slope ?? 0, displacement: newestSample.y - oldestSample.y)
         return VelocityEstimate(
             pixelsPerSecond: Vector(dx: vx, dy: vy),
             confidence: rSquared(of: xFit, xAxis: true) * rSquared(of: yFit, xAxis: false),
@@ -173,15 +212,14 @@ public struct VelocityTracker: Sendable {
     }
 
     /// The vertical component of `estimate(at:)` alone (px/s), without the fit's quality: what
-    /// a drag publishes on every frame, from the kept sums in constant time. Inlined, so that
-    /// the caller reads the tracker where it lies instead of copying its 656 bytes first.
+    /// a drag publishes on every frame, from the kept sums and ends in constant time, without
+    /// reading the ring. Inlined, so that the caller reads the tracker where it lies instead of
+    /// copying it first.
     @inline(__always)
     public func verticalVelocity(at time: Timestamp) -> Double {
-        guard let used = window(at: time) else { return 0 }
-        let newestSample = samples[newest]
-        let oldest = samples[slot(back: used - 1)]
-        let slope = fit(sums.y, sums.ty, sums.t2y, at: newestSample.time.seconds(since: anchorTime))?.slope ?? 0
-        return limited(slope, displacement: newestSample.y - oldest.y)
+        guard window(at: time) != nil else { return 0 }
+        let slope = fit(sums.y, sums.ty, sums.t2y, at: newestSample.time.seconds(since: anchorTime), slopeOnly: true)?.slope ?? 0
+        return limited(slope, displacement: newestSample.y - oldestSample.y)
     }
 
     /// The ring index `back` samples before the newest (a branch, not a division).
@@ -194,7 +232,7 @@ public struct VelocityTracker: Sendable {
     /// How many samples the estimate at `time` uses; nil when the finger had stopped or there
     /// is only one.
     private func window(at time: Timestamp) -> Int? {
-        guard windowCount >= 2, time.seconds(since: samples[newest].time) <= configuration.stopGapSeconds else { return nil }
+        guard windowCount >= 2, time.microseconds - newestSample.time.microseconds <= spans.stopGap else { return nil }
         return windowCount
     }
 
@@ -224,19 +262,20 @@ public struct VelocityTracker: Sendable {
 
     /// One axis's least-squares polynomial p(t) = a + b·t + c·t² (c = 0 with two samples) in
     /// the anchor's time, from the sums `s` = Σp, `st` = Σt·p, `st2` = Σt²·p; `slope` is p′ at
-    /// `now`, the newest sample; nil for a degenerate window.
-    private func fit(_ s: Double, _ st: Double, _ st2: Double, at now: Double) -> Fit? {
+    /// `now`, the newest sample; nil for a degenerate window. `slopeOnly` leaves `a` out (0).
+    @inline(__always)
+    private func fit(_ s: Double, _ st: Double, _ st2: Double, at now: Double, slopeOnly: Bool = false) -> Fit? {
         let s0 = sums.t0, s1 = sums.t1, s2 = sums.t2, s3 = sums.t3, s4 = sums.t4
         if windowCount == 2 {
             let denominator = s0 * s2 - s1 * s1
             guard denominator != 0 else { return nil }
             let b = (s0 * st - s1 * s) / denominator
-            return Fit(a: (s - b * s1) / s0, b: b, c: 0, slope: b)
+            return Fit(a: slopeOnly ? 0 : (s - b * s1) / s0, b: b, c: 0, slope: b)
         }
         // Solve [s0 s1 s2; s1 s2 s3; s2 s3 s4] · [a b c] = [s st st2] by Cramer's rule.
         let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
         guard abs(det) > 1e-18 else { return nil }
-        let a = (s * (s2 * s4 - s3 * s3) - s1 * (st * s4 - s3 * st2) + s2 * (st * s3 - s2 * st2)) / det
+        let a = slopeOnly ? 0 : (s * (s2 * s4 - s3 * s3) - s1 * (st * s4 - s3 * st2) + s2 * (st * s3 - s2 * st2)) / det
         let b = (s0 * (st * s4 - st2 * s3) - s * (s1 * s4 - s3 * s2) + s2 * (s1 * st2 - st * s2)) / det
         let c = (s0 * (s2 * st2 - s3 * st) - s1 * (s1 * st2 - st * s2) + s * (s1 * s3 - s2 * s2)) / det
         return Fit(a: a, b: b, c: c, slope: b + 2 * c * now)
@@ -251,7 +290,7 @@ public struct VelocityTracker: Sendable {
         let mean = (xAxis ? sums.x : sums.y) / count
         var residual = 0.0, variance = 0.0
         for back in 0..<windowCount {
-            let sample = samples[slot(back: back)]
+            let sample = samples.span[slot(back: back)]
             let t = sample.time.seconds(since: anchorTime)
             let p = xAxis ? sample.x - anchorX : sample.y - anchorY
             let e = p - (fit.a + fit.b * t + fit.c * t * t)

@@ -79,6 +79,22 @@ import Testing
         #expect(VelocityTracker().estimate(at: .zero) == .none)
     }
 
+    /// The stop gap and horizon, compared in whole microseconds, decide every span as the
+    /// seconds did: the boundary is the longest span that `seconds(since:)` reads as within.
+    @Test func spansInMicrosecondsDecideAsSeconds() {
+        for seconds in [0.040, 0.100, 0.0400004, 0.1234567, 1e-7, 0, 2.5, 0.3] {
+            let limit = VelocityTracker.Spans.microseconds(within: seconds)
+            let base = Timestamp(microseconds: 7_000_000)
+            for span in max(0, limit - 3)...(limit + 3) {
+                let later = base.adding(microseconds: span)
+                #expect((span <= limit) == (later.seconds(since: base) <= seconds), "\(seconds) s, \(span) µs")
+            }
+        }
+        #expect(VelocityTracker.Spans.microseconds(within: -1) == -1)
+        #expect(VelocityTracker.Spans.microseconds(within: .nan) == .max)
+        #expect(VelocityTracker.Spans.microseconds(within: .infinity) == .max)
+    }
+
     /// The kept sums give what a fit made afresh from the window gives, on every frame of a long
     /// drag far from the origin: sampling at 1 ms (the ring, not the horizon, bounds the window),
     /// at 8 ms, irregular, with pauses longer than the stop gap and repeated timestamps.
