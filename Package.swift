@@ -53,7 +53,7 @@ let package = Package(
         // Input backends: libinput's udev seat and path contexts, and a recording on the real
         // clock. The only importer of libinput.
         .target(name: "SheetInput", dependencies: [
-            "SheetCore", "SheetRecordings", "CLibInput",
+            "SheetCore", "SheetProtocol", "SheetRecordings", "CLibInput",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The varlink server on a Unix socket (swift-nio). Knows the protocol, not the core.
@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
         .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "SheetConfig", "sheetctl", "SheetTestSupport"]),
-        .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol"]),
+        .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol", "SheetCore"]),
         .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         .testTarget(name: "SheetInputTests", dependencies: ["SheetInput"]),

@@ -199,12 +199,12 @@ public final class SheetClient {
         return try decode { () throws(ProtocolError) in try SheetState(json: parameters["state"] ?? .null) }
     }
 
-    public func devices() throws(ClientError) -> [DeviceReport] {
+    public func devices() throws(ClientError) -> [InputDevice] {
         let parameters = try method("ListDevices")
         guard case .array(let list)? = parameters["devices"] else {
             throw .badReply(path: connection.path, reason: "ListDevices without a devices array")
         }
-        return try decode { () throws(ProtocolError) in try list.map { item throws(ProtocolError) in try DeviceReport(json: item) } }
+        return try decode { () throws(ProtocolError) in try list.map { item throws(ProtocolError) in try InputDevice(json: item) } }
     }
 
     public func present(detent: String? = nil) throws(ClientError) {

@@ -1,36 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// What kind of input device a node is, read from sysfs without opening the node.
-public enum InputDeviceKind: String, Sendable {
-    case touchscreen, touchpad, keyboard, pointer, tablet, other
-
-    /// Whether sheetd uses devices of this kind.
-    public var isTouch: Bool { self == .touchscreen || self == .touchpad }
-}
-
-/// An input device as the daemon sees it, and whether it uses it.
-public struct InputDevice: Sendable, Equatable {
-    /// `/dev/input/event5`
-    public var node: String
-    public var name: String
-    public var kind: InputDeviceKind
-    public var used: Bool
-    /// Why it is used or not, for the log, `ListDevices` and `sheetctl doctor`.
-    public var reason: String
-    /// For a plugin device: the process that feeds it, and its user.
-    public var pid: Int32?
-    public var uid: UInt32?
-
-    public init(node: String, name: String, kind: InputDeviceKind, used: Bool, reason: String) {
-        self.node = node
-        self.name = name
-        self.kind = kind
-        self.used = used
-        self.reason = reason
-    }
-}
+import SheetProtocol
 
 /// Classifies `/dev/input/eventN` from `/sys/class/input/eventN/device/{name,properties,
 /// capabilities/*}`, the same bits udev's `input_id` builtin reads, so that keyboards are

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SheetProtocol
 
 /// What `sheetctl doctor` found about one input device: what it is, whether sheetd would use
 /// it, and what stands in the way.

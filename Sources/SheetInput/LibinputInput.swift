@@ -4,6 +4,7 @@ import Glibc
 import CLibInput
 import Logging
 import SheetCore
+import SheetProtocol
 
 /// Why an input backend could not start, naming the call and what it was given.
 public enum InputError: Error, CustomStringConvertible, Equatable {

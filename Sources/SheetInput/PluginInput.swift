@@ -1,4 +1,5 @@
 import SheetCore
+import SheetProtocol
 import SheetRecordings
 
 /// The devices that plugins feed over `io.sheetd.Input`, each checked frame by frame and

@@ -1,4 +1,5 @@
 import SheetCore
+import SheetProtocol
 import SheetRecordings
 
 /// A recording as an input: touch frames in the recording's own time, from zero at its first

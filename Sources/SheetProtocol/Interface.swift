@@ -100,7 +100,7 @@ public enum SheetInterface {
 
     # An input device, whether the daemon uses it, and why. A device a program feeds
     # over io.sheetd.Input has node plugin:ID and the pid and uid of that program.
-    type Device (name: string, node: string, type: string, used: bool, reason: string, pid: ?int, uid: ?int)
+    type Device (name: string, node: string, type: (touchscreen, touchpad, keyboard, pointer, tablet, other), used: bool, reason: string, pid: ?int, uid: ?int)
 
     # The sheet now.
     method GetState() -> (state: State)

@@ -16,19 +16,6 @@ public enum SheetMover: String, Sendable, CaseIterable {
     case command
 }
 
-/// The display the daemon maps touches onto, in pixels (`scale` pixels per point).
-public struct ScreenGeometry: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    public var scale: Double
-
-    public init(width: Int, height: Int, scale: Double) {
-        self.width = width
-        self.height = height
-        self.scale = scale
-    }
-}
-
 /// Where a detent puts the card's top edge, in pixels from the top of the screen.
 public struct DetentPosition: Sendable, Equatable {
     public var name: String
@@ -56,7 +43,7 @@ public struct SheetState: Sendable, Equatable {
     public var dim: Double
     /// The card's vertical velocity, pixels per second, positive downwards.
     public var velocityInPixelsPerSecond: Double
-    public var screen: ScreenGeometry
+    public var screen: ScreenSize
     public var mover: SheetMover
     public var detents: [DetentPosition]
     /// The list in the card, while the sheet has content.
@@ -77,7 +64,7 @@ public struct SheetState: Sendable, Equatable {
 
     public init(phase: SheetPhase, detent: String?, target: String?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
-                screen: ScreenGeometry, mover: SheetMover, detents: [DetentPosition], list: ListState? = nil,
+                screen: ScreenSize, mover: SheetMover, detents: [DetentPosition], list: ListState? = nil,
                 inputActive: Bool = false, reduceMotion: Bool = false) {
         self.list = list
         self.inputActive = inputActive
@@ -124,24 +111,34 @@ public struct GestureReport: Sendable, Equatable {
     }
 }
 
-/// An input device the daemon saw, and whether it uses it.
-public struct DeviceReport: Sendable, Equatable {
-    public var name: String
-    /// `/dev/input/event5`, or the recording's path.
+/// What kind of input device a node is (`type` on the wire).
+public enum InputDeviceKind: String, Sendable, CaseIterable {
+    case touchscreen, touchpad, keyboard, pointer, tablet, other
+
+    /// Whether sheetd uses devices of this kind.
+    public var isTouch: Bool { self == .touchscreen || self == .touchpad }
+}
+
+/// An input device the daemon saw, and whether it uses it: what the input layer finds and
+/// what `ListDevices` sends.
+public struct InputDevice: Sendable, Equatable {
+    /// `/dev/input/event5`, a recording's path, or `plugin:N`.
     public var node: String
-    /// `touchscreen`, `touchpad` or `other`.
-    public var type: String
+    public var name: String
+    public var kind: InputDeviceKind
     public var used: Bool
-    /// Why it is used or not (`has touch capability`, `a keyboard: never opened`).
+    /// Why it is used or not (`has touch capability`, `a keyboard: never opened`), for the
+    /// log, `ListDevices` and `sheetctl doctor`.
     public var reason: String
-    /// The process that feeds a plugin device (`io.sheetd.Input`), and its user.
+    /// For a plugin device (`io.sheetd.Input`): the process that feeds it, and its user.
     public var pid: Int32?
     public var uid: UInt32?
 
-    public init(name: String, node: String, type: String, used: Bool, reason: String, pid: Int32? = nil, uid: UInt32? = nil) {
-        self.name = name
+    public init(node: String, name: String, kind: InputDeviceKind, used: Bool, reason: String,
+                pid: Int32? = nil, uid: UInt32? = nil) {
         self.node = node
-        self.type = type
+        self.name = name
+        self.kind = kind
         self.used = used
         self.reason = reason
         self.pid = pid
@@ -188,9 +185,9 @@ extension SheetState {
         w.append(",\"velocity\":")
         w.append(velocityInPixelsPerSecond, decimals: 1)
         w.append(",\"screen\":{\"width\":")
-        w.appendInteger(Int64(screen.width))
+        w.appendInteger(Int64(screen.widthInPixels))
         w.append(",\"height\":")
-        w.appendInteger(Int64(screen.height))
+        w.appendInteger(Int64(screen.heightInPixels))
         w.append(",\"scale\":")
         w.append(screen.scale, decimals: 4)
         w.append("},\"cause\":\"")
@@ -241,14 +238,14 @@ extension GestureReport {
     }
 }
 
-extension DeviceReport {
+extension InputDevice {
     public func write(to w: inout JSONWriter) {
         w.append("{\"name\":")
         w.appendString(name)
         w.append(",\"node\":")
         w.appendString(node)
         w.append(",\"type\":")
-        w.appendString(type)
+        w.appendString(kind.rawValue)
         w.append(",\"used\":")
         w.append(used ? "true" : "false")
         w.append(",\"reason\":")
@@ -356,8 +353,8 @@ extension SheetState {
         self.init(phase: phase, detent: try optionalText(json, "detent"), target: try optionalText(json, "target"),
                   topInPixels: try number(json, "top"), progress: try number(json, "progress"),
                   dim: try number(json, "dim", in: 0...1), velocityInPixelsPerSecond: try number(json, "velocity"),
-                  screen: ScreenGeometry(width: try side(screen, "width"), height: try side(screen, "height"),
-                                         scale: try number(screen, "scale", in: ScreenSize.scaleRange)),
+                  screen: ScreenSize(widthInPixels: try side(screen, "width"), heightInPixels: try side(screen, "height"),
+                                     scale: try number(screen, "scale", in: ScreenSize.scaleRange)),
                   mover: mover, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
                   inputActive: inputActive, reduceMotion: reduceMotion)
@@ -374,7 +371,7 @@ extension GestureReport {
     }
 }
 
-extension DeviceReport {
+extension InputDevice {
     public init(json: JSONValue) throws(ProtocolError) {
         guard let used = try field(json, "used").boolValue else { throw ProtocolError("field \"used\" is not a boolean") }
         var pid: Int32?, uid: UInt32?
@@ -386,7 +383,11 @@ extension DeviceReport {
             guard let number = value.intValue.flatMap(UInt32.init(exactly:)) else { throw ProtocolError("field \"uid\" is not a uid") }
             uid = number
         }
-        self.init(name: try text(json, "name"), node: try text(json, "node"), type: try text(json, "type"),
+        let type = try text(json, "type")
+        guard let kind = InputDeviceKind(rawValue: type) else {
+            throw ProtocolError("field \"type\" is not one of \(InputDeviceKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self.init(node: try text(json, "node"), name: try text(json, "name"), kind: kind,
                   used: used, reason: try text(json, "reason"), pid: pid, uid: uid)
     }
 }
@@ -425,7 +426,7 @@ extension SheetState {
         self.init(
             phase: phase, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
-            screen: ScreenGeometry(width: configuration.screen.widthInPixels, height: configuration.screen.heightInPixels, scale: scale),
+            screen: ScreenSize(widthInPixels: configuration.screen.widthInPixels, heightInPixels: configuration.screen.heightInPixels, scale: scale),
             mover: mover, detents: detents,
             list: list.map { ListState($0, layout: configuration.list, content: content, scale: scale) },
             inputActive: inputActive, reduceMotion: snapshot.reduceMotion)

@@ -124,14 +124,14 @@ public struct SheetScene: Sendable, Equatable {
     /// The scene of `state` on its own screen, with `content` (its items in the list's order)
     /// drawn as `state.list` places it.
     public init(_ state: SheetState, content: SheetContent? = nil, look: Look = Look()) {
-        self.init(state, width: state.screen.width, height: state.screen.height, content: content, look: look)
+        self.init(state, width: state.screen.widthInPixels, height: state.screen.heightInPixels, content: content, look: look)
     }
 
     /// The scene of `state` on a display of another size (a renderer whose `SetScreen` was
     /// refused): positions and sizes follow the height, the width is the display's.
     public init(_ state: SheetState, width: Int, height: Int, content: SheetContent? = nil, look: Look = Look()) {
-        let zoom = state.screen.width == width && state.screen.height == height
-            ? 1 : Double(height) / Double(max(1, state.screen.height))
+        let zoom = state.screen.widthInPixels == width && state.screen.heightInPixels == height
+            ? 1 : Double(height) / Double(max(1, state.screen.heightInPixels))
         let list = content.flatMap { content in
             state.list.map { ListScene($0, items: content.items, zoom: zoom, height: height) }
         }

@@ -161,7 +161,7 @@ public struct SharedContent: Sendable {
 /// What the server asks of the daemon. Called on the server's event loop; `completion` may be
 /// called from any thread.
 public protocol SheetServiceDelegate: AnyObject, Sendable {
-    func devices() -> [DeviceReport]
+    func devices() -> [InputDevice]
     func content() -> SharedContent
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void)

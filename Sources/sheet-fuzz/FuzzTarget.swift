@@ -135,7 +135,7 @@ enum FuzzTarget: String, CaseIterable {
         _ = try? MonitorUpdate(json: value)
         _ = try? SheetState(json: value)
         _ = try? ContentChange(json: value)
-        _ = try? DeviceReport(json: value)
+        _ = try? InputDevice(json: value)
     }
 
     // MARK: Files

@@ -60,7 +60,7 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
 
     // MARK: SheetServiceDelegate
 
-    func devices() -> [DeviceReport] { [] }
+    func devices() -> [InputDevice] { [] }
 
     func content() -> SharedContent {
         SharedContent(content: engine.content, order: engine.list.order, revision: engine.list.revision)

@@ -20,7 +20,7 @@ final class PictureBackend: Backend {
     }
 
     func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
-        let scene = SheetScene(state, content: content, look: try looks.look(width: state.screen.width, height: state.screen.height))
+        let scene = SheetScene(state, content: content, look: try looks.look(width: state.screen.widthInPixels, height: state.screen.heightInPixels))
         do {
             return try writer.frame(scene) ? .shown(rows: nil) : .skipped
         } catch {

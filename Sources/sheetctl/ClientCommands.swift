@@ -334,7 +334,7 @@ struct DevicesCommand: ParsableCommand {
                 device.write(to: &writer)
                 try writeLine(writer.bytes)
             } else {
-                try writeLine(Array("\(device.used ? "used   " : "unused ") \(device.type)  \(device.node)  \"\(device.name)\"  \(device.reason)".utf8))
+                try writeLine(Array("\(device.used ? "used   " : "unused ") \(device.kind.rawValue)  \(device.node)  \"\(device.name)\"  \(device.reason)".utf8))
             }
         }
     }

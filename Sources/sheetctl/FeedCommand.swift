@@ -88,7 +88,7 @@ struct FeedCommand: ParsableCommand {
     func defaultRange() throws -> (Double, Double) {
         if let size, let parsed = Self.parseSize(size) { return parsed }
         let state = try talking { try socket.connect().state() }
-        return (Double(state.screen.width), Double(state.screen.height))
+        return (Double(state.screen.widthInPixels), Double(state.screen.heightInPixels))
     }
 }
 

@@ -172,10 +172,7 @@ final class ControlBridge: SheetServiceDelegate {
     let loop: EngineLoop
     init(loop: EngineLoop) { self.loop = loop }
 
-    func devices() -> [DeviceReport] {
-        loop.devices.map { DeviceReport(name: $0.name, node: $0.node, type: $0.kind.rawValue, used: $0.used, reason: $0.reason,
-                                        pid: $0.pid, uid: $0.uid) }
-    }
+    func devices() -> [InputDevice] { loop.devices }
 
     func content() -> SharedContent { loop.content }
 

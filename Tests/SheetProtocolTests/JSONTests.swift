@@ -1,4 +1,5 @@
 import Foundation
+import SheetCore
 import SheetProtocol
 import Testing
 
@@ -73,7 +74,7 @@ import Testing
 
     @Test func aMonitorUpdateSurvivesTheWire() throws {
         let state = SheetState(phase: .settling, detent: nil, target: "expanded", topInPixels: 812.5, progress: 0.62,
-                               dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenGeometry(width: 1080, height: 1920, scale: 2),
+                               dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
                                mover: .animation, detents: [DetentPosition(name: "half", topInPixels: 960)])
         let update = MonitorUpdate(sequence: 7, timestampInMicroseconds: 123_456_789, state: state,
                                    gesture: GestureReport(kind: "swipe", phase: "recognized", xInPixels: 10, yInPixels: 20,
@@ -91,7 +92,7 @@ import Testing
                       ("\"top\":812.5", "\"top\":1e19"), ("\"dim\":0.31", "\"dim\":2"), ("\"seq\":7", "\"seq\":7.5")])
     func impossibleStatesAreProtocolErrors(_ field: String, _ replacement: String) throws {
         let state = SheetState(phase: .settling, detent: nil, target: "expanded", topInPixels: 812.5, progress: 0.62,
-                               dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenGeometry(width: 1080, height: 1920, scale: 2),
+                               dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
                                mover: .animation, detents: [])
         var writer = JSONWriter()
         MonitorUpdate(sequence: 7, timestampInMicroseconds: 123_456_789, state: state, gesture: nil).writeParameters(to: &writer)

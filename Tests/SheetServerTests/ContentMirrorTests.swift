@@ -15,7 +15,7 @@ import Testing
                       othersScale: 1, moving: [])
         }
         let state = SheetState(phase: .resting, detent: "half", target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
-                               velocityInPixelsPerSecond: 0, screen: ScreenGeometry(width: 1080, height: 1920, scale: 1),
+                               velocityInPixelsPerSecond: 0, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 1),
                                mover: .initial, detents: [], list: list)
         return MonitorUpdate(sequence: 1, timestampInMicroseconds: 0, state: state, gesture: nil,
                              events: swaps.map { SheetEvent(name: "reorder-moved", item: "x", from: $0.0, to: $0.1) })

@@ -208,7 +208,7 @@ struct DaemonTests {
         try pipelined.send(VarlinkCall(method: "io.sheetd.Sheet.Dismiss", oneway: true))
         #expect(try pipelined.call(VarlinkCall(method: "org.varlink.service.GetInfo"))["product"] == .string("sheetd"))
 
-        #expect(try daemon.client().state().screen == ScreenGeometry(width: 1080, height: 1920, scale: 1))
+        #expect(try daemon.client().state().screen == ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 1))
         #expect(daemon.process.isRunning)
         #expect(daemon.stop() == 0)
     }
@@ -219,7 +219,7 @@ struct DaemonTests {
         let client = try daemon.client()
         try client.setScreen(width: 800, height: 480, scale: 1)
         let state = try client.state()
-        #expect(state.screen == ScreenGeometry(width: 800, height: 480, scale: 1))
+        #expect(state.screen == ScreenSize(widthInPixels: 800, heightInPixels: 480, scale: 1))
         #expect(state.detent == "half")
         #expect(state.topInPixels == 240)
         // Screens every renderer can draw, or InvalidParameter naming the value.
@@ -230,7 +230,7 @@ struct DaemonTests {
             }
         }
         try client.setScreen(width: 200, height: 480, scale: 16)
-        #expect(try client.state().screen == ScreenGeometry(width: 200, height: 480, scale: 16))
+        #expect(try client.state().screen == ScreenSize(widthInPixels: 200, heightInPixels: 480, scale: 16))
         // A new screen keeps the sheet at its detent, but Present() still means the
         // configured initial one (it used to become the detent of the last rebuild).
         try client.setDetent("expanded")

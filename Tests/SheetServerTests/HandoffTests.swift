@@ -13,7 +13,7 @@ import Testing
 
 /// The server on its own, with a delegate that has nothing to control.
 private final class NothingToControl: SheetServiceDelegate {
-    func devices() -> [DeviceReport] { [] }
+    func devices() -> [InputDevice] { [] }
     func content() -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
@@ -35,7 +35,7 @@ private func signalled(_ semaphore: DispatchSemaphore) async {
 private func update(_ sequence: Int64, gesture: GestureReport? = nil) -> MonitorUpdate {
     let state = SheetState(phase: .dragging, detent: nil, target: nil, topInPixels: Double(900 - sequence),
                            progress: 0.5, dim: 0.7, velocityInPixelsPerSecond: 0,
-                           screen: ScreenGeometry(width: 1080, height: 1920, scale: 1), mover: .user, detents: [])
+                           screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 1), mover: .user, detents: [])
     return MonitorUpdate(sequence: sequence, timestampInMicroseconds: sequence * 1000, state: state, gesture: gesture)
 }
 
