@@ -100,6 +100,31 @@ public final class PluginInput {
         }
     }
 
+    /// An `io.sheetd.Input` call from the connection `owner` (the process `pid` of user `uid`),
+    /// answered as the wire answers it; the frames it makes (a frame, a close's cancels) go
+    /// into `frames`. The daemon and the fuzzing harness both answer calls through this.
+    public func perform(_ request: InputRequest, owner: UInt64, pid: Int32, uid: UInt32, now: Timestamp,
+                        into frames: inout TouchFrameBatch) -> InputResult {
+        switch request {
+        case .open(let declaration):
+            switch open(declaration, owner: owner, pid: pid, uid: uid, now: now) {
+            case .success(let id): return .opened(device: id)
+            case .failure(.tooManyDevices(let limit)): return .tooManyDevices(limit: limit)
+            case .failure(.invalid(let parameter, let reason)): return .invalidParameter(parameter, reason: reason)
+            }
+        case .frame(let device, let frame):
+            do {
+                try feed(frame, device: device, owner: owner, now: now, into: &frames)
+            } catch {
+                return error.unknownDevice ? .noSuchDevice(device)
+                    : .invalidFrame(device: device, sequence: error.sequence, reason: error.reason)
+            }
+            return .done
+        case .close(let device):
+            return close(device: device, owner: owner, now: now, into: &frames) ? .done : .noSuchDevice(device)
+        }
+    }
+
     /// Opens a device for the connection `owner`; its id, unique for the daemon's life.
     public func open(_ declaration: PluginDevice, owner: UInt64, pid: Int32, uid: UInt32,
                      now: Timestamp) -> Result<Int, OpenRefusal> {

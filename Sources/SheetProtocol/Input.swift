@@ -67,6 +67,24 @@ public enum InputInterface {
     public static let notAllowed = "io.sheetd.Input.NotAllowed"
 }
 
+/// A call of `io.sheetd.Input`, for the daemon to perform, already held to the limits of
+/// `PluginDevice` and `PluginFrame` as far as the wire can tell.
+public enum InputRequest: Sendable, Equatable {
+    case open(PluginDevice)
+    case frame(device: Int, PluginFrame)
+    case close(device: Int)
+}
+
+/// How the daemon answered an input call.
+public enum InputResult: Sendable, Equatable {
+    case opened(device: Int)
+    case done
+    case invalidFrame(device: Int, sequence: Int64, reason: String)
+    case noSuchDevice(Int)
+    case tooManyDevices(limit: Int)
+    case invalidParameter(String, reason: String)
+}
+
 /// A parameter that cannot be used, by name (`x.min`, `contacts[2].phase`).
 public struct ParameterProblem: Error, Equatable, Sendable, CustomStringConvertible {
     public var parameter: String

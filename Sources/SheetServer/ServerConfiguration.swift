@@ -117,24 +117,6 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A call of `io.sheetd.Input`, for the daemon to perform, already held to the limits of
-/// `PluginDevice` and `PluginFrame` as far as the wire can tell.
-public enum InputRequest: Sendable, Equatable {
-    case open(PluginDevice)
-    case frame(device: Int, PluginFrame)
-    case close(device: Int)
-}
-
-/// How the daemon answered an input call.
-public enum InputResult: Sendable, Equatable {
-    case opened(device: Int)
-    case done
-    case invalidFrame(device: Int, sequence: Int64, reason: String)
-    case noSuchDevice(Int)
-    case tooManyDevices(limit: Int)
-    case invalidParameter(String, reason: String)
-}
-
 /// How the daemon answered a control call.
 public enum ControlResult: Sendable, Equatable {
     case done

@@ -91,24 +91,7 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
     func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
                completion: @escaping @Sendable (InputResult) -> Void) {
         now = now.adding(microseconds: 1_000)
-        let result: InputResult
-        switch request {
-        case .open(let declaration):
-            switch plugins.open(declaration, owner: connection, pid: peer.pid, uid: peer.uid, now: now) {
-            case .success(let id): result = .opened(device: id)
-            case .failure(.tooManyDevices(let limit)): result = .tooManyDevices(limit: limit)
-            case .failure(.invalid(let parameter, let reason)): result = .invalidParameter(parameter, reason: reason)
-            }
-        case .frame(let device, let frame):
-            do {
-                try plugins.feed(frame, device: device, owner: connection, now: now, into: &frames)
-                result = .done
-            } catch {
-                result = .invalidFrame(device: device, sequence: error.sequence, reason: error.reason)
-            }
-        case .close(let device):
-            result = plugins.close(device: device, owner: connection, now: now, into: &frames) ? .done : .noSuchDevice(device)
-        }
+        let result = plugins.perform(request, owner: connection, pid: peer.pid, uid: peer.uid, now: now, into: &frames)
         applyFrames()
         completion(result)
     }

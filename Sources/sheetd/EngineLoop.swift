@@ -341,31 +341,17 @@ final class EngineLoop: @unchecked Sendable {
 
     /// An input call: a device opened or closed, a frame checked and decoded into `frames`.
     private func perform(_ call: InputCall) -> InputResult {
-        let now = LibinputInput.monotonicNow()
-        switch call.request {
-        case .open(let declaration):
-            switch plugins.open(declaration, owner: call.connection, pid: call.peer.pid, uid: call.peer.uid, now: now) {
-            case .success(let id):
-                logger.notice("input: device \(id) \"\(declaration.name)\", a \(declaration.kind.name) with \(declaration.slots) slot(s), opened by \(call.peer)")
-                return .opened(device: id)
-            case .failure(.tooManyDevices(let limit)):
-                return .tooManyDevices(limit: limit)
-            case .failure(.invalid(let parameter, let reason)):
-                return .invalidParameter(parameter, reason: reason)
-            }
-        case .frame(let device, let frame):
-            do {
-                try plugins.feed(frame, device: device, owner: call.connection, now: now, into: &frames)
-            } catch {
-                return error.unknownDevice ? .noSuchDevice(device)
-                    : .invalidFrame(device: device, sequence: error.sequence, reason: error.reason)
-            }
-            return .done
-        case .close(let device):
-            guard plugins.close(device: device, owner: call.connection, now: now, into: &frames) else { return .noSuchDevice(device) }
+        let result = plugins.perform(call.request, owner: call.connection, pid: call.peer.pid, uid: call.peer.uid,
+                                     now: LibinputInput.monotonicNow(), into: &frames)
+        switch (call.request, result) {
+        case (.open(let declaration), .opened(let id)):
+            logger.notice("input: device \(id) \"\(declaration.name)\", a \(declaration.kind.name) with \(declaration.slots) slot(s), opened by \(call.peer)")
+        case (.close(let device), .done):
             logger.notice("input: device \(device) closed by \(call.peer)")
-            return .done
+        default:
+            break
         }
+        return result
     }
 
     /// Processes recorded frames that are due and fires the engine's deadlines up to now.
