@@ -129,7 +129,9 @@ public struct Engine: Sendable {
         arena.deadline.earliest(sheet.deadline).earliest(list.deadline)
     }
 
-    /// The sheet as it is now, stamped `time`.
+    /// The sheet as it is now, stamped `time`. Inlined, so that `publish` reads the sheet
+    /// where it lies instead of copying the engine first.
+    @inline(__always)
     public func snapshot(at time: Timestamp) -> SheetSnapshot {
         let scale = configuration.screen.scale
         return SheetSnapshot(
@@ -143,6 +145,7 @@ public struct Engine: Sendable {
 
     /// The list as it is drawn now, stamped `time`; nil while the sheet has no content (a
     /// title alone has a list of no items, whose revision says when the title changed).
+    @inline(__always)
     public func listSnapshot(at time: Timestamp) -> ListSnapshot? {
         content.isEmpty ? nil : list.snapshot(at: time)
     }
