@@ -91,12 +91,9 @@ public final class PluginInput {
     /// The open devices, for `ListDevices`, in the order they were opened.
     public var reports: [InputDevice] {
         order.compactMap { devices[$0] }.map { device in
-            var report = InputDevice(node: "plugin:\(device.id)", name: device.declaration.name,
-                                     kind: device.declaration.kind == .touchpad ? .touchpad : .touchscreen, used: true,
-                                     reason: "fed over io.sheetd.Input by pid \(device.pid)")
-            report.pid = device.pid
-            report.uid = device.uid
-            return report
+            InputDevice(node: "plugin:\(device.id)", name: device.declaration.name,
+                        kind: device.declaration.kind == .touchpad ? .touchpad : .touchscreen, used: true,
+                        reason: "fed over io.sheetd.Input by pid \(device.pid)", pid: device.pid, uid: device.uid)
         }
     }
 

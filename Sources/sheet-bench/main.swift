@@ -68,8 +68,9 @@ func benchmarkCore(passes: Int) {
     var produced = 0
     var rates: [Double] = []
     var allocations: UInt64 = 0
-    // Passes (five unless told), each with a new engine warmed up on the first frames (which grows every
-    // buffer to its working size); the median says more than one pass on a shared machine.
+    // Passes (five unless told), each with a new engine warmed up on the first frames (which
+    // grows every buffer to its working size); the median says more than one pass on a shared
+    // machine.
     for _ in 0..<passes {
         var engine = Engine(configuration: EngineConfiguration())
         for frame in frames.prefix(warmUp) {
@@ -223,7 +224,21 @@ func argument(_ name: String) -> String? {
 }
 /// `--only core,live`: just those groups (reader, core, live, content, render, daemon), e.g.
 /// under `perf record`; `--passes N`: the core's passes (5), e.g. 1 under valgrind.
+/// Says what is wrong with the command line, on standard error, and exits with status 2.
+func refuse(_ message: String) -> Never {
+    let line = Array("sheet-bench: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+let knownGroups: Set = ["reader", "core", "live", "content", "render", "daemon"]
 let groups = argument("--only").map { Set($0.split(separator: ",").map(String.init)) }
+if let unknown = groups?.subtracting(knownGroups), !unknown.isEmpty {
+    refuse("--only: no group \(unknown.sorted().joined(separator: ", ")) (groups: \(knownGroups.sorted().joined(separator: ", ")))")
+}
+let passes = argument("--passes").map { Int($0) ?? 0 } ?? 5
+guard (1...1000).contains(passes) else {
+    refuse("--passes must be 1 to 1000")
+}
 func runs(_ group: String) -> Bool { groups?.contains(group) ?? true }
 if runs("reader") {
     if let sheetctl = argument("--sheetctl") {
@@ -232,7 +247,7 @@ if runs("reader") {
         print("reader: skipped (pass --sheetctl PATH to time `sheetctl replay --summary`)")
     }
 }
-if runs("core") { benchmarkCore(passes: argument("--passes").flatMap { Int($0) }.map { max($0, 1) } ?? 5) }
+if runs("core") { benchmarkCore(passes: passes) }
 if runs("live") { benchmarkLivePath() }
 if runs("content") { benchmarkContent() }
 if runs("render") { benchmarkRenderKit() }
