@@ -276,6 +276,22 @@ public struct Engine: Sendable {
         }
     }
 
+    /// Takes a new configuration (a screen, a reload) as a new engine would, keeping what the
+    /// user and programs made: the content, the list's order, and the detent the sheet rested at
+    /// or was going to, when the new configuration still has it. The list's revision counts on,
+    /// so that no consumer sees one twice. Fingers down are cancelled first: their positions
+    /// meant something on the old screen.
+    public mutating func reconfigure(_ configuration: EngineConfiguration, at time: Timestamp, into out: inout [EngineOutput]) {
+        cancelAllTouches(at: time, into: &out)
+        let detent = (sheet.targetDetentIndex ?? sheet.detentIndex).map { sheet.detents[$0].name }
+        let content = self.content, order = list.order, revision = list.revision
+        self = Engine(configuration: configuration, startingAt: detent)
+        if !content.isEmpty {
+            setContent(content, order: order, after: revision, at: time, into: &out)
+        }
+        start(at: time, into: &out)
+    }
+
     public var activeTouchCount: Int { slotDown.reduce(0) { $0 + ($1 ? 1 : 0) } }
 
     // MARK: Wiring

@@ -69,23 +69,13 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void) {
         now = now.adding(microseconds: 16_000)
-        switch request {
-        case .present(let detent): _ = engine.perform(.present(detent), at: now, into: &outputs)
-        case .dismiss(let force): _ = engine.perform(.dismiss(force: force), at: now, into: &outputs)
-        case .setDetent(let detent): _ = engine.perform(.setDetent(detent), at: now, into: &outputs)
-        case .setReduceMotion(let enabled): _ = engine.perform(.setReduceMotion(enabled), at: now, into: &outputs)
-        case .setScreen(let width, let height, let scale):
-            var configuration = engine.configuration
-            configuration.screen = ScreenSize(widthInPixels: width, heightInPixels: height, scale: scale ?? configuration.screen.scale)
-            engine = Engine(configuration: configuration)
-            engine.start(at: now, into: &outputs)
-        case .setContent(let change):
-            engine.setContent(change.applied(to: engine.content), at: now, into: &outputs)
-        }
+        let before = engine.configuration.screen
+        let result = engine.perform(request, at: now, into: &outputs)
+        if engine.configuration.screen != before { plugins.resync(screen: engine.configuration.screen) }
         engine.advance(to: now.adding(microseconds: 1_000_000), into: &outputs)
         FuzzTarget.check(outputs)
         outputs.removeAll(keepingCapacity: true)
-        completion(.done)
+        completion(result)
     }
 
     func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,

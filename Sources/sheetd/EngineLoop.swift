@@ -509,62 +509,49 @@ final class EngineLoop: @unchecked Sendable {
 
     // MARK: Commands
 
+    /// A control call: the engine's mapping (`Engine.perform(_: ControlRequest…)`) decides and
+    /// answers; the loop keeps what outlives the engine (the screen for a reload, reduced
+    /// motion as chosen), tells the input plugins of a new screen, and logs.
     private func perform(_ request: ControlRequest) -> ControlResult {
         let now = engineNow()
         engineTime = now
-        let names = engine.sheet.detents.detents.map(\.name)
-        switch request {
-        case .present(let detent):
-            if let detent, !names.contains(detent) { return .unknownDetent(detent, known: names) }
-            engine.perform(.present(detent), at: now, into: &outputs)
-        case .dismiss(let force):
-            if engine.perform(.dismiss(force: force), at: now, into: &outputs) == .guarded { return .guarded }
-        case .setContent(let change):
-            let content = change.applied(to: engine.content)
-            if change.items != nil {
-                engine.setContent(content, at: now, into: &outputs)
-            } else {
-                engine.setTitle(content.title, guarded: content.guarded, at: now, into: &outputs)
+        let before = engine.configuration
+        let result = engine.perform(request, at: now, into: &outputs)
+        if result == .done {
+            switch request {
+            case .setContent:
+                let content = engine.content
+                logger.notice("content: \(content.items.count) item(s), title \"\(content.title)\"\(content.guarded ? ", guarded" : "")")
+            case .setReduceMotion(let enabled):
+                chosenReduceMotion = enabled
+            default:
+                break
             }
-            logger.notice("content: \(content.items.count) item(s), title \"\(content.title)\"\(content.guarded ? ", guarded" : "")")
-        case .setDetent(let detent):
-            guard names.contains(detent) else { return .unknownDetent(detent, known: names) }
-            engine.perform(.setDetent(detent), at: now, into: &outputs)
-        case .setScreen(let width, let height, let scale):
-            let newScale = scale ?? engine.configuration.screen.scale
-            if let reason = ScreenSize.refusal(width: width, height: height, scale: newScale) { return .invalidScreen(reason) }
-            let screen = ScreenSize(widthInPixels: width, heightInPixels: height, scale: newScale)
-            guard screen != engine.configuration.screen else { return .done }
-            logger.notice("screen is now \(width)x\(height) at scale \(newScale)")
-            var configuration = engine.configuration
-            configuration.screen = screen
-            rebuild(with: configuration, at: now)
-            settings.engine.screen = screen
-        case .setReduceMotion(let enabled):
-            chosenReduceMotion = enabled
-            guard enabled != engine.configuration.sheet.reduceMotion else { return .done }
-            logger.notice("reduced motion \(enabled ? "on" : "off")")
-            engine.perform(.setReduceMotion(enabled), at: now, into: &outputs)
+            configured(from: before)
         }
         publishOutputs()
-        return .done
+        return result
     }
 
-    /// A new engine for a new configuration (a screen, a reload), holding the content, its
-    /// order and revision, and the sheet at the detent it rested at or was going to, when the
-    /// new configuration still has it. Touches down are cancelled.
-    private func rebuild(with configuration: EngineConfiguration, at now: Timestamp) {
-        engine.cancelAllTouches(at: now, into: &outputs)
-        let sheet = engine.sheet
-        let current = (sheet.targetDetentIndex ?? sheet.detentIndex).map { sheet.detents[$0].name }
-        let content = engine.content, order = engine.list.order, revision = engine.list.revision
-        engine = Engine(configuration: configuration, startingAt: current)
-        plugins.resync(screen: configuration.screen)
-        detentPositions = Self.positions(of: engine)
-        if !content.isEmpty {
-            engine.setContent(content, order: order, after: revision, at: now, into: &outputs)
+    /// What follows the engine's configuration changing. Anything but reduced motion means
+    /// the engine was rebuilt (`reconfigure`) and dropped its touches: the plugins map their
+    /// fingers afresh, and the published detents follow the new screen and detents.
+    private func configured(from before: EngineConfiguration) {
+        let configuration = engine.configuration
+        var rest = before
+        rest.sheet.reduceMotion = configuration.sheet.reduceMotion
+        if rest != configuration {
+            let screen = configuration.screen
+            if screen != before.screen {
+                logger.notice("screen is now \(screen.widthInPixels)x\(screen.heightInPixels) at scale \(screen.scale)")
+            }
+            settings.engine.screen = screen
+            plugins.resync(screen: screen)
+            detentPositions = Self.positions(of: engine)
         }
-        engine.start(at: now, into: &outputs)
+        if configuration.sheet.reduceMotion != before.sheet.reduceMotion {
+            logger.notice("reduced motion \(configuration.sheet.reduceMotion ? "on" : "off")")
+        }
     }
 
     /// Applies a configuration read again (SIGHUP): the policy, detents, thresholds and the
@@ -597,16 +584,18 @@ final class EngineLoop: @unchecked Sendable {
         settings.engine.screen = configuration.screen
         var rest = configuration
         rest.sheet.reduceMotion = reduceMotion
-        if rest != engine.configuration {
-            rebuild(with: configuration, at: now)
+        let before = engine.configuration
+        if rest != before {
+            engine.reconfigure(configuration, at: now, into: &outputs)
         } else if configuration.sheet.reduceMotion != reduceMotion {
             // Only that changed: no need to cancel a finger down.
-            engine.perform(.setReduceMotion(configuration.sheet.reduceMotion), at: now, into: &outputs)
+            engine.perform(SheetCommand.setReduceMotion(configuration.sheet.reduceMotion), at: now, into: &outputs)
         }
+        configured(from: before)
         // The configured content replaces what the sheet holds only if no client changed it.
-        let configured = new.content ?? .empty
-        if untouched, configured != configuredBefore {
-            engine.setContent(configured, at: now, into: &outputs)
+        let configuredContent = new.content ?? .empty
+        if untouched, configuredContent != configuredBefore {
+            engine.setContent(configuredContent, at: now, into: &outputs)
         }
         publishOutputs()
         logger.notice("reloaded: policy \(configuration.sheet.ruleSet.rawValue), detents \(configuration.sheet.detents.map(\.name).joined(separator: ",")), reduced motion \(configuration.sheet.reduceMotion ? "on" : "off"), log level \(new.logLevel)")

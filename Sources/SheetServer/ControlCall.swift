@@ -1,0 +1,43 @@
+import SheetCore
+import SheetProtocol
+
+extension Engine {
+    /// What a control call does to the sheet, and what it answers: the one mapping from a
+    /// call to the engine, used by the daemon and by the fuzzer's harness, so that what one
+    /// refuses the other refuses too. A call that changes nothing (the screen or reduced motion
+    /// as they are) emits nothing; the caller publishes what `out` holds.
+    public mutating func perform(_ request: ControlRequest, at time: Timestamp, into out: inout [EngineOutput]) -> ControlResult {
+        switch request {
+        case .present(let detent):
+            if perform(SheetCommand.present(detent), at: time, into: &out) == .unknownDetent, let detent {
+                return .unknownDetent(detent, known: sheet.detents.detents.map(\.name))
+            }
+        case .dismiss(let force):
+            if perform(SheetCommand.dismiss(force: force), at: time, into: &out) == .guarded { return .guarded }
+        case .setDetent(let detent):
+            if perform(SheetCommand.setDetent(detent), at: time, into: &out) == .unknownDetent {
+                return .unknownDetent(detent, known: sheet.detents.detents.map(\.name))
+            }
+        case .setContent(let change):
+            let content = change.applied(to: content)
+            if change.items != nil {
+                setContent(content, at: time, into: &out)
+            } else {
+                // A title alone keeps the items, their order, the scroll and a reorder.
+                setTitle(content.title, guarded: content.guarded, at: time, into: &out)
+            }
+        case .setScreen(let width, let height, let scale):
+            let scale = scale ?? configuration.screen.scale
+            if let reason = ScreenSize.refusal(width: width, height: height, scale: scale) { return .invalidScreen(reason) }
+            let screen = ScreenSize(widthInPixels: width, heightInPixels: height, scale: scale)
+            guard screen != configuration.screen else { return .done }
+            var configuration = configuration
+            configuration.screen = screen
+            reconfigure(configuration, at: time, into: &out)
+        case .setReduceMotion(let enabled):
+            guard enabled != configuration.sheet.reduceMotion else { return .done }
+            perform(SheetCommand.setReduceMotion(enabled), at: time, into: &out)
+        }
+        return .done
+    }
+}

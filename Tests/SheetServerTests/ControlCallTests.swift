@@ -1,0 +1,89 @@
+import SheetCore
+import SheetProtocol
+import SheetServer
+import Testing
+
+/// `Engine.perform(_: ControlRequest…)`: the one mapping from a control call to the engine and
+/// its answer, which the daemon and the fuzzer's harness both use.
+struct ControlCallTests {
+    static let content = SheetContent(title: "Menu", items: (0..<6).map { SheetItem(id: "item-\($0)", label: "Item \($0)") })
+
+    /// An engine with content, resting at half, its list reversed, at 1 s.
+    private func engineWithContent() -> (Engine, [EngineOutput]) {
+        var engine = Engine(configuration: EngineConfiguration())
+        var out: [EngineOutput] = []
+        engine.setContent(Self.content, order: Array((0..<6).reversed()), at: .zero, into: &out)
+        engine.advance(to: Timestamp(seconds: 1), into: &out)
+        out.removeAll()
+        return (engine, out)
+    }
+
+    @Test func anUnknownDetentIsRefusedWithTheKnownOnesAndChangesNothing() {
+        var (engine, out) = engineWithContent()
+        let state = engine.sheet.state
+        let known = engine.sheet.detents.detents.map(\.name)
+        #expect(engine.perform(ControlRequest.present(detent: "side"), at: Timestamp(seconds: 2), into: &out)
+            == .unknownDetent("side", known: known))
+        #expect(engine.perform(ControlRequest.setDetent("side"), at: Timestamp(seconds: 2), into: &out)
+            == .unknownDetent("side", known: known))
+        #expect(out.isEmpty && engine.sheet.state == state)
+        #expect(engine.perform(ControlRequest.setDetent("expanded"), at: Timestamp(seconds: 2), into: &out) == .done)
+        #expect(engine.sheet.targetDetentIndex == engine.sheet.detents.index(named: "expanded"))
+    }
+
+    @Test func aScreenOutsideTheLimitsIsRefusedAndTheSameScreenChangesNothing() {
+        var (engine, out) = engineWithContent()
+        let screen = engine.configuration.screen
+        for (width, height, scale) in [(0, 1920, 1.0), (1080, 1_000_000, 1.0), (1080, 1920, 0.0), (1080, 1920, .nan), (200, 480, 17.0), (63, 480, 1.0)] {
+            let result = engine.perform(ControlRequest.setScreen(width: width, height: height, scale: scale), at: Timestamp(seconds: 2), into: &out)
+            guard case .invalidScreen = result else {
+                Issue.record("\(width)x\(height) at \(scale) was taken: \(result)")
+                continue
+            }
+        }
+        #expect(engine.configuration.screen == screen && out.isEmpty)
+        let same = ControlRequest.setScreen(width: screen.widthInPixels, height: screen.heightInPixels, scale: nil)
+        #expect(engine.perform(same, at: Timestamp(seconds: 2), into: &out) == .done)
+        #expect(out.isEmpty, "the screen as it is: no new engine, no state")
+    }
+
+    /// A new screen rebuilds the engine: the finger down is cancelled, the content, its order
+    /// and the detent stay, and the list's revision counts on.
+    @Test func aNewScreenKeepsTheContentTheOrderAndTheDetentAndCancelsTheFinger() {
+        var (engine, out) = engineWithContent()
+        let revision = engine.list.revision
+        engine.process(TouchFrame(time: Timestamp(seconds: 2), contacts: [Contact(slot: 0, phase: .down, positionInPixels: Point(x: 500, y: 1500))]), into: &out)
+        out.removeAll()
+        #expect(engine.perform(ControlRequest.setScreen(width: 800, height: 480, scale: 1), at: Timestamp(seconds: 3), into: &out) == .done)
+        #expect(engine.configuration.screen == ScreenSize(widthInPixels: 800, heightInPixels: 480))
+        #expect(engine.activeTouchCount == 0)
+        #expect(out.contains { if case .touch(let touch) = $0 { touch.phase == .cancel } else { false } })
+        #expect(engine.content == Self.content && engine.list.order == Array((0..<6).reversed()))
+        #expect(engine.list.revision > revision)
+        #expect(engine.sheet.detentIndex == engine.sheet.detents.index(named: "half"))
+        #expect(out.contains { if case .sheet = $0 { true } else { false } }, "the new screen's state is published")
+    }
+
+    @Test func aTitleAloneKeepsTheListAndItemsReplaceIt() {
+        var (engine, out) = engineWithContent()
+        #expect(engine.perform(ControlRequest.setContent(ContentChange(title: "Edited")), at: Timestamp(seconds: 2), into: &out) == .done)
+        #expect(engine.content.title == "Edited" && engine.content.items == Self.content.items)
+        #expect(engine.list.order == Array((0..<6).reversed()))
+        let items = Array(Self.content.items.prefix(2))
+        #expect(engine.perform(ControlRequest.setContent(ContentChange(items: items)), at: Timestamp(seconds: 3), into: &out) == .done)
+        #expect(engine.content.title == "Edited" && engine.content.items == items && engine.list.order == [0, 1])
+    }
+
+    @Test func aGuardedSheetRefusesAPlainDismissAndReducedMotionAsItIsChangesNothing() {
+        var (engine, out) = engineWithContent()
+        #expect(engine.perform(ControlRequest.setContent(ContentChange(guarded: true)), at: Timestamp(seconds: 2), into: &out) == .done)
+        out.removeAll()
+        #expect(engine.perform(ControlRequest.dismiss(force: false), at: Timestamp(seconds: 3), into: &out) == .guarded)
+        #expect(engine.perform(ControlRequest.setReduceMotion(false), at: Timestamp(seconds: 3), into: &out) == .done)
+        #expect(out.isEmpty)
+        #expect(engine.perform(ControlRequest.setReduceMotion(true), at: Timestamp(seconds: 3), into: &out) == .done)
+        #expect(engine.configuration.sheet.reduceMotion && !out.isEmpty)
+        #expect(engine.perform(ControlRequest.dismiss(force: true), at: Timestamp(seconds: 4), into: &out) == .done)
+        #expect(engine.sheet.targetDetentIndex == engine.sheet.detents.hiddenIndex || engine.sheet.detentIndex == engine.sheet.detents.hiddenIndex)
+    }
+}
