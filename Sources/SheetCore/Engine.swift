@@ -135,7 +135,7 @@ public struct Engine: Sendable {
     public func snapshot(at time: Timestamp) -> SheetSnapshot {
         let scale = configuration.screen.scale
         return SheetSnapshot(
-            time: time, state: sheet.state.kind,
+            time: time, state: sheet.kind,
             detent: sheet.detentIndex.map { sheet.detents[$0].name },
             target: sheet.targetDetentIndex.map { sheet.detents[$0].name },
             topInPixels: sheet.top * scale, dim: sheet.dim, progress: sheet.progress,
@@ -337,7 +337,7 @@ public struct Engine: Sendable {
                     let start = points(gesture.startInPixels)
                     let translation = gesture.translationInPixels.scaled(by: pointsPerPixel)
                     if beginsNestedPan(at: start, translation: translation) {
-                        let dragging = sheet.state.kind == .dragging
+                        let dragging = sheet.kind == .dragging
                         var nested = NestedPan(start: start, startTop: sheet.top, rawOffset: list.offset,
                                                sheetDragging: dragging)
                         moveNested(&nested, translationY: translation.dy, fingerVelocity: 0, gesture.time, into: &out)
@@ -361,7 +361,7 @@ public struct Engine: Sendable {
                     break
                 }
             case .primaryDown(let point, let time):
-                sequenceBeganAtRest = sheet.state.kind == .resting && sheet.isShown && list.state.kind == .idle
+                sequenceBeganAtRest = sheet.kind == .resting && sheet.isShown && list.state.kind == .idle
                 panRoute = .sheet
                 feedSheet(.touchDown(points(point), source, time), into: &out)
                 feedList(.touchDown(time), into: &out)
@@ -379,7 +379,7 @@ public struct Engine: Sendable {
                 panRoute = .sheet
             case .primaryHeld(let point, let time):
                 let held = points(point)
-                if sequenceBeganAtRest, source == .touchscreen, sheet.state.kind == .resting,
+                if sequenceBeganAtRest, source == .touchscreen, sheet.kind == .resting,
                    feedList(.hold(held, cardTop: sheet.top, time), into: &out) == .claimed {
                     arena.claimHold(at: time)
                 } else {
@@ -422,14 +422,14 @@ public struct Engine: Sendable {
     /// A tap on a row of a resting sheet taps its item (the title bar, the close button and
     /// the dim keep their meaning).
     private mutating func tapItem(at point: Point, _ time: Timestamp, into out: inout [EngineOutput]) {
-        guard sequenceBeganAtRest, source == .touchscreen, !content.items.isEmpty, sheet.state.kind == .resting,
+        guard sequenceBeganAtRest, source == .touchscreen, !content.items.isEmpty, sheet.kind == .resting,
               let position = list.position(at: point, cardTop: sheet.top) else { return }
         out.append(.content(ContentEventReport(time: time, event: .itemTapped(item: list.order[position]))))
     }
 
     private func beginsNestedPan(at start: Point, translation: Vector) -> Bool {
         guard source == .touchscreen, list.scrolls, abs(translation.dy) >= abs(translation.dx),
-              sheet.state.kind != .settling, sheet.isShown else { return false }
+              sheet.kind != .settling, sheet.isShown else { return false }
         return list.isOnList(start, cardTop: sheet.top)
     }
 
@@ -460,7 +460,7 @@ public struct Engine: Sendable {
         } else {
             feedSheet(.panBegan(start: nested.start, translation: Vector(dx: 0, dy: nested.sheetTranslationY), source,
                                 time), into: &out)
-            nested.sheetDragging = sheet.state.kind == .dragging
+            nested.sheetDragging = sheet.kind == .dragging
         }
     }
 

@@ -477,7 +477,7 @@ final class EngineLoop: @unchecked Sendable {
     /// second after it, when the timer wakes the loop. The store writes on its own thread.
     private func persist(now immediately: Bool = false) {
         guard let store else { return }
-        if engine.sheet.state.kind == .resting, let index = engine.sheet.detentIndex {
+        if engine.sheet.kind == .resting, let index = engine.sheet.detentIndex {
             lastRestingDetent = engine.sheet.detents[index].name
         }
         guard engine.list.revision != savedRevision || lastRestingDetent != savedDetent

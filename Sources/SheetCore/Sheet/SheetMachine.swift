@@ -144,7 +144,26 @@ public struct SheetMachine: Sendable {
         case changed
     }
 
-    public private(set) var state: State
+    /// The state's kind. Each kind's numbers are kept apart, where only that kind reads them
+    /// (`restingDetent`, `dragging`, `settling`): reading the sheet (a published frame reads it
+    /// a dozen times) and moving it then touch a field in place, where a switch over one enum
+    /// holding a whole animation copied it each time. `state` puts them together.
+    public private(set) var kind: StateKind
+    /// While resting: the detent.
+    private var restingDetent: Int
+    /// While dragging: the drag.
+    private var dragging: Drag
+    /// While settling: the animation under way.
+    private var settling: Settle
+
+    /// The state whole, for tests, tables and logs.
+    public var state: State {
+        switch kind {
+        case .resting: .resting(detent: restingDetent)
+        case .dragging: .dragging(dragging)
+        case .settling: .settling(settling)
+        }
+    }
     /// The numbers the machine was made with; only `reduceMotion` changes afterwards.
     public private(set) var configuration: SheetConfiguration
     public let detents: DetentSet
@@ -171,78 +190,99 @@ public struct SheetMachine: Sendable {
         self.layout = layout
         self.detents = DetentSet(configuration.detents, screenHeightInPoints: screen.heightInPoints)
         let initial = detents.index(named: initialDetent) ?? detents.nearest(to: screen.heightInPoints / 2)
-        self.state = .resting(detent: initial)
+        kind = .resting
+        restingDetent = initial
+        // What the other kinds start from is set when the machine enters them.
+        dragging = Drag(originDetent: initial, startTop: 0, top: 0)
+        settling = Settle(targetDetent: initial, animation: .curve(from: 0, to: 0, seconds: 0, .linear),
+                          startedAt: .zero, top: 0, velocity: 0, nextFrame: .zero, cause: .initial)
     }
 
     /// For tests: a machine in a given state.
     public init(configuration: SheetConfiguration, screen: ScreenSize, state: State) {
         self.init(configuration: configuration, screen: screen)
-        self.state = state
+        switch state {
+        case .resting(let detent): rest(at: detent)
+        case .dragging(let drag): begin(drag)
+        case .settling(let settle): begin(settle)
+        }
     }
 
     // MARK: Reading the state
 
     /// The card's top edge now (points).
+    @inline(__always)
     public var top: Double {
-        switch state {
-        case .resting(let detent): return detents[detent].topInPoints
-        case .dragging(let drag): return drag.top
-        case .settling(let settle): return settle.top
+        switch kind {
+        case .resting: detents[restingDetent].topInPoints
+        case .dragging: dragging.top
+        case .settling: settling.top
         }
     }
 
     /// How fast the card's top moves (pt/s, down positive): the spring's or curve's while
     /// settling, the finger's (through the rubber band) while dragging.
+    @inline(__always)
     public var velocity: Double {
-        switch state {
-        case .resting: return 0
-        case .dragging(let drag): return drag.velocity
-        case .settling(let settle): return settle.velocity
+        switch kind {
+        case .resting: 0
+        case .dragging: dragging.velocity
+        case .settling: settling.velocity
         }
     }
 
     /// The detent the card is at (within half a pixel), or nil between detents.
+    @inline(__always)
     public var detentIndex: Int? {
-        if case .resting(let detent) = state { return detent }
-        return detents.detent(at: top, tolerance: tolerance)
+        kind == .resting ? restingDetent : detents.detent(at: top, tolerance: tolerance)
     }
 
+    @inline(__always)
     public var targetDetentIndex: Int? {
-        if case .settling(let settle) = state { return settle.targetDetent }
-        return nil
+        kind == .settling ? settling.targetDetent : nil
+    }
+
+    /// The detent the state rests at or settles to; nil while dragging.
+    @inline(__always)
+    private var destination: Int? {
+        switch kind {
+        case .resting: restingDetent
+        case .dragging: nil
+        case .settling: settling.targetDetent
+        }
     }
 
     /// Dim opacity: the cross-fade's under reduced motion, else from the position.
+    @inline(__always)
     public var dim: Double {
-        if case .settling(let settle) = state, let dim = settle.dim { return dim }
+        if kind == .settling, let dim = settling.dim { return dim }
         return dim(atTop: top)
     }
 
     /// Dim opacity from position: `maximumDim · (H − top) / (H/2)`, clamped to 0…maximumDim.
+    @inline(__always)
     private func dim(atTop top: Double) -> Double {
         let value = configuration.maximumDim * (height - top) / (height / 2)
         return min(max(value, 0), configuration.maximumDim)
     }
 
     /// 0 at hidden, 1 at the topmost detent.
+    @inline(__always)
     public var progress: Double {
         let span = height - detents.topmost.topInPoints
         return span > 0 ? (height - top) / span : 0
     }
 
     /// When the machine wants the next `.frame`.
+    @inline(__always)
     public var deadline: Timestamp? {
-        if case .settling(let settle) = state { return settle.nextFrame }
-        return nil
+        kind == .settling ? settling.nextFrame : nil
     }
 
     /// At, or on its way to, a detent other than hidden (or held by a finger).
+    @inline(__always)
     public var isShown: Bool {
-        switch state {
-        case .resting(let detent): return detent != detents.hiddenIndex
-        case .dragging: return true
-        case .settling(let settle): return settle.targetDetent != detents.hiddenIndex
-        }
+        destination.map { $0 != detents.hiddenIndex } ?? true
     }
 
     private func isOnCard(_ point: Point, _ source: TouchSource) -> Bool {
@@ -253,45 +293,48 @@ public struct SheetMachine: Sendable {
 
     public mutating func handle(_ event: Event) -> Effect {
         lastDismissAttempt = nil
-        let before = state
+        let before = (kind: kind, destination: destination)
         let effect = transition(event)
-        let after = state
-        if before.kind != after.kind || targetChanged(before, after) {
+        // A new kind, or a settle that changed its target.
+        if before.kind != kind || (kind == .settling && destination != before.destination) {
             var velocity: Double?
             if case .release(let v, _) = event { velocity = v }
             lastTransition = SheetTransition(
                 time: event.time, from: before.kind, event: event.name, eventPointsPerSecond: velocity,
-                to: after.kind, detent: Self.detentName(of: after, in: detents),
-                fromDetent: Self.detentName(of: before, in: detents))
+                to: kind, detent: destination.map { detents[$0].name },
+                fromDetent: before.destination.map { detents[$0].name })
         } else {
             lastTransition = nil
         }
         return effect
     }
 
-    private func targetChanged(_ before: State, _ after: State) -> Bool {
-        if case .settling(let a) = before, case .settling(let b) = after { return a.targetDetent != b.targetDetent }
-        return false
+    private mutating func rest(at detent: Int) {
+        kind = .resting
+        restingDetent = detent
     }
 
-    private static func detentName(of state: State, in detents: DetentSet) -> String? {
-        switch state {
-        case .resting(let detent): return detents[detent].name
-        case .settling(let settle): return detents[settle.targetDetent].name
-        case .dragging: return nil
-        }
+    private mutating func begin(_ drag: Drag) {
+        kind = .dragging
+        dragging = drag
+    }
+
+    private mutating func begin(_ settle: Settle) {
+        kind = .settling
+        settling = settle
     }
 
     private mutating func transition(_ event: Event) -> Effect {
-        switch (state, event) {
+        switch (kind, event) {
         // resting
         case (.resting, .touchDown):
             return .none
-        case (.resting(let detent), .panBegan(let start, let translation, let source, _)):
+        case (.resting, .panBegan(let start, let translation, let source, _)):
+            let detent = restingDetent
             guard detent != detents.hiddenIndex, isOnCard(start, source),
                   abs(translation.dy) >= abs(translation.dx) else { return .none }
             let startTop = detents[detent].topInPoints
-            state = .dragging(Drag(originDetent: detent, startTop: startTop, top: startTop))
+            begin(Drag(originDetent: detent, startTop: startTop, top: startTop))
             cause = .user
             moveDrag(translationY: translation.dy)
             return .changed
@@ -314,7 +357,8 @@ public struct SheetMachine: Sendable {
             return .none
         case (.dragging, .panChanged(let translation, let velocity, _)):
             return moveDrag(translationY: translation, fingerVelocity: velocity)
-        case (.dragging(let drag), .release(let velocity, let time)):
+        case (.dragging, .release(let velocity, let time)):
+            let drag = dragging
             let target = releaseTarget(drag: drag, velocity: velocity)
             if target == detents.hiddenIndex, guarded, drag.originDetent != detents.hiddenIndex {
                 // Guarded: back to where the drag began, from rest (no overshoot off the screen).
@@ -322,9 +366,10 @@ public struct SheetMachine: Sendable {
                 return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
             }
             return settle(to: target, velocity: velocity, at: time, cause: .animation)
-        case (.dragging(let drag), .cancel(let time)):
-            return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
-        case (.dragging(let drag), .tap(let point, let source, let time)):
+        case (.dragging, .cancel(let time)):
+            return settle(to: dragging.originDetent, velocity: 0, at: time, cause: .animation)
+        case (.dragging, .tap(let point, let source, let time)):
+            let drag = dragging
             // A tap that ends a caught drag: the close button still closes.
             guard source == .touchscreen, layout.isOnCloseButton(point, top: top, screenWidth: width) else { return .none }
             if guarded && drag.originDetent != detents.hiddenIndex {
@@ -340,24 +385,25 @@ public struct SheetMachine: Sendable {
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
 
         // settling
-        case (.settling(let settle), .touchDown(let point, let source, let time)):
+        case (.settling, .touchDown(let point, let source, let time)):
+            let settle = settling
             // Hit-test and catch where the card is at the touch, not where the last frame drew it.
             let top = settle.dim == nil ? sample(settle, at: time).value : settle.top
             guard source == .touchpad || layout.isOnCard(point, top: top, screenWidth: width) else { return .none }
             // Caught where it is: the drag starts from the current top, no jump.
-            state = .dragging(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
+            begin(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
             cause = .user
             return .changed
         case (.settling, .panBegan), (.settling, .panChanged), (.settling, .release), (.settling, .cancel):
             return .none
         case (.settling, .frame(let time)):
             return advance(to: time)
-        case (.settling(let settle), .tap(let point, let source, let time)):
-            guard settle.targetDetent != detents.hiddenIndex else { return .none }
+        case (.settling, .tap(let point, let source, let time)):
+            guard settling.targetDetent != detents.hiddenIndex else { return .none }
             _ = advance(to: time, scheduling: false)
             return dismissIfOutside(point, source, time)
-        case (.settling(let settle), .swipe(let direction, let start, let source, let time)):
-            guard settle.targetDetent != detents.hiddenIndex else { return .none }
+        case (.settling, .swipe(let direction, let start, let source, let time)):
+            guard settling.targetDetent != detents.hiddenIndex else { return .none }
             _ = advance(to: time, scheduling: false)
             return dismissIfSwipeFromDim(direction, start, source, time)
         case (.settling, .present(let detent, let time)):
@@ -371,8 +417,8 @@ public struct SheetMachine: Sendable {
             _ = advance(to: time, scheduling: false)
             configuration.reduceMotion = enabled
             // Over already, or on from where it is in the new style.
-            guard case .settling(let settle) = state else { return .changed }
-            return self.settle(to: settle.targetDetent, velocity: settle.velocity, at: time, cause: settle.cause)
+            guard kind == .settling else { return .changed }
+            return settle(to: settling.targetDetent, velocity: settling.velocity, at: time, cause: settling.cause)
         }
     }
 
@@ -380,8 +426,8 @@ public struct SheetMachine: Sendable {
 
     @discardableResult
     private mutating func moveDrag(translationY: Double, fingerVelocity: Double = 0) -> Effect {
-        guard case .dragging(var drag) = state else { return .none }
-        let raw = drag.startTop + translationY
+        guard kind == .dragging else { return .none }
+        let raw = dragging.startTop + translationY
         let topmost = detents.topmost.topInPoints
         var top = raw
         // How far the card moves per point the finger moves, here.
@@ -402,10 +448,9 @@ public struct SheetMachine: Sendable {
         }
         let velocity = fingerVelocity * slope
         // A card that reaches a clamp stops: that is a change even where the top stays.
-        let changed = top != drag.top || velocity != drag.velocity
-        drag.top = top
-        drag.velocity = velocity
-        state = .dragging(drag)
+        let changed = top != dragging.top || velocity != dragging.velocity
+        dragging.top = top
+        dragging.velocity = velocity
         return changed ? .changed : .none
     }
 
@@ -465,7 +510,7 @@ public struct SheetMachine: Sendable {
     // MARK: Settling
 
     private mutating func settle(to detent: Int, velocity: Double, at time: Timestamp, cause: SheetCause) -> Effect {
-        if case .resting(let current) = state, current == detent { return .none }
+        if kind == .resting, restingDetent == detent { return .none }
         if configuration.reduceMotion { return fade(to: detent, at: time, cause: cause) }
         let from = top
         let target = detents[detent].topInPoints
@@ -483,12 +528,12 @@ public struct SheetMachine: Sendable {
         }
         self.cause = cause
         if abs(from - target) <= tolerance && velocity == 0 {
-            state = .resting(detent: detent)
+            rest(at: detent)
             return .changed
         }
-        state = .settling(Settle(targetDetent: detent, animation: animation, startedAt: time, top: from,
-                                 velocity: velocity, nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
-                                 cause: cause))
+        begin(Settle(targetDetent: detent, animation: animation, startedAt: time, top: from,
+                     velocity: velocity, nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
+                     cause: cause))
         return .changed
     }
 
@@ -499,21 +544,20 @@ public struct SheetMachine: Sendable {
         let from = dim, target = detents[detent].topInPoints, to = dim(atTop: target)
         let seconds = to > from ? configuration.reducedMotionFadeInSeconds : configuration.reducedMotionFadeOutSeconds
         guard abs(to - from) >= 0.5 / 255, seconds > 0 else {
-            state = .resting(detent: detent)
+            rest(at: detent)
             return .changed
         }
-        state = .settling(Settle(targetDetent: detent, animation: .curve(from: from, to: to, seconds: seconds, .linear),
-                                 startedAt: time, top: target, velocity: 0,
-                                 nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
-                                 cause: cause, dim: from))
+        begin(Settle(targetDetent: detent, animation: .curve(from: from, to: to, seconds: seconds, .linear),
+                     startedAt: time, top: target, velocity: 0,
+                     nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
+                     cause: cause, dim: from))
         return .changed
     }
 
     /// A new target while settling: a spring keeps the current velocity, a curve starts afresh.
     private mutating func retarget(to detent: Int, at time: Timestamp) -> Effect {
-        guard case .settling(let current) = state else { return .none }
-        if current.targetDetent == detent { return .none }
-        return settle(to: detent, velocity: configuration.ruleSet == .projection ? current.velocity : 0,
+        guard kind == .settling, settling.targetDetent != detent else { return .none }
+        return settle(to: detent, velocity: configuration.ruleSet == .projection ? settling.velocity : 0,
                       at: time, cause: .command)
     }
 
@@ -527,25 +571,24 @@ public struct SheetMachine: Sendable {
 
     /// Samples the animation at `time`; rests at the target when it is over.
     private mutating func advance(to time: Timestamp, scheduling: Bool = true) -> Effect {
-        guard case .settling(var settle) = state else { return .none }
-        let result = sample(settle, at: time)
+        guard kind == .settling else { return .none }
+        let result = sample(settling, at: time)
         if result.finished {
-            state = .resting(detent: settle.targetDetent)
+            rest(at: settling.targetDetent)
             return .changed
         }
-        if settle.dim != nil {
-            settle.dim = result.value
+        if settling.dim != nil {
+            settling.dim = result.value
         } else {
-            settle.top = result.value
-            settle.velocity = result.velocity
+            settling.top = result.value
+            settling.velocity = result.velocity
         }
         if scheduling {
             // Frames stay on the grid that started with the settle, whatever woke us.
             let interval = configuration.frameIntervalMicroseconds
-            let elapsed = time.microseconds - settle.startedAt.microseconds
-            settle.nextFrame = settle.startedAt.adding(microseconds: (elapsed / interval + 1) * interval)
+            let elapsed = time.microseconds - settling.startedAt.microseconds
+            settling.nextFrame = settling.startedAt.adding(microseconds: (elapsed / interval + 1) * interval)
         }
-        state = .settling(settle)
         return .changed
     }
 
