@@ -372,6 +372,7 @@ public struct ListMachine: Sendable {
         return setOffset(position)
     }
 
+    @inline(__always)
     private func sample(_ fling: Fling, at time: Timestamp) -> (offset: Double, velocity: Double, finished: Bool) {
         switch fling {
         case .momentum(let from, let velocity, let start):
@@ -433,6 +434,7 @@ public struct ListMachine: Sendable {
     }
 
     /// How fast the list scrolls by itself for a finger at `y` (pt/s, positive = list moves up).
+    @inline(__always)
     public func autoScrollSpeed(fingerY y: Double, listTop: Double) -> Double {
         let band = configuration.autoScrollBandInPoints
         let fastest = configuration.autoScrollMaximumPointsPerSecond
@@ -530,6 +532,7 @@ public struct ListMachine: Sendable {
 
     // MARK: Animations
 
+    @inline(__always)
     private var needsFrames: Bool {
         switch state {
         case .flinging: return true
@@ -540,6 +543,7 @@ public struct ListMachine: Sendable {
         return isAnimating
     }
 
+    @inline(__always)
     private var isAnimating: Bool {
         if othersScale.isMoving || !moving.isEmpty { return true }
         guard let lifted else { return false }
