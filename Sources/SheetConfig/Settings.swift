@@ -83,10 +83,13 @@ public struct Settings: Sendable {
             }
             engine.sheet.ruleSet = rules
         case "initial":
-            engine.initialDetent = value
+            guard let name = DetentName(value) else {
+                throw SettingError("`initial` wants a detent's name (1 to \(DetentName.maximumBytes) bytes of letters, digits, - and _); got `\(value)`")
+            }
+            engine.initialDetent = name
         case "detent", "detents":
             guard let spec = DetentSpec(parsing: value) else {
-                throw SettingError("`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%; got `\(value)`")
+                throw SettingError("`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%, NAME 1 to \(DetentName.maximumBytes) bytes of letters, digits, - and _; got `\(value)`")
             }
             engine.sheet.detents.removeAll { $0.name == spec.name }
             guard engine.sheet.detents.count < SheetConfiguration.maximumDetents else {
@@ -173,9 +176,9 @@ public struct Settings: Sendable {
 
     /// Checks what only makes sense with everything set (the initial detent must exist).
     public func validate() throws(SettingError) {
-        let names = Set(engine.sheet.detents.map(\.name)).union(["hidden"])
+        let names = Set(engine.sheet.detents.map(\.name)).union([.hidden])
         guard names.contains(engine.initialDetent) else {
-            throw SettingError("`initial` wants one of \(names.sorted().joined(separator: ", ")); got `\(engine.initialDetent)`")
+            throw SettingError("`initial` wants one of \(names.map(\.description).sorted().joined(separator: ", ")); got `\(engine.initialDetent)`")
         }
     }
 

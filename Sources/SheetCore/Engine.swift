@@ -6,7 +6,7 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var sheet = SheetConfiguration()
     public var layout = SheetLayout()
     public var list = ListConfiguration()
-    public var initialDetent = "half"
+    public var initialDetent: DetentName = .half
     /// Slots beyond this are ignored (the kernel allows 64; touch panels report 2…16).
     public var maximumSlots = 32
 
@@ -28,9 +28,9 @@ public struct SheetSnapshot: Sendable, Equatable {
     public var time: Timestamp
     public var state: SheetMachine.StateKind
     /// The detent the card is at, or nil between detents.
-    public var detent: String?
+    public var detent: DetentName?
     /// While settling: where it is going.
-    public var target: String?
+    public var target: DetentName?
     public var topInPixels: Double
     public var dim: Double
     public var progress: Double
@@ -106,12 +106,12 @@ public struct Engine: Sendable {
 
     /// An engine whose sheet starts at `detent` (the configuration's `initialDetent` when nil
     /// or unknown). `initialDetent` stays what `Present()` without a detent shows.
-    public init(configuration: EngineConfiguration, startingAt detent: String? = nil) {
+    public init(configuration: EngineConfiguration, startingAt detent: DetentName? = nil) {
         self.configuration = configuration
         let scale = configuration.screen.scale
         pointsPerPixel = 1 / scale
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
-        let known = detent.flatMap { name in name == "hidden" || configuration.sheet.detents.contains { $0.name == name } ? name : nil }
+        let known = detent.flatMap { name in name == .hidden || configuration.sheet.detents.contains { $0.name == name } ? name : nil }
         sheet = SheetMachine(configuration: configuration.sheet, screen: configuration.screen,
                              layout: configuration.layout, initialDetent: known ?? configuration.initialDetent)
         list = ListMachine(configuration: configuration.list, sheet: configuration.sheet, screen: configuration.screen,
@@ -251,7 +251,7 @@ public struct Engine: Sendable {
         switch command {
         case .present(let name):
             guard let index = sheet.detents.index(named: name ?? configuration.initialDetent)
-                ?? (name == nil ? sheet.detents.index(named: "half") : nil) else { return .unknownDetent }
+                ?? (name == nil ? sheet.detents.index(named: .half) : nil) else { return .unknownDetent }
             feedSheet(.present(detent: index, time), into: &out)
         case .setDetent(let name):
             guard let index = sheet.detents.index(named: name) else { return .unknownDetent }
@@ -499,10 +499,10 @@ public struct Engine: Sendable {
 /// A programmatic request to the sheet.
 public enum SheetCommand: Sendable, Equatable {
     /// Show the sheet at a detent (the initial detent when nil).
-    case present(String?)
+    case present(DetentName?)
     /// Hide the sheet; a guarded one only with `force`.
     case dismiss(force: Bool)
-    case setDetent(String)
+    case setDetent(DetentName)
     /// Reduced motion on or off from now; a move under way goes on in the new style.
     case setReduceMotion(Bool)
 }

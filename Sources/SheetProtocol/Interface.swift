@@ -14,6 +14,7 @@ public enum SheetInterface {
     type Screen (width: int, height: int, scale: float)
 
     # Where a detent puts the card's top edge, in pixels from the top of the screen.
+    # A detent's name is 1 to 15 bytes of letters, digits, - and _.
     type DetentPosition (name: string, top: float)
 
     # What a renderer needs to draw the sheet. top is in pixels from the top of the

@@ -1,3 +1,5 @@
+import SheetCore
+
 /// A parsed JSON value. Objects keep their keys in a dictionary: varlink gives key order no
 /// meaning.
 public enum JSONValue: Sendable, Equatable {
@@ -308,6 +310,14 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// A detent's name as a JSON string: its characters (letters, digits, `-`, `_`) need no
+    /// escaping.
+    public mutating func appendName(_ name: DetentName) {
+        append(UInt8(ascii: "\""))
+        name.withUTF8 { for byte in $0 { append(byte) } }
+        append(UInt8(ascii: "\""))
+    }
+
     /// A JSON string literal.
     public mutating func appendString(_ string: String) {
         append(UInt8(ascii: "\""))
@@ -325,7 +335,7 @@ public struct JSONWriter: Sendable {
                     append(hex.utf8Start[Int(scalar.value >> 4)])
                     append(hex.utf8Start[Int(scalar.value & 0xF)])
                 } else {
-                    for byte in String(scalar).utf8 { append(byte) }
+                    UTF8.encode(scalar) { append($0) }
                 }
             }
         }

@@ -18,10 +18,10 @@ public enum SheetMover: String, Sendable, CaseIterable {
 
 /// Where a detent puts the card's top edge, in pixels from the top of the screen.
 public struct DetentPosition: Sendable, Equatable {
-    public var name: String
+    public var name: DetentName
     public var topInPixels: Double
 
-    public init(name: String, topInPixels: Double) {
+    public init(name: DetentName, topInPixels: Double) {
         self.name = name
         self.topInPixels = topInPixels
     }
@@ -32,9 +32,9 @@ public struct DetentPosition: Sendable, Equatable {
 public struct SheetState: Sendable, Equatable {
     public var phase: SheetPhase
     /// The detent the card is at, or nil between detents.
-    public var detent: String?
+    public var detent: DetentName?
     /// While settling: the detent it is going to.
-    public var target: String?
+    public var target: DetentName?
     /// The card's top edge, in pixels from the top of the screen.
     public var topInPixels: Double
     /// 0 when hidden, 1 when fully expanded.
@@ -62,7 +62,7 @@ public struct SheetState: Sendable, Equatable {
     /// under way.
     public var isIdle: Bool { isAtRest && !inputActive }
 
-    public init(phase: SheetPhase, detent: String?, target: String?, topInPixels: Double,
+    public init(phase: SheetPhase, detent: DetentName?, target: DetentName?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
                 screen: ScreenSize, mover: SheetMover, detents: [DetentPosition], list: ListState? = nil,
                 inputActive: Bool = false, reduceMotion: Bool = false) {
@@ -173,9 +173,9 @@ extension SheetState {
         w.append("{\"state\":\"")
         w.appendRaw(phase.rawValue)
         w.append("\",\"detent\":")
-        if let detent { w.appendString(detent) } else { w.append("null") }
+        if let detent { w.appendName(detent) } else { w.append("null") }
         w.append(",\"target\":")
-        if let target { w.appendString(target) } else { w.append("null") }
+        if let target { w.appendName(target) } else { w.append("null") }
         w.append(",\"top\":")
         w.append(topInPixels, decimals: 2)
         w.append(",\"progress\":")
@@ -200,7 +200,7 @@ extension SheetState {
         for (index, detent) in detents.enumerated() {
             if index > 0 { w.append(UInt8(ascii: ",")) }
             w.append("{\"name\":")
-            w.appendString(detent.name)
+            w.appendName(detent.name)
             w.append(",\"top\":")
             w.append(detent.topInPixels, decimals: 2)
             w.append(UInt8(ascii: "}"))
@@ -330,6 +330,17 @@ private func text(_ object: JSONValue, _ key: String) throws(ProtocolError) -> S
     return value
 }
 
+private func name(_ object: JSONValue, _ key: String) throws(ProtocolError) -> DetentName {
+    let value = try text(object, key)
+    guard let name = DetentName(value) else { throw ProtocolError("field \"\(key)\" is not a detent name (1 to \(DetentName.maximumBytes) bytes of letters, digits, - and _)") }
+    return name
+}
+
+private func optionalName(_ object: JSONValue, _ key: String) throws(ProtocolError) -> DetentName? {
+    guard let value = object[key], !value.isNull else { return nil }
+    return try name(object, key)
+}
+
 private func optionalText(_ object: JSONValue, _ key: String) throws(ProtocolError) -> String? {
     guard let value = object[key], !value.isNull else { return nil }
     guard let string = value.stringValue else { throw ProtocolError("field \"\(key)\" is not a string") }
@@ -347,10 +358,10 @@ extension SheetState {
         if case .array(let list)? = json["detents"] {
             guard list.count <= SheetConfiguration.maximumDetents else { throw ProtocolError("more than \(SheetConfiguration.maximumDetents) detents") }
             for item in list {
-                detents.append(DetentPosition(name: try text(item, "name"), topInPixels: try number(item, "top")))
+                detents.append(DetentPosition(name: try name(item, "name"), topInPixels: try number(item, "top")))
             }
         }
-        self.init(phase: phase, detent: try optionalText(json, "detent"), target: try optionalText(json, "target"),
+        self.init(phase: phase, detent: try optionalName(json, "detent"), target: try optionalName(json, "target"),
                   topInPixels: try number(json, "top"), progress: try number(json, "progress"),
                   dim: try number(json, "dim", in: 0...1), velocityInPixelsPerSecond: try number(json, "velocity"),
                   screen: ScreenSize(widthInPixels: try side(screen, "width"), heightInPixels: try side(screen, "height"),

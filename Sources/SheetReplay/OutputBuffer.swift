@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SheetCore
 import SheetProtocol
 
 /// Bytes on their way out: a growing buffer that flushes to a file descriptor past 64 KiB,
@@ -28,6 +29,9 @@ public final class OutputBuffer {
     func append(_ string: StaticString) { writer.append(string) }
 
     func append(_ string: String) { writer.appendRaw(string) }
+
+    /// A detent's name as it is, for the text lines.
+    func appendName(_ name: DetentName) { name.withUTF8 { for byte in $0 { writer.append(byte) } } }
 
     /// Lets a protocol type write itself into the line.
     func appendWritten(_ body: (inout JSONWriter) -> Void) { body(&writer) }
@@ -67,6 +71,9 @@ public final class OutputBuffer {
 
     /// A JSON string literal.
     func appendJSONString(_ string: String) { writer.appendString(string) }
+
+    /// A detent's name as a JSON string.
+    func appendJSONName(_ name: DetentName) { writer.appendName(name) }
 }
 
 /// Standard output could not be written (a closed pipe, a full disk).

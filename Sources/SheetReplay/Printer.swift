@@ -221,7 +221,7 @@ struct Printer {
         o.append(",\"state\":\"")
         o.append(sheet.state.name)
         o.append("\",\"detent\":")
-        if let detent = sheet.detent { o.appendJSONString(detent) } else { o.append("null") }
+        if let detent = sheet.detent { o.appendJSONName(detent) } else { o.append("null") }
         o.append(",\"top\":")
         o.append(sheet.topInPixels, decimals: 2)
         o.append(",\"dim\":")
@@ -232,7 +232,7 @@ struct Printer {
         o.append(sheet.velocityInPixelsPerSecond, decimals: 1)
         if let target = sheet.target {
             o.append(",\"target\":")
-            o.appendJSONString(target)
+            o.appendJSONName(target)
         }
         o.append(",\"cause\":\"")
         o.append(sheet.cause.name)
@@ -320,7 +320,7 @@ struct Printer {
         o.append(transition.from.name)
         if let from = transition.fromDetent {
             o.append("(")
-            o.append(from)
+            o.appendName(from)
             o.append(")")
         }
         o.append(" → ")
@@ -334,7 +334,7 @@ struct Printer {
         o.append(transition.to.name)
         if let detent = transition.detent {
             o.append("(")
-            o.append(detent)
+            o.appendName(detent)
             o.append(")")
         }
         try o.endLine()
@@ -367,7 +367,7 @@ struct Printer {
                 o.append(",\"sheet\":{\"state\":\"")
                 o.append(sheet.state.name)
                 o.append("\",\"detent\":")
-                if let detent = sheet.detent { o.appendJSONString(detent) } else { o.append("null") }
+                if let detent = sheet.detent { o.appendJSONName(detent) } else { o.append("null") }
                 o.append(",\"top\":")
                 o.append(sheet.topInPixels, decimals: 2)
                 o.append(",\"dim\":")
@@ -407,7 +407,7 @@ struct Printer {
                 o.append(sheet.state.name)
                 if let detent = sheet.detent {
                     o.append("(")
-                    o.append(detent)
+                    o.appendName(detent)
                     o.append(")")
                 }
                 o.append(", top ")

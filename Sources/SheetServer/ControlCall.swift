@@ -8,15 +8,18 @@ extension Engine {
     /// as they are) emits nothing; the caller publishes what `out` holds.
     public mutating func perform(_ request: ControlRequest, at time: Timestamp, into out: inout [EngineOutput]) -> ControlResult {
         switch request {
-        case .present(let detent):
-            if perform(SheetCommand.present(detent), at: time, into: &out) == .unknownDetent, let detent {
-                return .unknownDetent(detent, known: sheet.detents.detents.map(\.name))
+        case .present(nil):
+            perform(SheetCommand.present(nil), at: time, into: &out)
+        case .present(let detent?):
+            // A name a detent could not have is unknown as any other.
+            guard let name = DetentName(detent), perform(SheetCommand.present(name), at: time, into: &out) == .done else {
+                return unknownDetent(detent)
             }
         case .dismiss(let force):
             if perform(SheetCommand.dismiss(force: force), at: time, into: &out) == .guarded { return .guarded }
         case .setDetent(let detent):
-            if perform(SheetCommand.setDetent(detent), at: time, into: &out) == .unknownDetent {
-                return .unknownDetent(detent, known: sheet.detents.detents.map(\.name))
+            guard let name = DetentName(detent), perform(SheetCommand.setDetent(name), at: time, into: &out) == .done else {
+                return unknownDetent(detent)
             }
         case .setContent(let change):
             let content = change.applied(to: content)
@@ -39,5 +42,9 @@ extension Engine {
             perform(SheetCommand.setReduceMotion(enabled), at: time, into: &out)
         }
         return .done
+    }
+
+    private func unknownDetent(_ name: String) -> ControlResult {
+        .unknownDetent(name, known: sheet.detents.detents.map(\.name.description))
     }
 }

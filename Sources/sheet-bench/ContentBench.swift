@@ -70,8 +70,8 @@ func scrollFrames(count: Int) -> [TouchFrame] {
 
 func benchmarkContent() {
     let content = fullContent()
-    for (name, initial, frames) in [("reorder drag", "half", reorderFrames(count: 600_000)),
-                                    ("scroll", "expanded", scrollFrames(count: 600_000))] {
+    for (name, initial, frames): (String, DetentName, [TouchFrame]) in [("reorder drag", .half, reorderFrames(count: 600_000)),
+                                    ("scroll", .expanded, scrollFrames(count: 600_000))] {
         var configuration = EngineConfiguration()
         configuration.initialDetent = initial
         var engine = Engine(configuration: configuration)
@@ -109,7 +109,7 @@ func benchmarkContent() {
 /// list's moving parts, the events, and the reply's frame, as the daemon writes them.
 func monitorReplySizeDuringAReorder(_ content: SheetContent) {
     var configuration = EngineConfiguration()
-    configuration.initialDetent = "half"
+    configuration.initialDetent = .half
     var engine = Engine(configuration: configuration)
     var outputs: [EngineOutput] = []
     engine.setContent(content, at: .zero, into: &outputs)

@@ -87,9 +87,9 @@ func writeLine(_ bytes: [UInt8]) throws {
 func describe(_ state: SheetState) -> String {
     var text: String
     switch state.phase {
-    case .resting: text = "resting at \(state.detent ?? "?")"
+    case .resting: text = "resting at \(state.detent?.description ?? "?")"
     case .dragging: text = "dragging"
-    case .settling: text = "settling to \(state.target ?? "?")"
+    case .settling: text = "settling to \(state.target?.description ?? "?")"
     }
     text += "  top \(format(state.topInPixels, 1))px  dim \(format(state.dim, 2))  velocity \(format(state.velocityInPixelsPerSecond, 0))px/s  (\(state.mover.rawValue))"
     if state.reduceMotion { text += "  reduced motion" }

@@ -60,10 +60,10 @@ final class EngineLoop: @unchecked Sendable {
     private var restored: SavedState?
     /// What was last handed to the store, and when; the next save is due a second after.
     private var savedRevision = -1
-    private var savedDetent: String?
+    private var savedDetent: DetentName?
     private var lastSave: Timestamp?
     private var nextSave: Timestamp?
-    private var lastRestingDetent: String?
+    private var lastRestingDetent: DetentName?
     /// Reduced motion as a client set it, kept across a restart and a reload that leaves the
     /// file's setting as it was; nil: as configured.
     private var chosenReduceMotion: Bool?
@@ -503,7 +503,7 @@ final class EngineLoop: @unchecked Sendable {
         guard systemd.notifySocket != nil else { return }
         let used = devices.filter(\.used).count
         let subscribers = server?.statistics.subscribers ?? 0
-        let detent = engine.sheet.detentIndex.map { engine.sheet.detents[$0].name } ?? "moving"
+        let detent = engine.sheet.detentIndex.map { engine.sheet.detents[$0].name.description } ?? "moving"
         systemd.notify("STATUS=\(used) touch device(s), \(subscribers) subscriber(s), sheet \(detent)")
     }
 
@@ -598,7 +598,7 @@ final class EngineLoop: @unchecked Sendable {
             engine.setContent(configuredContent, at: now, into: &outputs)
         }
         publishOutputs()
-        logger.notice("reloaded: policy \(configuration.sheet.ruleSet.rawValue), detents \(configuration.sheet.detents.map(\.name).joined(separator: ",")), reduced motion \(configuration.sheet.reduceMotion ? "on" : "off"), log level \(new.logLevel)")
+        logger.notice("reloaded: policy \(configuration.sheet.ruleSet.rawValue), detents \(configuration.sheet.detents.map(\.name.description).joined(separator: ",")), reduced motion \(configuration.sheet.reduceMotion ? "on" : "off"), log level \(new.logLevel)")
     }
 
     // MARK: Publishing

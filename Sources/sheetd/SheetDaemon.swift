@@ -97,7 +97,7 @@ struct SheetDaemon: AsyncParsableCommand {
     func run() async throws {
         let settings = Self.withStateDirectory(try settings())
         if checkConfig {
-            print("configuration ok: input \(settings.input), socket \(settings.socketPath), screen \(settings.engine.screen), policy \(settings.engine.sheet.ruleSet.rawValue), initial \(settings.engine.initialDetent), detents \(settings.engine.sheet.detents.map(\.name).joined(separator: ","))")
+            print("configuration ok: input \(settings.input), socket \(settings.socketPath), screen \(settings.engine.screen), policy \(settings.engine.sheet.ruleSet.rawValue), initial \(settings.engine.initialDetent), detents \(settings.engine.sheet.detents.map(\.name.description).joined(separator: ","))")
             return
         }
         let systemd = Systemd()

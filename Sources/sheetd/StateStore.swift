@@ -16,11 +16,11 @@ struct SavedState: Equatable, Sendable {
     var content: SheetContent
     /// Positions → indices into the items; the items' own order when nil (as read back).
     var order: [Int]?
-    var detent: String?
+    var detent: DetentName?
     /// Reduced motion as a client set it (`SetReduceMotion`); nil: as configured.
     var reduceMotion: Bool?
 
-    init(content: SheetContent, order: [Int]?, detent: String?, reduceMotion: Bool? = nil) {
+    init(content: SheetContent, order: [Int]?, detent: DetentName?, reduceMotion: Bool? = nil) {
         self.content = content
         self.order = order
         self.detent = detent
@@ -32,7 +32,7 @@ struct SavedState: Equatable, Sendable {
         w.append("{\"version\":")
         w.appendInteger(Int64(Self.version))
         w.append(",\"detent\":")
-        if let detent { w.appendString(detent) } else { w.append("null") }
+        if let detent { w.appendName(detent) } else { w.append("null") }
         if let reduceMotion {
             w.append(",\"reduceMotion\":")
             w.append(reduceMotion ? "true" : "false")
@@ -52,7 +52,7 @@ struct SavedState: Equatable, Sendable {
         guard let content = json["content"], !content.isNull else { throw ProtocolError("no content") }
         self.content = try SheetContent(json: content)
         if let detent = json["detent"], !detent.isNull {
-            guard let name = detent.stringValue else { throw ProtocolError("detent is not a string") }
+            guard let name = detent.stringValue.flatMap(DetentName.init) else { throw ProtocolError("detent is not a detent's name") }
             self.detent = name
         }
         if let value = json["reduceMotion"], !value.isNull {
@@ -92,7 +92,7 @@ final class StateStore: Sendable {
             }
             do {
                 let state = try SavedState(bytes: bytes)
-                logger.notice("restored from \(path): \(state.content.items.count) item(s), detent \(state.detent ?? "none")")
+                logger.notice("restored from \(path): \(state.content.items.count) item(s), detent \(state.detent?.description ?? "none")")
                 return state
             } catch {
                 throw FileError(path: path, reason: error.reason)

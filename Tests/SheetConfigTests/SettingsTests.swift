@@ -34,8 +34,8 @@ import Testing
             """, path: "sheetd.yaml")
         #expect(settings.engine.screen == ScreenSize(widthInPixels: 800, heightInPixels: 480, scale: 2))
         #expect(settings.engine.sheet.ruleSet == .halfDrag)
-        #expect(settings.engine.sheet.detents.map(\.name).contains("peek"))
-        #expect(settings.engine.initialDetent == "peek")
+        #expect(settings.engine.sheet.detents.map(\.name.description).contains("peek"))
+        #expect(settings.engine.initialDetent.description == "peek")
         #expect(settings.engine.gestures.longPressSeconds == 0.7)
         #expect(settings.engine.gestures.slopInPoints == 10)
         #expect(settings.engine.gestures.swipeMinimumPointsPerSecond == 900)
@@ -55,6 +55,8 @@ import Testing
         ("screen: [1, 2\n", 2, "not valid YAML"),
         ("- screen\n", 1, "the file must be a map"),
         ("detents:\n  - peek=85%\n  - nonsense\n", 3, "`detents` wants NAME=N%"),
+        ("detents:\n  - a-very-long-peek=85%\n", 2, "`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%, NAME 1 to 15 bytes"),
+        ("initial: a-very-long-detent\n", 1, "`initial` wants a detent's name (1 to 15 bytes"),
         ("input: replay:x.yml@fast\n", 1, "replay:FILE@SPEED wants a speed"),
         ("screen: 800x480\npolicy: *tutorial\n", 2, "aliases (*name) are not accepted"),
         ("screen: 800x480\nbase: &b {slop: 3}\n", 2, "anchors (&name) are not accepted"),

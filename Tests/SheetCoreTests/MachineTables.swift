@@ -128,7 +128,7 @@ let pointerEvents: [(String, PointerEvent)] = [
         var configuration = SheetConfiguration()
         configuration.reduceMotion = reduceMotion
         let base = SheetMachine(configuration: configuration, screen: screen)
-        let half = base.detents.index(named: "half")!, hidden = base.detents.hiddenIndex
+        let half = base.detents.index(named: .half)!, hidden = base.detents.hiddenIndex
         func settle(_ target: Int, from top: Double) -> SheetMachine.State {
             let targetTop = base.detents[target].topInPoints
             if reduceMotion {

@@ -73,9 +73,9 @@ import Testing
     }
 
     @Test func aMonitorUpdateSurvivesTheWire() throws {
-        let state = SheetState(phase: .settling, detent: nil, target: "expanded", topInPixels: 812.5, progress: 0.62,
+        let state = SheetState(phase: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
                                dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
-                               mover: .animation, detents: [DetentPosition(name: "half", topInPixels: 960)])
+                               mover: .animation, detents: [DetentPosition(name: .half, topInPixels: 960)])
         let update = MonitorUpdate(sequence: 7, timestampInMicroseconds: 123_456_789, state: state,
                                    gesture: GestureReport(kind: "swipe", phase: "recognized", xInPixels: 10, yInPixels: 20,
                                                           velocityInPixelsPerSecond: (0, 900), direction: "down"))
@@ -89,9 +89,12 @@ import Testing
     @Test(arguments: [("\"seq\":7", "\"seq\":1e300"), ("\"timestampUSec\":123456789", "\"timestampUSec\":-1e19"),
                       ("\"width\":1080", "\"width\":14"), ("\"width\":1080", "\"width\":100000"),
                       ("\"height\":1920", "\"height\":0"), ("\"scale\":2", "\"scale\":-1"),
-                      ("\"top\":812.5", "\"top\":1e19"), ("\"dim\":0.31", "\"dim\":2"), ("\"seq\":7", "\"seq\":7.5")])
+                      ("\"top\":812.5", "\"top\":1e19"), ("\"dim\":0.31", "\"dim\":2"), ("\"seq\":7", "\"seq\":7.5"),
+                      // Detent names a configuration could not hold: too long, a quote, empty.
+                      ("\"target\":\"expanded\"", "\"target\":\"\(String(repeating: "x", count: 16))\""),
+                      ("\"target\":\"expanded\"", "\"target\":\"a\\\"b\""), ("\"target\":\"expanded\"", "\"target\":\"\"")])
     func impossibleStatesAreProtocolErrors(_ field: String, _ replacement: String) throws {
-        let state = SheetState(phase: .settling, detent: nil, target: "expanded", topInPixels: 812.5, progress: 0.62,
+        let state = SheetState(phase: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
                                dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
                                mover: .animation, detents: [])
         var writer = JSONWriter()

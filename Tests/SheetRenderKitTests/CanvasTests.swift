@@ -128,7 +128,7 @@ import Testing
 
     /// A renderer whose display is not the daemon's screen draws the sheet scaled by height.
     @Test func aStateOnAnotherDisplayScalesByHeight() {
-        let state = SheetState(phase: .resting, detent: "half", target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
+        let state = SheetState(phase: .resting, detent: .half, target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
                                velocityInPixelsPerSecond: 0, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
                                mover: .initial, detents: [])
         let scene = SheetScene(state, width: 540, height: 960)

@@ -20,7 +20,7 @@ import SheetTestSupport
     }
 
     func run(_ recording: SyntheticRecording, items: Int = 8, guarded: Bool = false, policy: ReleaseRuleSet = .projection,
-             initial: String = "half", reduceMotion: Bool = false) throws -> ReplayRun {
+             initial: DetentName = "half", reduceMotion: Bool = false) throws -> ReplayRun {
         var replayOptions = options(policy: policy, initial: initial, touches: false)
         replayOptions.engine.sheet.reduceMotion = reduceMotion
         replayOptions.content = Self.content(items, guarded: guarded)

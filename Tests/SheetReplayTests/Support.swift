@@ -20,7 +20,7 @@ struct ReplayRun {
     var lastSheet: Line? { kind("sheet").last }
 }
 
-func options(policy: ReleaseRuleSet = .projection, initial: String = "half", touches: Bool = true,
+func options(policy: ReleaseRuleSet = .projection, initial: DetentName = "half", touches: Bool = true,
              format: ReplayFormat = .json) -> ReplayOptions {
     var options = ReplayOptions()
     options.engine.sheet.ruleSet = policy

@@ -23,9 +23,9 @@ struct ControlCallTests {
         let state = engine.sheet.state
         let known = engine.sheet.detents.detents.map(\.name)
         #expect(engine.perform(ControlRequest.present(detent: "side"), at: Timestamp(seconds: 2), into: &out)
-            == .unknownDetent("side", known: known))
+            == .unknownDetent("side", known: known.map(\.description)))
         #expect(engine.perform(ControlRequest.setDetent("side"), at: Timestamp(seconds: 2), into: &out)
-            == .unknownDetent("side", known: known))
+            == .unknownDetent("side", known: known.map(\.description)))
         #expect(out.isEmpty && engine.sheet.state == state)
         #expect(engine.perform(ControlRequest.setDetent("expanded"), at: Timestamp(seconds: 2), into: &out) == .done)
         #expect(engine.sheet.targetDetentIndex == engine.sheet.detents.index(named: "expanded"))

@@ -38,7 +38,7 @@ enum Generated {
 }
 
 func matches(_ state: SheetState, _ line: [String: Any]) -> Bool {
-    state.phase.rawValue == line["state"] as? String && state.detent == line["detent"] as? String
+    state.phase.rawValue == line["state"] as? String && state.detent?.description == line["detent"] as? String
         && state.topInPixels == (line["top"] as? NSNumber)?.doubleValue && state.dim == (line["dim"] as? NSNumber)?.doubleValue
         && state.mover.rawValue == line["cause"] as? String
 }

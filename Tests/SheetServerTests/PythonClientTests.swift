@@ -170,7 +170,7 @@ final class LineReadingProcess {
             #expect(denied.status == 77, "\(denied.stderr)")
             #expect(denied.stderr.contains("not allowed: feeding touches needs root, the daemon's user or group"), "\(denied.stderr)")
         }
-        #expect(try daemon.client().state().detent == expected, "the refused feed moved nothing")
+        #expect(try daemon.client().state().detent?.description == expected, "the refused feed moved nothing")
         #expect(daemon.stop() == 0)
     }
 
@@ -200,7 +200,7 @@ final class LineReadingProcess {
         // The last frame's effects are published before its reply: wait for rest on Monitor.
         let watcher = try daemon.client()
         try watcher.monitor { update, _ in !(update.state.phase == .resting && !update.state.inputActive) }
-        #expect(try daemon.client().state().detent == expected, "\(daemon.log)")
+        #expect(try daemon.client().state().detent?.description == expected, "\(daemon.log)")
         #expect(daemon.stop() == 0)
     }
 }

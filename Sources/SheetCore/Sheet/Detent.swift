@@ -15,20 +15,20 @@ public enum DetentPosition: Hashable, Sendable {
 
 /// A named resting place of the card, by its top edge.
 public struct DetentSpec: Hashable, Sendable {
-    public var name: String
+    public var name: DetentName
     public var position: DetentPosition
 
-    public init(name: String, position: DetentPosition) {
+    public init(name: DetentName, position: DetentPosition) {
         self.name = name
         self.position = position
     }
 
     /// The tutorial's expanded detent: 30 pt below the top of the screen.
-    public static let expanded = DetentSpec(name: "expanded", position: .pointsFromTop(30))
+    public static let expanded = DetentSpec(name: .expanded, position: .pointsFromTop(30))
     /// The tutorial's "normal" detent: the top at half the screen height.
-    public static let half = DetentSpec(name: "half", position: .fractionOfHeight(0.5))
+    public static let half = DetentSpec(name: .half, position: .fractionOfHeight(0.5))
     /// Off screen: the top at the screen's bottom edge.
-    public static let hidden = DetentSpec(name: "hidden", position: .fractionOfHeight(1))
+    public static let hidden = DetentSpec(name: .hidden, position: .fractionOfHeight(1))
 
     public static let standard: [DetentSpec] = [.expanded, .half, .hidden]
 
@@ -36,10 +36,8 @@ public struct DetentSpec: Hashable, Sendable {
     /// Example: `peek=85%`, `tall=120pt`.
     public init?(parsing text: String) {
         guard let equals = text.firstIndex(of: "=") else { return nil }
-        let name = String(text[..<equals])
+        guard let name = DetentName(text[..<equals]) else { return nil }
         var value = Substring(text[text.index(after: equals)...])
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-        else { return nil }
         if value.hasSuffix("%") {
             value = value.dropLast()
             guard let percent = Double(value), percent >= 0, percent <= 100 else { return nil }
@@ -54,7 +52,7 @@ public struct DetentSpec: Hashable, Sendable {
 
 /// A detent resolved for one screen.
 public struct Detent: Hashable, Sendable {
-    public var name: String
+    public var name: DetentName
     public var topInPoints: Double
 }
 
@@ -65,7 +63,7 @@ public struct DetentSet: Hashable, Sendable {
 
     public init(_ specs: [DetentSpec], screenHeightInPoints height: Double) {
         var resolved: [Detent] = []
-        for spec in specs where spec.name != "hidden" {
+        for spec in specs where spec.name != .hidden {
             let top = min(max(0, spec.position.topInPoints(screenHeightInPoints: height)), height)
             if let index = resolved.firstIndex(where: { $0.name == spec.name }) {
                 resolved[index].topInPoints = top
@@ -74,7 +72,7 @@ public struct DetentSet: Hashable, Sendable {
             }
         }
         resolved.sort { $0.topInPoints < $1.topInPoints }
-        resolved.append(Detent(name: "hidden", topInPoints: height))
+        resolved.append(Detent(name: .hidden, topInPoints: height))
         detents = resolved
     }
 
@@ -85,7 +83,7 @@ public struct DetentSet: Hashable, Sendable {
     /// The highest detent: the top the drag may not pass (clamp or rubber band).
     public var topmost: Detent { detents[0] }
 
-    public func index(named name: String) -> Int? {
+    public func index(named name: DetentName) -> Int? {
         detents.firstIndex { $0.name == name }
     }
 

@@ -28,8 +28,8 @@ public struct SheetTransition: Sendable, Equatable {
     public var eventPointsPerSecond: Double?
     public var to: SheetMachine.StateKind
     /// The detent the new state rests at or settles to.
-    public var detent: String?
-    public var fromDetent: String?
+    public var detent: DetentName?
+    public var fromDetent: DetentName?
 }
 
 /// The bottom sheet: where its card is and where it is going. Positions are the card's top
@@ -184,7 +184,7 @@ public struct SheetMachine: Sendable {
     private var tolerance: Double { 0.5 / screen.scale }
 
     public init(configuration: SheetConfiguration, screen: ScreenSize, layout: SheetLayout = SheetLayout(),
-                initialDetent: String = "half") {
+                initialDetent: DetentName = .half) {
         self.configuration = configuration
         self.screen = screen
         self.layout = layout
@@ -468,10 +468,10 @@ public struct SheetMachine: Sendable {
         case .tutorial:
             if velocity > configuration.tutorialDismissPointsPerSecond { return detents.hiddenIndex }
             if top < configuration.tutorialExpandFraction * height {
-                return detents.index(named: "expanded") ?? 0
+                return detents.index(named: .expanded) ?? 0
             }
             if top < height - configuration.tutorialHideMarginInPoints {
-                return detents.index(named: "half") ?? detents.nearest(to: top, includingHidden: false)
+                return detents.index(named: .half) ?? detents.nearest(to: top, includingHidden: false)
             }
             return detents.hiddenIndex
         case .halfDrag:

@@ -18,7 +18,7 @@ import Testing
     func target(_ rules: ReleaseRuleSet, top: Double, velocity: Double, from start: Double = 960) -> String {
         var m = machine(rules, draggedTo: top, from: start)
         _ = m.handle(.release(velocityY: velocity, t))
-        return m.targetDetentIndex.map { m.detents[$0].name } ?? m.detentIndex.map { m.detents[$0].name } ?? "?"
+        return m.targetDetentIndex.map { m.detents[$0].name.description } ?? m.detentIndex.map { m.detents[$0].name.description } ?? "?"
     }
 
     @Test func tutorialRulesExactly() {
@@ -85,7 +85,7 @@ import Testing
             frames += 1
         }
         #expect(frames < 60, "rests within a second")
-        #expect(m.state == .resting(detent: m.detents.index(named: "expanded")!))
+        #expect(m.state == .resting(detent: m.detents.index(named: .expanded)!))
         #expect(m.top == 30)
     }
 
