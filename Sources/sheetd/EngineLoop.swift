@@ -70,14 +70,16 @@ final class EngineLoop: @unchecked Sendable {
     private var savedReduceMotion: Bool?
     /// While a recording plays: the monotonic time its next frame or deadline is due.
     private var replayDue: Timestamp?
-    weak var server: VarlinkServer?
-
+    /// When the timer is set early for `replayDue`: the time it is set for.
+    private var replayWake: Timestamp?
     /// A recording's frames stand for events the kernel would deliver at their time. A timer
-    /// wakes a sleeping thread late (on a virtual machine by 100 to 300 µs), so while a
-    /// recording plays the timer is set this much early and the rest is waited out on the
-    /// clock: the recorded timing is kept to a few microseconds, for at most this much CPU
-    /// time per frame. Live input needs no timer: the kernel's events wake the thread.
-    static let replayWakeLead: Int64 = 300
+    /// wakes a sleeping thread late (on a virtual machine by 100 µs and more), so while a
+    /// recording plays the timer is set early by how late it has been firing (`WakeLead`) and
+    /// the rest is waited out on the clock: the recorded timing is kept to a few microseconds
+    /// for the CPU time the machine's wake-up latency asks. Live input needs no timer: the
+    /// kernel's events wake the thread.
+    private var wakeLead = WakeLead()
+    weak var server: VarlinkServer?
 
     // Shared with other threads.
     private let inbox = Mutex<Inbox>(Inbox())
@@ -434,6 +436,7 @@ final class EngineLoop: @unchecked Sendable {
         if case .recording(let input, _) = source {
             let rest = engine.sheet.detentIndex.map { "at \(engine.sheet.detents[$0].name)" } ?? "between detents"
             logger.notice("replay of \(input.path) done; the sheet rests \(rest)")
+            logger.info("the replay's timer was set \(wakeLead.microseconds) µs early at the end (how late it fires here)")
             systemd.notify("STATUS=replay done; the sheet rests \(rest)")
         }
     }
@@ -448,18 +451,24 @@ final class EngineLoop: @unchecked Sendable {
             wake = wake.map { min($0, due) } ?? due
         }
         replayDue = replaying ? wake : nil
+        replayWake = nil
         if let watchdog = nextWatchdog { wake = wake.map { min($0, watchdog) } ?? watchdog }
         if let save = nextSave { wake = wake.map { min($0, save) } ?? save }
         if let due = replayDue, let planned = wake, due <= planned {
-            wake = due.adding(microseconds: -Self.replayWakeLead)
+            wake = due.adding(microseconds: -wakeLead.microseconds)
+            replayWake = wake
         }
         waiter.arm(at: wake)
     }
 
-    /// Spins to `due` when the early timer woke the thread within the lead.
+    /// When the early timer woke the thread: learns how late it fired, and spins to `due`.
     private func waitOut(_ due: Timestamp) {
+        guard let armed = replayWake else { return }
         var now = LibinputInput.monotonicNow()
-        guard now.microseconds >= due.microseconds - Self.replayWakeLead else { return }
+        // Woken before the timer (a call, a plugin's frame): not a measure of the timer.
+        guard now >= armed else { return }
+        wakeLead.record(armed: armed, woke: now)
+        replayWake = nil
         while now < due { now = LibinputInput.monotonicNow() }
     }
 
