@@ -91,7 +91,7 @@ import Testing
             && expected.rgb.withUnsafeBytes { a in actual.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
         if expected.width != canvas.width || expected.height != canvas.height || !same {
             let differing = zip(expected.rgb, actual).enumerated().filter { $0.element.0 != $0.element.1 }.map { $0.offset / 3 }
-            let written = try temporaryFolder().appendingPathComponent("\(name).drawn.png")
+            let written = try temporaryFolder(keep: true).appendingPathComponent("\(name).drawn.png")
             try Data(drawn).write(to: written)
             let first = differing.first.map { "first at (\($0 % canvas.width), \($0 / canvas.width))" } ?? "size differs"
             Issue.record("\(name): \(Set(differing).count) pixels differ from \(golden.path), \(first); drawn: \(written.path)")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The project's fixtures folder (tests run from a clone with no sibling folders).
 public let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -10,11 +11,25 @@ public let examples = fixtures.deletingLastPathComponent().deletingLastPathCompo
 /// A real recording from `Tests/Fixtures/traces`.
 public func trace(_ name: String) -> String { fixtures.appendingPathComponent("traces/\(name)").path }
 
-/// A new empty folder for one test.
-public func temporaryFolder() throws -> URL {
+/// A new empty folder for one test. It is removed when the test process exits, unless `keep`
+/// (what a failure leaves to look at, such as a drawing that differs from its golden image)
+/// or `SHEETD_KEEP_TEST_FILES=1` is set: a run makes hundreds of them.
+public func temporaryFolder(keep: Bool = false) throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sheetd-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    if !keep, ProcessInfo.processInfo.environment["SHEETD_KEEP_TEST_FILES"] != "1" {
+        foldersToRemove.withLock { folders in
+            if folders.isEmpty { atexit { removeTestFolders() } }
+            folders.append(folder)
+        }
+    }
     return folder
+}
+
+private let foldersToRemove = Mutex<[URL]>([])
+
+private func removeTestFolders() {
+    for folder in foldersToRemove.withLock({ $0 }) { try? FileManager.default.removeItem(at: folder) }
 }
 
 /// Writes `contents` to a new file in a temporary folder and returns its path.
