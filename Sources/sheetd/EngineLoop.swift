@@ -311,8 +311,11 @@ final class EngineLoop: @unchecked Sendable {
             }
             var inputDescriptor: Int32?
             if case .live(let input) = source { inputDescriptor = input.fileDescriptor }
+            // Only a timer that had to wake the loop teaches `wakeLead` how late it fires.
+            var asleepBeforeWake = false
+            if let wake = replayWake { asleepBeforeWake = LibinputInput.monotonicNow() < wake }
             let ready = waiter.wait(input: inputDescriptor, block: !fastReplay)
-            if let due = replayDue { waitOut(due) }
+            if let due = replayDue { waitOut(due, timerWoke: ready.timer && asleepBeforeWake) }
             if ready.input, case .live(let input) = source {
                 input.dispatch(screen: engine.configuration.screen, into: &frames)
                 applyFrames()
@@ -461,13 +464,14 @@ final class EngineLoop: @unchecked Sendable {
         waiter.arm(at: wake)
     }
 
-    /// When the early timer woke the thread: learns how late it fired, and spins to `due`.
-    private func waitOut(_ due: Timestamp) {
+    /// Spins to `due` once the time the early timer was set for has passed; learns how late
+    /// the timer fired when it is what woke the thread from a sleep begun before that time
+    /// (not a call or a plugin's frame, nor a timer set for a time already past).
+    private func waitOut(_ due: Timestamp, timerWoke: Bool) {
         guard let armed = replayWake else { return }
         var now = LibinputInput.monotonicNow()
-        // Woken before the timer (a call, a plugin's frame): not a measure of the timer.
         guard now >= armed else { return }
-        wakeLead.record(armed: armed, woke: now)
+        if timerWoke { wakeLead.record(armed: armed, woke: now) }
         replayWake = nil
         while now < due { now = LibinputInput.monotonicNow() }
     }

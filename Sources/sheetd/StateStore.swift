@@ -17,6 +17,9 @@ struct SavedState: Equatable, Sendable {
     /// Positions → indices into the items; the items' own order when nil (as read back).
     var order: [Int]?
     var detent: DetentName?
+    /// A saved detent that is not a detent's name (one saved before names were held to 15
+    /// bytes): the rest of the state is used all the same, the sheet starts at the initial one.
+    var refusedDetent: String?
     /// Reduced motion as a client set it (`SetReduceMotion`); nil: as configured.
     var reduceMotion: Bool?
 
@@ -52,8 +55,9 @@ struct SavedState: Equatable, Sendable {
         guard let content = json["content"], !content.isNull else { throw ProtocolError("no content") }
         self.content = try SheetContent(json: content)
         if let detent = json["detent"], !detent.isNull {
-            guard let name = detent.stringValue.flatMap(DetentName.init) else { throw ProtocolError("detent is not a detent's name") }
-            self.detent = name
+            guard let text = detent.stringValue else { throw ProtocolError("detent is not a string") }
+            self.detent = DetentName(text)
+            if self.detent == nil { refusedDetent = text }
         }
         if let value = json["reduceMotion"], !value.isNull {
             guard let enabled = value.boolValue else { throw ProtocolError("reduceMotion is not true or false") }
@@ -92,6 +96,9 @@ final class StateStore: Sendable {
             }
             do {
                 let state = try SavedState(bytes: bytes)
+                if let refused = state.refusedDetent {
+                    logger.warning("\(path): the saved detent \"\(refused.prefix(64))\" is not a detent's name (1 to \(DetentName.maximumBytes) bytes of letters, digits, - and _); starting at the initial one")
+                }
                 logger.notice("restored from \(path): \(state.content.items.count) item(s), detent \(state.detent?.description ?? "none")")
                 return state
             } catch {

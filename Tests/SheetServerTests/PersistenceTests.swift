@@ -129,6 +129,21 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// A saved detent that is not a detent's name (saved before names were held to 15 bytes)
+    /// costs the detent alone: the content is restored and the sheet starts at the initial one.
+    @Test func aSavedDetentThatIsNoLongerANameIsLeftOutAndSaid() throws {
+        let state = try temporaryFolder().path
+        let file = state + "/state.json"
+        let contents = "{\"version\":1,\"detent\":\"a-name-of-twenty-bytes\",\"content\":{\"title\":\"Saved\",\"items\":[{\"id\":\"x\",\"label\":\"X\"}],\"guarded\":false}}"
+        try Data(contents.utf8).write(to: URL(fileURLWithPath: file))
+        let daemon = try RunningDaemon(["--state-directory", state, "--input", "replay:\(try Generated.idle())@max"])
+        #expect(try daemon.client().content().items.map(\.id) == ["x"], "the content was restored")
+        #expect(try daemon.client().state().detent == "half")
+        #expect(daemon.log.contains("the saved detent \"a-name-of-twenty-bytes\" is not a detent's name"), "\(daemon.log)")
+        #expect(!FileManager.default.fileExists(atPath: file + ".corrupt"))
+        #expect(daemon.stop() == 0)
+    }
+
     @Test(arguments: [
         ("{\"version\":1,\"detent\":\"half\",\"content\":{\"title\":\"Sett", "cut short"),
         ("{\"version\":7,\"detent\":\"half\",\"content\":{\"title\":\"\",\"items\":[],\"guarded\":false}}", "version 7"),

@@ -8,7 +8,8 @@
 ///
 /// Text from outside (a configuration, a client's call, a state read from the socket) becomes a
 /// name through `init?(_:)`, which refuses what the rules above do not allow; the characters it
-/// allows need no escaping in JSON.
+/// allows need no escaping in JSON. Names are compared byte for byte: `café` written with a
+/// combining accent is not the `café` written with `é` (a `String` would take them as equal).
 public struct DetentName: Hashable, Sendable, CustomStringConvertible {
     public static let maximumBytes = 15
 
