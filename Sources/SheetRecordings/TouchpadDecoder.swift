@@ -159,33 +159,34 @@ public struct TouchpadDecoder: Sendable {
             case EventCode.ABS_MT_TRACKING_ID:
                 guard let index = slotIndex else { return }
                 if value != -1 { newTouch(index) } else { endSequence(index) }
-            case EventCode.ABS_MT_POSITION_X:
+            case EventCode.ABS_MT_POSITION_X, EventCode.ABS_MT_POSITION_Y, EventCode.ABS_MT_PRESSURE,
+                 EventCode.ABS_MT_TOOL_TYPE:
                 guard let index = slotIndex else { return }
-                touches[index].x = value
-                touches[index].dirty = true
-            case EventCode.ABS_MT_POSITION_Y:
-                guard let index = slotIndex else { return }
-                touches[index].y = value
-                touches[index].dirty = true
-            case EventCode.ABS_MT_PRESSURE:
-                guard let index = slotIndex else { return }
-                touches[index].pressure = value
-                touches[index].dirty = true
-            case EventCode.ABS_MT_TOOL_TYPE:
-                guard let index = slotIndex else { return }
-                touches[index].isPalm = value == Int(EventCode.MT_TOOL_PALM)
-                touches[index].dirty = true
+                Self.set(code, value, on: &touches[index])
             default:
                 break
             }
         } else {
+            // A single-touch device: its one touch, from the legacy axes (which a multitouch
+            // device also sends, and which it ignores above).
             switch code {
-            case EventCode.ABS_X: touches[0].x = value; touches[0].dirty = true
-            case EventCode.ABS_Y: touches[0].y = value; touches[0].dirty = true
-            case EventCode.ABS_PRESSURE: touches[0].pressure = value; touches[0].dirty = true
+            case EventCode.ABS_X, EventCode.ABS_Y, EventCode.ABS_PRESSURE: Self.set(code, value, on: &touches[0])
             default: break
             }
         }
+    }
+
+    /// One axis of a touch from its multitouch code or its single-touch one; the touch is
+    /// marked changed.
+    private static func set(_ code: UInt16, _ value: Int, on touch: inout Touch) {
+        switch code {
+        case EventCode.ABS_MT_POSITION_X, EventCode.ABS_X: touch.x = value
+        case EventCode.ABS_MT_POSITION_Y, EventCode.ABS_Y: touch.y = value
+        case EventCode.ABS_MT_PRESSURE, EventCode.ABS_PRESSURE: touch.pressure = value
+        case EventCode.ABS_MT_TOOL_TYPE: touch.isPalm = value == Int(EventCode.MT_TOOL_PALM)
+        default: return
+        }
+        touch.dirty = true
     }
 
     /// libinput takes the slot as given and clamps it to its last touch.
