@@ -53,15 +53,8 @@ struct ClientCommandTests {
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         // The client first; the daemon after, on the socket it waits for.
-        let process = Process()
-        process.executableURL = builtExecutable("sheetctl")
-        process.arguments = ["state", "--wait=60", "--format", "text"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SHEETD_SOCKET"] = socket
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
+        let (process, out, _) = try startProcess(builtExecutable("sheetctl"), ["state", "--wait=60", "--format", "text"],
+                                                 environment: ["SHEETD_SOCKET": socket])
         let daemon = try RunningDaemon(["--input", "replay:\(trace("ts-atmel-maxtouch.1-finger-fast-taps.evemu"))@max"], socketPath: socket)
         let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

@@ -254,16 +254,11 @@ struct ReliabilityTests {
 /// which would default to /run/sheetd), once the activator listens; the daemon itself starts
 /// with the first connection.
 func socketActivated(_ socket: String) throws -> Process {
-    let activator = Process()
-    activator.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-    activator.arguments = ["-l", socket, builtExecutable("sheetd").path, "--config", "/dev/null",
-                           "--input", "replay:\(try Generated.idle())@max", "--input-socket", "none"]
-    var environment = ProcessInfo.processInfo.environment
-    environment["NOTIFY_SOCKET"] = nil
-    activator.environment = environment
-    let errors = Pipe()
-    activator.standardError = errors
-    try activator.run()
+    let (activator, _, errors) = try startProcess(
+        URL(fileURLWithPath: "/usr/bin/systemd-socket-activate"),
+        ["-l", socket, builtExecutable("sheetd").path, "--config", "/dev/null",
+         "--input", "replay:\(try Generated.idle())@max", "--input-socket", "none"],
+        environment: ["NOTIFY_SOCKET": nil])
     var said = ""
     while !said.contains("Listening on") {
         let chunk = errors.fileHandleForReading.availableData

@@ -151,10 +151,10 @@ func runTool(_ name: String, _ arguments: [String], prefix: [String] = []) throw
                           Array(prefix.dropFirst()) + (name.isEmpty ? [] : [builtExecutable(name).path]) + arguments)
 }
 
-/// Runs `executable` to its end, with `environment`'s variables set (nil: removed) and in
-/// `directory`, and collects what it prints.
-func runProcess(_ executable: URL, _ arguments: [String], environment changes: [String: String?] = [:],
-                directory: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+/// Starts `executable` with `environment`'s variables set (nil: removed) and in `directory`;
+/// what it prints comes through the pipes returned.
+func startProcess(_ executable: URL, _ arguments: [String], environment changes: [String: String?] = [:],
+                  directory: URL? = nil) throws -> (process: Process, stdout: Pipe, stderr: Pipe) {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -168,6 +168,13 @@ func runProcess(_ executable: URL, _ arguments: [String], environment changes: [
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    return (process, out, err)
+}
+
+/// Runs `executable` to its end (as `startProcess`) and collects what it prints.
+func runProcess(_ executable: URL, _ arguments: [String], environment changes: [String: String?] = [:],
+                directory: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    let (process, out, err) = try startProcess(executable, arguments, environment: changes, directory: directory)
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
