@@ -84,12 +84,12 @@ public struct Settings: Sendable {
             engine.sheet.ruleSet = rules
         case "initial":
             guard let name = DetentName(value) else {
-                throw SettingError("`initial` wants a detent's name (1 to \(DetentName.maximumBytes) bytes of letters, digits, - and _); got `\(value)`")
+                throw SettingError("`initial` wants a detent's name (\(DetentName.rule)); got `\(value)`")
             }
             engine.initialDetent = name
         case "detent", "detents":
             guard let spec = DetentSpec(parsing: value) else {
-                throw SettingError("`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%, NAME 1 to \(DetentName.maximumBytes) bytes of letters, digits, - and _; got `\(value)`")
+                throw SettingError("`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%, NAME \(DetentName.rule); got `\(value)`")
             }
             engine.sheet.detents.removeAll { $0.name == spec.name }
             guard engine.sheet.detents.count < SheetConfiguration.maximumDetents else {

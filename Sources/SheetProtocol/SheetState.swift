@@ -332,7 +332,7 @@ private func text(_ object: JSONValue, _ key: String) throws(ProtocolError) -> S
 
 private func name(_ object: JSONValue, _ key: String) throws(ProtocolError) -> DetentName {
     let value = try text(object, key)
-    guard let name = DetentName(value) else { throw ProtocolError("field \"\(key)\" is not a detent name (1 to \(DetentName.maximumBytes) bytes of letters, digits, - and _)") }
+    guard let name = DetentName(value) else { throw ProtocolError("field \"\(key)\" is not a detent name (\(DetentName.rule))") }
     return name
 }
 

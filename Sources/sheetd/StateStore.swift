@@ -97,7 +97,7 @@ final class StateStore: Sendable {
             do {
                 let state = try SavedState(bytes: bytes)
                 if let refused = state.refusedDetent {
-                    logger.warning("\(path): the saved detent \"\(refused.prefix(64))\" is not a detent's name (1 to \(DetentName.maximumBytes) bytes of letters, digits, - and _); starting at the initial one")
+                    logger.warning("\(path): the saved detent \"\(refused.prefix(64))\" is not a detent's name (\(DetentName.rule)); starting at the initial one")
                 }
                 logger.notice("restored from \(path): \(state.content.items.count) item(s), detent \(state.detent?.description ?? "none")")
                 return state

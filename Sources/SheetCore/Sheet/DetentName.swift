@@ -12,6 +12,8 @@
 /// combining accent is not the `café` written with `é` (a `String` would take them as equal).
 public struct DetentName: Hashable, Sendable, CustomStringConvertible {
     public static let maximumBytes = 15
+    /// The rule, as errors say it.
+    public static let rule = "1 to \(maximumBytes) bytes of letters, digits, - and _"
 
     /// The name's bytes, then zeros; the last byte holds the count.
     private var storage: (UInt64, UInt64) = (0, 0)
