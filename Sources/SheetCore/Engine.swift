@@ -14,7 +14,7 @@ public struct EngineConfiguration: Sendable, Hashable {
 }
 
 /// A touch as the engine saw it, for the replay's `touch` lines.
-public struct TouchReport: Sendable, Equatable {
+public struct TouchReport: Sendable, Equatable, BitwiseCopyable {
     public var time: Timestamp
     public var slot: Int
     public var phase: ContactPhase
@@ -24,7 +24,7 @@ public struct TouchReport: Sendable, Equatable {
 }
 
 /// The sheet as published: what a renderer needs to draw it.
-public struct SheetSnapshot: Sendable, Equatable {
+public struct SheetSnapshot: Sendable, Equatable, BitwiseCopyable {
     public var time: Timestamp
     public var state: SheetMachine.StateKind
     /// The detent the card is at, or nil between detents.
@@ -41,7 +41,7 @@ public struct SheetSnapshot: Sendable, Equatable {
 }
 
 /// What one step of the engine produced, in order.
-public enum EngineOutput: Sendable, Equatable {
+public enum EngineOutput: Sendable, Equatable, BitwiseCopyable {
     case touch(TouchReport)
     case gesture(GestureEvent)
     case sheet(SheetSnapshot)
@@ -393,7 +393,9 @@ public struct Engine: Sendable {
                 feedList(.cancel(time), into: &out)
             }
         }
-        if !arenaScratch.isEmpty { arenaScratch.removeAll(keepingCapacity: true) }
+        // One element at a time: a call leaves one or two, and `removeAll(keepingCapacity:)`
+        // costs several times as much as that.
+        while !arenaScratch.isEmpty { arenaScratch.removeLast() }
     }
 
     private func points(_ pixels: Point) -> Point { pixels.scaled(by: pointsPerPixel) }
@@ -480,7 +482,10 @@ public struct Engine: Sendable {
     /// precision of the output), the list's first while the sheet has content.
     private mutating func publish(at time: Timestamp, into out: inout [EngineOutput]) {
         let snapshot = snapshot(at: time)
-        let listSnapshot = listSnapshot(at: time)
+        // The list is read through its address: called as `list.snapshot(at:)` from here, it
+        // was copied whole (872 bytes and its arrays' references) on every publish, content
+        // or not.
+        let listSnapshot = content.isEmpty ? nil : withUnsafePointer(to: &list) { $0.pointee.snapshot(at: time) }
         if let last = lastPublished, last.state == snapshot.state, last.detent == snapshot.detent,
            last.target == snapshot.target, last.reduceMotion == snapshot.reduceMotion,
            (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),

@@ -1,7 +1,7 @@
 /// A position on the screen. The unit is given by the name of the value holding it: gestures and
 /// touches work in pixels (`…InPixels`), the sheet in points (`…InPoints`, one point = `scale`
 /// pixels). The origin is the top-left corner; y grows downwards.
-public struct Point: Hashable, Sendable {
+public struct Point: Hashable, Sendable, BitwiseCopyable {
     public var x: Double
     public var y: Double
 
@@ -27,7 +27,7 @@ public struct Point: Hashable, Sendable {
 }
 
 /// A displacement or a velocity; the unit is in the name of the value holding it.
-public struct Vector: Hashable, Sendable {
+public struct Vector: Hashable, Sendable, BitwiseCopyable {
     public var dx: Double
     public var dy: Double
 

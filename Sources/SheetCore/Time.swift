@@ -4,7 +4,7 @@
 /// the next `Timestamp` at which it wants to be woken. Kernel input events are stamped with
 /// microsecond resolution (`struct input_event`), so microseconds lose nothing.
 /// Example: `Timestamp(microseconds: 1_500_000).seconds == 1.5`.
-public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible {
+public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible, BitwiseCopyable {
     public var microseconds: Int64
 
     public init(microseconds: Int64) {

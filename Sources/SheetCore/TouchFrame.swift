@@ -1,5 +1,5 @@
 /// What a contact did in one frame.
-public enum ContactPhase: UInt8, Sendable {
+public enum ContactPhase: UInt8, Sendable, BitwiseCopyable {
     /// The finger touched down (a new tracking id).
     case down
     /// The finger moved (or is still down with a new position).

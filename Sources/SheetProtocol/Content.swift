@@ -110,8 +110,9 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// The core's event, its items named from `content`.
-    public init(_ event: ContentEvent, content: SheetContent) {
+    /// The core's event, its items named from `content`; a reorder's end names `order`, the
+    /// list's order when it ended (`ListMachine.order`).
+    public init(_ event: ContentEvent, content: SheetContent, order: [Int]) {
         func id(_ index: Int) -> String? { index >= 0 && index < content.items.count ? content.items[index].id : nil }
         self.init(name: event.name.description)
         switch event {
@@ -124,7 +125,7 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
             self.item = id(item)
             self.from = from
             self.to = to
-        case .reorderEnded(let item, let order):
+        case .reorderEnded(let item):
             self.item = id(item)
             self.order = order.compactMap(id)
         case .dismissAttempted(let cause):

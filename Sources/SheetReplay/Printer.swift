@@ -297,7 +297,7 @@ struct Printer {
     /// The content's event, named as on the socket (`SheetEvent`).
     private func event(_ report: ContentEventReport) throws {
         let o = output
-        let event = SheetEvent(report.event, content: options.content ?? .empty)
+        let event = SheetEvent(report.event, content: options.content ?? .empty, order: order)
         switch options.format {
         case .json:
             o.append("{\"kind\":\"event\",\"t\":")

@@ -124,7 +124,7 @@ func monitorReplySizeDuringAReorder(_ content: SheetContent) {
         for output in outputs {
             switch output {
             case .list(let snapshot): list = snapshot
-            case .content(let report): events.append(SheetEvent(report.event, content: engine.content))
+            case .content(let report): events.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
             case .sheet(let snapshot):
                 let state = SheetState(snapshot, list: list, configuration: configuration, content: engine.content, detents: detents,
                                        inputActive: true)

@@ -335,9 +335,12 @@ final class EngineLoop: @unchecked Sendable {
     /// Hands live frames (libinput's, the plugins') to the engine, stamped on its clock and
     /// never before the last event it saw.
     private func applyFrames() {
-        for frame in frames {
-            engineTime = max(engineTime, engineTime(atMonotonic: frame.time))
-            var stamped = frame
+        for index in frames.indices {
+            // A reorder's end is published with the list's order as it is then: with more
+            // frames to come, what one frame produced goes out before the next is taken.
+            if index > 0 { publishOutputs() }
+            var stamped = frames[index]
+            engineTime = max(engineTime, engineTime(atMonotonic: stamped.time))
             stamped.time = engineTime
             engine.process(stamped, into: &outputs)
         }
@@ -648,7 +651,7 @@ final class EngineLoop: @unchecked Sendable {
             case .content(let report):
                 // Events ride on the state they came with, or the next one.
                 if let pending = lastSheet { publish(pending); lastSheet = nil }
-                pendingEvents.append(SheetEvent(report.event, content: engine.content))
+                pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
             case .touch:
                 break
             }

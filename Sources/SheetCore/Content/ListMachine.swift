@@ -526,7 +526,7 @@ public struct ListMachine: Sendable {
         }
         othersScale.start(.curve(from: othersScale.value(at: time), to: 1, seconds: c.dropOthersSeconds, .easeInOut),
                           at: time, atOnce: sheet.reduceMotion)
-        out.append(ContentEventReport(time: time, event: .reorderEnded(item: reorder.item, order: order)))
+        out.append(ContentEventReport(time: time, event: .reorderEnded(item: reorder.item)))
         return .changed
     }
 

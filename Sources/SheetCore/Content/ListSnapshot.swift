@@ -4,7 +4,7 @@
 /// Items and positions are `UInt16` (a list has at most 1,024) and the look is `Float`, so that
 /// a whole `ListSnapshot` is no larger than a `SheetSnapshot`: every engine output is the size
 /// of the largest, and each frame copies a few.
-public struct LiftedItem: Sendable, Equatable {
+public struct LiftedItem: Sendable, Equatable, BitwiseCopyable {
     /// Index into `SheetContent.items`.
     public var item: UInt16
     /// Its slot in the list's current order.
@@ -15,7 +15,7 @@ public struct LiftedItem: Sendable, Equatable {
 }
 
 /// An item sliding to its slot after a swap: `offsetInPoints` from the slot, down positive.
-public struct MovingItem: Sendable, Equatable {
+public struct MovingItem: Sendable, Equatable, BitwiseCopyable {
     public var item: UInt16
     public var position: UInt16
     public var offsetInPoints: Float
@@ -25,7 +25,7 @@ public struct MovingItem: Sendable, Equatable {
 
 /// The items still sliding after swaps: at most four, stored inline (no heap allocation).
 /// A fifth swap while four slide lands the oldest at once.
-public struct MovingItems: Sendable, Equatable, RandomAccessCollection {
+public struct MovingItems: Sendable, Equatable, RandomAccessCollection, BitwiseCopyable {
     public static let capacity = 4
     private var storage = (MovingItem.none, MovingItem.none, MovingItem.none, MovingItem.none)
     private var stored: UInt8 = 0
@@ -66,7 +66,7 @@ public struct MovingItems: Sendable, Equatable, RandomAccessCollection {
 /// Every other item sits in its slot at `othersScale` and full opacity. The order itself is
 /// `ListMachine.order`; `revision` counts changes of the content and its order, so a consumer
 /// knows when to read them.
-public struct ListSnapshot: Sendable, Equatable {
+public struct ListSnapshot: Sendable, Equatable, BitwiseCopyable {
     /// How far the list is scrolled (points; 0 = first item at the top; past the end while
     /// rubber-banding).
     public var scrollInPoints: Double = 0

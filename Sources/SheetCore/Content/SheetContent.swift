@@ -124,7 +124,7 @@ public struct ContentProblem: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 /// How a user tried to dismiss a guarded sheet.
-public enum DismissCause: UInt8, Sendable, CaseIterable {
+public enum DismissCause: UInt8, Sendable, CaseIterable, BitwiseCopyable {
     /// A fast flick down released the card (the rule set's fling).
     case swipeDown
     /// The card was dragged down and let go past the dismiss line.
@@ -146,14 +146,16 @@ public enum DismissCause: UInt8, Sendable, CaseIterable {
 
 /// What the content tells its client, in the order it happened. Items are named by their
 /// index in `SheetContent.items`; the list's order is given in the same indices.
-public enum ContentEvent: Sendable, Equatable {
+public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
     case itemTapped(item: Int)
     /// A long press picked the item up at this position of the list.
     case reorderBegan(item: Int, index: Int)
     /// The dragged item moved from one position to another (one per swap).
     case reorderMoved(item: Int, from: Int, to: Int)
-    /// The item was dropped; `order` is the whole list, as indices into the items.
-    case reorderEnded(item: Int, order: [Int])
+    /// The item was dropped. The list's order it leaves is `ListMachine.order`, which nothing
+    /// changes before another item is picked up: a consumer reads it there, so that every
+    /// output stays a plain value (an array here made each one cost a release to discard).
+    case reorderEnded(item: Int)
     case dismissAttempted(DismissCause)
 
     public var name: StaticString {
@@ -168,7 +170,7 @@ public enum ContentEvent: Sendable, Equatable {
 }
 
 /// A content event with the time it happened.
-public struct ContentEventReport: Sendable, Equatable {
+public struct ContentEventReport: Sendable, Equatable, BitwiseCopyable {
     public var time: Timestamp
     public var event: ContentEvent
 

@@ -10,7 +10,7 @@
 /// name through `init?(_:)`, which refuses what the rules above do not allow; the characters it
 /// allows need no escaping in JSON. Names are compared byte for byte: `café` written with a
 /// combining accent is not the `café` written with `é` (a `String` would take them as equal).
-public struct DetentName: Hashable, Sendable, CustomStringConvertible {
+public struct DetentName: Hashable, Sendable, CustomStringConvertible, BitwiseCopyable {
     public static let maximumBytes = 15
     /// The rule, as errors say it.
     public static let rule = "1 to \(maximumBytes) bytes of letters, digits, - and _"

@@ -1,5 +1,5 @@
 /// What last moved the sheet.
-public enum SheetCause: UInt8, Sendable {
+public enum SheetCause: UInt8, Sendable, BitwiseCopyable {
     /// Nothing yet: the sheet is where it started.
     case initial
     /// A finger (dragging).
@@ -20,7 +20,7 @@ public enum SheetCause: UInt8, Sendable {
 }
 
 /// One line of the sheet's transition log: `old → event → new`, libinput style.
-public struct SheetTransition: Sendable, Equatable {
+public struct SheetTransition: Sendable, Equatable, BitwiseCopyable {
     public var time: Timestamp
     public var from: SheetMachine.StateKind
     public var event: StaticString
@@ -44,7 +44,7 @@ public struct SheetTransition: Sendable, Equatable {
 ///
 /// docs/machines/sheet.md holds the full state × event table that the tests walk.
 public struct SheetMachine: Sendable {
-    public enum StateKind: UInt8, Sendable {
+    public enum StateKind: UInt8, Sendable, BitwiseCopyable {
         case resting, dragging, settling
 
         public var name: StaticString {
