@@ -47,7 +47,11 @@ public final class LibinputInput {
     private let interface: UnsafeMutablePointer<libinput_interface>
 
     /// Every device seen, used or not, in the order seen.
-    public private(set) var devices: [InputDevice] = []
+    public private(set) var devices: [InputDevice] = [] {
+        didSet { devicesRevision &+= 1 }
+    }
+    /// Counts the changes of `devices`, so that a caller can tell one without comparing lists.
+    public private(set) var devicesRevision = 0
     /// Per seat slot (libinput keeps a seat's slots in a 32-bit map): the device (index in
     /// `devices`) whose touch holds it, or nil, and the touch's last position.
     private var seatSlotDevice = [Int?](repeating: nil, count: LibinputInput.seatSlots)

@@ -34,6 +34,8 @@ final class EngineLoop: @unchecked Sendable {
     private var engine: Engine
     private var outputs: [EngineOutput] = []
     private var frames = TouchFrameBatch()
+    /// libinput's `devicesRevision` when the device list was last published.
+    private var seenDevicesRevision = -1
 
     // The clock: engine time = anchorEngine + (monotonic - anchorMonotonic) * rate.
     private var anchorEngine = Timestamp.zero
@@ -319,7 +321,12 @@ final class EngineLoop: @unchecked Sendable {
             if ready.input, case .live(let input) = source {
                 input.dispatch(screen: engine.configuration.screen, into: &frames)
                 applyFrames()
-                refreshDevices()
+                // Devices come and go in the same dispatch as touches, rarely: the list is
+                // rebuilt and compared only when it changed.
+                if input.devicesRevision != seenDevicesRevision {
+                    seenDevicesRevision = input.devicesRevision
+                    refreshDevices()
+                }
             }
             if !fastReplay { catchUp() }
             publishOutputs()
@@ -364,6 +371,9 @@ final class EngineLoop: @unchecked Sendable {
 
     /// Processes recorded frames that are due and fires the engine's deadlines up to now.
     private func catchUp() {
+        // With no recording and no deadline nothing can be due, and the clock is not read: on
+        // a machine without a usable TSC each read is a system call, taken once per frame.
+        guard replaying || engine.nextDeadline != nil else { return }
         let now = engineNow()
         if replaying {
             while let frame = nextRecordedFrame, frame.time <= now {
