@@ -343,15 +343,26 @@ final class EngineLoop: @unchecked Sendable {
     /// never before the last event it saw.
     private func applyFrames() {
         for index in frames.indices {
-            // A reorder's end is published with the list's order as it is then: with more
-            // frames to come, what one frame produced goes out before the next is taken.
-            if index > 0 { publishOutputs() }
             var stamped = frames[index]
             engineTime = max(engineTime, engineTime(atMonotonic: stamped.time))
             stamped.time = engineTime
-            engine.process(stamped, into: &outputs)
+            process(stamped)
         }
         frames.removeAll()
+    }
+
+    /// Gives the engine one frame. A content event goes out before the next frame is taken: a
+    /// reorder's end is published with the list's order (`ListMachine.order`), which a later
+    /// frame of the same batch could change by starting another reorder.
+    private func process(_ frame: TouchFrame) {
+        let before = outputs.count
+        engine.process(frame, into: &outputs)
+        for index in before..<outputs.count {
+            if case .content = outputs[index] {
+                publishOutputs()
+                return
+            }
+        }
     }
 
     /// An input call: a device opened or closed, a frame checked and decoded into `frames`.
@@ -410,7 +421,7 @@ final class EngineLoop: @unchecked Sendable {
         if frame.isEmpty {
             engine.advance(to: frame.time, into: &outputs)
         } else {
-            engine.process(frame, into: &outputs)
+            process(frame)
         }
     }
 

@@ -357,4 +357,54 @@ enum LibinputClock {
         #expect(try daemon.client().content().items.map(\.id) == ["a", "c", "d", "b"])
         #expect(daemon.stop() == 0)
     }
+
+    /// Two reorders played at a thousand times their pace, so that the daemon takes many frames
+    /// in one turn: each reorder's end names the order it left, not the one the next reorder
+    /// made before the state went out (the event takes the order from the list when published).
+    @Test func eachReorderEndNamesItsOwnOrder() throws {
+        let config = try temporaryFile("content.yaml", """
+            content:
+              title: Menu
+              items:
+                - {id: a, label: Alpha}
+                - {id: b, label: Beta}
+                - {id: c, label: Gamma}
+                - {id: d, label: Delta}
+            """)
+        var r = SyntheticRecording()
+        r.report()
+        r.at(2_000)  // two seconds at 1000x: time to subscribe
+        // Empty frames 0.2 ms apart (0.2 µs at 1000x) keep the daemon behind the recording, so
+        // that one turn takes the first reorder's end and the second's swaps.
+        func still(_ seconds: Double) {
+            for _ in 0..<Int(seconds * 5000) {
+                r.wait(0.0002)
+                r.report()
+            }
+        }
+        for _ in 0..<2 {
+            r.down(slot: 0, x: 300, y: 1016 + 56 + 28)
+            r.report()
+            still(0.3)
+            for index in 1...30 {
+                r.wait(0.01)
+                r.move(slot: 0, x: 300, y: 1016 + 56 + 28 + Int32(index * 4))
+                r.report()
+            }
+            r.up(slot: 0)
+            r.report()
+            still(0.6)  // the list settles before the next hold
+        }
+        let recording = try temporaryFile("reorders.evemu", r.evemu())
+        let daemon = try RunningDaemon(["--config", config, "--input", "replay:\(recording)@1000"])
+        var events: [SheetEvent] = []
+        try daemon.client().monitor { update, _ in
+            events += update.events
+            return events.count { $0.name == "reorder-ended" } < 2
+        }
+        let ended = events.filter { $0.name == "reorder-ended" }.map(\.order)
+        #expect(ended == [["a", "c", "d", "b"], ["a", "d", "b", "c"]], "\(events)")
+        #expect(try daemon.client().content().items.map(\.id) == ["a", "d", "b", "c"])
+        #expect(daemon.stop() == 0)
+    }
 }
