@@ -319,28 +319,11 @@ enum LibinputClock {
     @Test func aReorderOnTheDaemonReachesMonitorAndGetContent() throws {
         // The configuration gives the content; the recording waits for the subscriber (the
         // daemon says READY before it plays), then holds row 1 and drags it down two rows.
-        let config = try temporaryFile("content.yaml", """
-            content:
-              title: Menu
-              items:
-                - {id: a, label: Alpha}
-                - {id: b, label: Beta}
-                - {id: c, label: Gamma}
-                - {id: d, label: Delta}
-            """)
+        let config = try fourItems()
         var r = SyntheticRecording()
         r.report()  // the recording's time starts here
         r.at(2)
-        r.down(slot: 0, x: 300, y: 1016 + 56 + 28)
-        r.report()
-        r.wait(0.3)
-        for index in 1...30 {
-            r.wait(0.01)
-            r.move(slot: 0, x: 300, y: 1016 + 56 + 28 + Int32(index * 4))
-            r.report()
-        }
-        r.up(slot: 0)
-        r.report()
+        r.reorderRowOne(stillFramesEvery: nil)
         let recording = try temporaryFile("reorder.evemu", r.evemu())
         let daemon = try RunningDaemon(["--config", config, "--input", "replay:\(recording)@1"])
         let client = try daemon.client()
@@ -362,38 +345,15 @@ enum LibinputClock {
     /// in one turn: each reorder's end names the order it left, not the one the next reorder
     /// made before the state went out (the event takes the order from the list when published).
     @Test func eachReorderEndNamesItsOwnOrder() throws {
-        let config = try temporaryFile("content.yaml", """
-            content:
-              title: Menu
-              items:
-                - {id: a, label: Alpha}
-                - {id: b, label: Beta}
-                - {id: c, label: Gamma}
-                - {id: d, label: Delta}
-            """)
+        let config = try fourItems()
         var r = SyntheticRecording()
         r.report()
         r.at(2_000)  // two seconds at 1000x: time to subscribe
         // Empty frames 0.2 ms apart (0.2 µs at 1000x) keep the daemon behind the recording, so
         // that one turn takes the first reorder's end and the second's swaps.
-        func still(_ seconds: Double) {
-            for _ in 0..<Int(seconds * 5000) {
-                r.wait(0.0002)
-                r.report()
-            }
-        }
         for _ in 0..<2 {
-            r.down(slot: 0, x: 300, y: 1016 + 56 + 28)
-            r.report()
-            still(0.3)
-            for index in 1...30 {
-                r.wait(0.01)
-                r.move(slot: 0, x: 300, y: 1016 + 56 + 28 + Int32(index * 4))
-                r.report()
-            }
-            r.up(slot: 0)
-            r.report()
-            still(0.6)  // the list settles before the next hold
+            r.reorderRowOne(stillFramesEvery: 0.0002)
+            r.still(0.6, framesEvery: 0.0002)  // the list settles before the next hold
         }
         let recording = try temporaryFile("reorders.evemu", r.evemu())
         let daemon = try RunningDaemon(["--config", config, "--input", "replay:\(recording)@1000"])
@@ -406,5 +366,43 @@ enum LibinputClock {
         #expect(ended == [["a", "c", "d", "b"], ["a", "d", "b", "c"]], "\(events)")
         #expect(try daemon.client().content().items.map(\.id) == ["a", "d", "b", "c"])
         #expect(daemon.stop() == 0)
+    }
+}
+
+/// The configuration's content: four items, a to d.
+private func fourItems() throws -> String {
+    try temporaryFile("content.yaml", """
+        content:
+          title: Menu
+          items:
+            - {id: a, label: Alpha}
+            - {id: b, label: Beta}
+            - {id: c, label: Gamma}
+            - {id: d, label: Delta}
+        """)
+}
+
+private extension SyntheticRecording {
+    /// Holds row 1 of the half-open sheet for 0.3 s, drags it down two rows and lifts.
+    mutating func reorderRowOne(stillFramesEvery interval: Double?) {
+        down(slot: 0, x: 300, y: 1016 + 56 + 28)
+        report()
+        still(0.3, framesEvery: interval)
+        for index in 1...30 {
+            wait(0.01)
+            move(slot: 0, x: 300, y: 1016 + 56 + 28 + Int32(index * 4))
+            report()
+        }
+        up(slot: 0)
+        report()
+    }
+
+    /// `seconds` with nothing moving: empty frames every `interval`, or none.
+    mutating func still(_ seconds: Double, framesEvery interval: Double?) {
+        guard let interval else { return wait(seconds) }
+        for _ in 0..<Int((seconds / interval).rounded()) {
+            wait(interval)
+            report()
+        }
     }
 }

@@ -152,9 +152,10 @@ public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
     case reorderBegan(item: Int, index: Int)
     /// The dragged item moved from one position to another (one per swap).
     case reorderMoved(item: Int, from: Int, to: Int)
-    /// The item was dropped. The list's order it leaves is `ListMachine.order`, which nothing
-    /// changes before another item is picked up: a consumer reads it there, so that every
-    /// output stays a plain value (an array here made each one cost a release to discard).
+    /// The item was dropped. The list's order it leaves is `ListMachine.order`, which only
+    /// another reorder's swaps or new content change: a consumer reads it there before giving
+    /// the engine more input, so that every output stays a plain value (an array here made each
+    /// one cost a release to discard).
     case reorderEnded(item: Int)
     case dismissAttempted(DismissCause)
 
