@@ -69,6 +69,10 @@ public struct Engine: Sendable {
     /// What the sheet holds (a title, items, the guard).
     public private(set) var content = SheetContent.empty
 
+    /// Fingers down: the slots of `slotDown` that hold. Kept as they change, so that a reader
+    /// in another module reads a number instead of calling a getter on the whole engine.
+    public private(set) var activeTouchCount = 0
+
     private var slotDown: [Bool]
     private var slotPosition: [Point]
     private var trackers: [VelocityTracker]
@@ -216,6 +220,7 @@ public struct Engine: Sendable {
                     liftSlot(slot, at: time, into: &out)
                 }
                 slotDown[slot] = true
+                activeTouchCount += 1
                 slotPosition[slot] = point
                 trackers[slot].reset()
                 trackers[slot].add(point, at: time)
@@ -292,12 +297,12 @@ public struct Engine: Sendable {
         start(at: time, into: &out)
     }
 
-    public var activeTouchCount: Int { slotDown.reduce(0) { $0 + ($1 ? 1 : 0) } }
 
     // MARK: Wiring
 
     private mutating func cancelSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
         slotDown[slot] = false
+        activeTouchCount -= 1
         trackers[slot].reset()
         out.append(.touch(TouchReport(time: time, slot: slot, phase: .cancel, positionInPixels: slotPosition[slot])))
         arena.touchCancelled(slot: slot, time: time, into: &arenaScratch)
@@ -307,6 +312,7 @@ public struct Engine: Sendable {
     private mutating func liftSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
         let velocity = trackers.span[slot].estimate(at: time)
         slotDown[slot] = false
+        activeTouchCount -= 1
         trackers[slot].reset()
         out.append(.touch(TouchReport(time: time, slot: slot, phase: .up, positionInPixels: slotPosition[slot],
                                       velocityInPixelsPerSecond: velocity.pixelsPerSecond)))

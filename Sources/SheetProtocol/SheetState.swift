@@ -419,10 +419,13 @@ extension MonitorUpdate {
 
 extension SheetState {
     /// The core's snapshot (and its list's) as the wire carries them: pixels, names, items by
-    /// id from `content`; `detents` as the screen places them.
-    public init(_ snapshot: SheetSnapshot, list: ListSnapshot?, configuration: EngineConfiguration, content: SheetContent,
-                detents: [DetentPosition], inputActive: Bool) {
-        let scale = configuration.screen.scale
+    /// id from `content`, rows as `layout` (the engine's `ListConfiguration`) sizes them;
+    /// `detents` as the screen places them. It takes the two parts of the engine's
+    /// configuration it reads, not the whole: a caller holding the engine in a class passes
+    /// them without copying the configuration for every state.
+    public init(_ snapshot: SheetSnapshot, list: ListSnapshot?, screen: ScreenSize, layout: ListConfiguration,
+                content: SheetContent, detents: [DetentPosition], inputActive: Bool) {
+        let scale = screen.scale
         let phase: SheetPhase = switch snapshot.state {
         case .resting: .resting
         case .dragging: .dragging
@@ -437,9 +440,8 @@ extension SheetState {
         self.init(
             phase: phase, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
-            screen: ScreenSize(widthInPixels: configuration.screen.widthInPixels, heightInPixels: configuration.screen.heightInPixels, scale: scale),
-            mover: mover, detents: detents,
-            list: list.map { ListState($0, layout: configuration.list, content: content, scale: scale) },
+            screen: screen, mover: mover, detents: detents,
+            list: list.map { ListState($0, layout: layout, content: content, scale: scale) },
             inputActive: inputActive, reduceMotion: snapshot.reduceMotion)
     }
 }

@@ -38,10 +38,13 @@ struct MonitorRoutes {
         var blocked = false
     }
 
-    /// The newest update, and its reply's bytes (`GetState`, a new subscriber's first reply).
+    /// The newest update (`GetState`), and its reply's bytes (a new subscriber's first reply).
     var latest: MonitorUpdate?
     /// Its storage changes places with the publishing thread's writer at each update.
     var latestBytes: [UInt8] = { var bytes: [UInt8] = []; bytes.reserveCapacity(2048); return bytes }()
+    /// `latestBytes` are `latest`'s. With no route, an update is kept but not encoded: the next
+    /// subscriber's first reply encodes it then.
+    var latestEncoded = false
     var routes: [Route] = []
     /// Updates for routes through the loop, not yet taken by it; a newer state replaces the
     /// last one unless that carries a gesture or content events.

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SheetProtocol
+import Synchronization
 
 /// Errors that stop the server from starting, naming the call and the path.
 public enum ServerError: Error, CustomStringConvertible {
@@ -61,6 +62,9 @@ public final class VarlinkServer: @unchecked Sendable {
 
     /// The subscribers as the publishing thread reaches them, and the newest update.
     private let routes = NIOLockedValueBox(MonitorRoutes())
+    /// `routes.routes.count` as last set under its lock, for the publishing thread to skip
+    /// the encoding when nobody subscribes without taking the lock on every update.
+    private let routeCount = Atomic<Int>(0)
     /// The publishing thread's encoder, whose storage every update reuses.
     private let encoder = NIOLockedValueBox(JSONWriter(capacity: 2048))
     private let counts = NIOLockedValueBox<(connections: Int, subscribers: Int, dropped: Int)>((0, 0, 0))
@@ -307,13 +311,26 @@ public final class VarlinkServer: @unchecked Sendable {
     // MARK: Publishing (any thread)
 
     /// Makes `update` the state that `GetState` returns and sends it to every subscriber.
+    /// With no subscriber the update is kept and not encoded (`MonitorRoutes.latestEncoded`).
     public func publish(_ update: MonitorUpdate) {
         let mustHop = encoder.withLockedValue { writer -> Bool in
+            // `routeCount` is a hint read without the lock; only the lock decides that no route
+            // is there, so that a subscriber that comes meanwhile still gets this update.
+            if routeCount.load(ordering: .relaxed) == 0 {
+                let kept = routes.withLockedValue { routes -> Bool in
+                    guard routes.routes.isEmpty else { return false }
+                    routes.latest = update
+                    routes.latestEncoded = false
+                    return true
+                }
+                if kept { return false }
+            }
             VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) }
             return routes.withLockedValue { routes in
                 routes.latest = update
                 // The bytes change places with the writer's: neither is copied nor reallocated.
                 swap(&routes.latestBytes, &writer.bytes)
+                routes.latestEncoded = true
                 return routes.route(update, bytes: routes.latestBytes)
             }
         }
@@ -379,6 +396,7 @@ public final class VarlinkServer: @unchecked Sendable {
         connections[ObjectIdentifier(connection)] = nil
         let subscribers = routes.withLockedValue { routes in
             routes.remove(connection)
+            routeCount.store(routes.routes.count, ordering: .relaxed)
             return routes.routes.count
         }
         counts.withLockedValue { $0.connections = connections.count; $0.subscribers = subscribers }
@@ -392,9 +410,10 @@ public final class VarlinkServer: @unchecked Sendable {
         let (subscribers, reply) = routes.withLockedValue { routes -> (Int, ByteBuffer?) in
             routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: descriptor,
                                                      from: (routes.latest?.sequence ?? 0) + 1))
+            routeCount.store(routes.routes.count, ordering: .relaxed)
             guard var update = routes.latest else { return (routes.routes.count, nil) }
             var buffer = ByteBufferAllocator().buffer(capacity: routes.latestBytes.count)
-            if update.gesture == nil, update.events.isEmpty {
+            if routes.latestEncoded, update.gesture == nil, update.events.isEmpty {
                 buffer.writeBytes(routes.latestBytes)
             } else {
                 update.gesture = nil

@@ -126,7 +126,7 @@ func monitorReplySizeDuringAReorder(_ content: SheetContent) {
             case .list(let snapshot): list = snapshot
             case .content(let report): events.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
             case .sheet(let snapshot):
-                let state = SheetState(snapshot, list: list, configuration: configuration, content: engine.content, detents: detents,
+                let state = SheetState(snapshot, list: list, screen: configuration.screen, layout: configuration.list, content: engine.content, detents: detents,
                                        inputActive: true)
                 let update = MonitorUpdate(sequence: Int64(replies), timestampInMicroseconds: snapshot.time.microseconds,
                                            state: state, gesture: nil, events: events)

@@ -239,6 +239,22 @@ final class EngineLoop: @unchecked Sendable {
         return max(engineTime(atMonotonic: LibinputInput.monotonicNow()), engineTime)
     }
 
+    // MARK: Reading the engine
+
+    // A getter of the core called on `engine` itself copies the whole engine first (2.5 KB, with
+    // a retain and a release of each buffer it holds), as the engine is a value of another
+    // module held by a class: read through its address instead, which passes the address.
+
+    /// The engine's next deadline (`Engine.nextDeadline`).
+    private var engineDeadline: Timestamp? {
+        withUnsafeMutablePointer(to: &engine) { $0.pointee.nextDeadline }
+    }
+
+    /// The sheet and its list as they are now, for a state with no new snapshot in it.
+    private func currentState() -> (SheetSnapshot, ListSnapshot?) {
+        withUnsafeMutablePointer(to: &engine) { ($0.pointee.snapshot(at: engineTime), $0.pointee.listSnapshot(at: engineTime)) }
+    }
+
     // MARK: The loop
 
     /// Runs until `stop()`. Call on a thread of its own.
@@ -384,7 +400,7 @@ final class EngineLoop: @unchecked Sendable {
     private func catchUp() {
         // With no recording and no deadline nothing can be due, and the clock is not read: on
         // a machine without a usable TSC each read is a system call, taken once per frame.
-        guard replaying || engine.nextDeadline != nil else { return }
+        guard replaying || engineDeadline != nil else { return }
         let now = engineNow()
         if replaying {
             while let frame = nextRecordedFrame, frame.time <= now {
@@ -392,7 +408,7 @@ final class EngineLoop: @unchecked Sendable {
                 readAhead()
             }
         }
-        if let deadline = engine.nextDeadline, deadline <= now {
+        if let deadline = engineDeadline, deadline <= now {
             engine.advance(to: now, into: &outputs)
             engineTime = max(engineTime, now)
         }
@@ -405,7 +421,7 @@ final class EngineLoop: @unchecked Sendable {
             if let frame = nextRecordedFrame {
                 apply(frame)
                 readAhead()
-            } else if let deadline = engine.nextDeadline {
+            } else if let deadline = engineDeadline {
                 engine.advance(to: deadline, into: &outputs)
                 engineTime = max(engineTime, deadline)
             } else {
@@ -454,7 +470,7 @@ final class EngineLoop: @unchecked Sendable {
     /// When the recording is over and the sheet rests, the engine clock goes on at the real
     /// pace from where it is.
     private func endReplayIfDone() {
-        guard replaying, nextRecordedFrame == nil, recordingClosed, engine.nextDeadline == nil else { return }
+        guard replaying, nextRecordedFrame == nil, recordingClosed, engineDeadline == nil else { return }
         publishOutputs()
         replaying = false
         anchorEngine = engineTime
@@ -472,7 +488,7 @@ final class EngineLoop: @unchecked Sendable {
 
     private func armTimer() {
         var wake: Timestamp?
-        if let deadline = engine.nextDeadline { wake = monotonic(atEngine: deadline) }
+        if let deadline = engineDeadline { wake = monotonic(atEngine: deadline) }
         if replaying, let frame = nextRecordedFrame {
             let due = monotonic(atEngine: frame.time)
             wake = wake.map { min($0, due) } ?? due
@@ -649,7 +665,7 @@ final class EngineLoop: @unchecked Sendable {
             // A finger that lands on a resting sheet or lifts without moving it, or a replay's
             // end, changes no state but `inputActive`: subscribers waiting for rest need it.
             if inputActive != publishedInputActive {
-                publish((engine.snapshot(at: engineTime), engine.listSnapshot(at: engineTime)))
+                publish(currentState())
             }
             return
         }
@@ -680,7 +696,7 @@ final class EngineLoop: @unchecked Sendable {
         if let lastSheet {
             publish(lastSheet)
         } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
-            publish((engine.snapshot(at: engineTime), engine.listSnapshot(at: engineTime)))
+            publish(currentState())
         }
         outputs.removeAll(keepingCapacity: true)
     }
@@ -695,7 +711,8 @@ final class EngineLoop: @unchecked Sendable {
             timestamp = monotonic(atEngine: snapshot.time)
         }
         publishedInputActive = inputActive
-        let state = SheetState(snapshot, list: list, configuration: engine.configuration, content: engine.content,
+        let state = SheetState(snapshot, list: list, screen: engine.configuration.screen,
+                               layout: engine.configuration.list, content: engine.content,
                                detents: detentPositions, inputActive: publishedInputActive)
         let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
                                    state: state, gesture: pendingGesture, events: pendingEvents)

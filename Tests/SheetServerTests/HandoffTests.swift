@@ -120,6 +120,52 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         #expect(got?.sequence == 1 && got?.state == tapped.state, "\(String(describing: got))")
         #expect(got?.gesture == nil && got?.events.isEmpty == true, "\(String(describing: got))")
     }
+
+    /// With nobody subscribed an update is kept but not encoded. The bytes of the last one a
+    /// subscriber had are still there: the next subscriber must start with the newest state,
+    /// not with those.
+    @Test func aSubscriberAfterUpdatesNobodyHadStartsWithTheNewest() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, path) = try await startedServer(in: folder)
+        server.publish(update(1))
+
+        /// Subscribes, and returns the first reply's sequence once the subscription has ended.
+        func firstSequence() async -> Int64? {
+            let first = Mutex<Int64?>(nil)
+            let finished = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                defer { finished.signal() }
+                try? SheetClient(path: path).monitor { update, _ in
+                    first.withLock { $0 = update.sequence }
+                    return false
+                }
+            }
+            await signalled(finished)
+            return first.withLock { $0 }
+        }
+        // The first subscriber has update 2 as it is published, encoded for it.
+        let second = Mutex<[Int64]>([])
+        let subscribed = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { finished.signal() }
+            try? SheetClient(path: path).monitor { update, _ in
+                second.withLock { $0.append(update.sequence) }
+                if update.sequence == 1 { subscribed.signal() }
+                return update.sequence < 2
+            }
+        }
+        await signalled(subscribed)
+        server.publish(update(2))
+        await signalled(finished)
+        #expect(second.withLock { $0 } == [1, 2])
+        // Its connection closed, the loop removes its route; then nobody has 3 and 4.
+        while server.statistics.subscribers > 0 { try await server.eventLoop.submit {}.get() }
+        server.publish(update(3))
+        server.publish(update(4))
+        #expect(await firstSequence() == 4)
+        await server.shutdown()
+    }
 }
 
 /// The routes on their own: a subscriber's socket is one end of a socket pair the test reads.
