@@ -41,6 +41,7 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
 
 extension Optional where Wrapped == Timestamp {
     /// The earlier of two optional deadlines; `nil` means "no deadline".
+    @inlinable
     func earliest(_ other: Timestamp?) -> Timestamp? {
         switch (self, other) {
         case (nil, nil): return nil

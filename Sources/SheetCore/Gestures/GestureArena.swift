@@ -61,6 +61,7 @@ public struct GestureArena: Sendable {
     }
 
     /// When the arena wants `timeout(at:into:)`.
+    @inlinable
     public var deadline: Timestamp? { longPress.deadline.earliest(itemHold.deadline) }
 
     /// Turns the item hold on or off; takes effect from the next touch sequence.

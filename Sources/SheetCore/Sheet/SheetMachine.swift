@@ -153,8 +153,8 @@ public struct SheetMachine: Sendable {
     private var restingDetent: Int
     /// While dragging: the drag.
     private var dragging: Drag
-    /// While settling: the animation under way.
-    private var settling: Settle
+    /// While settling: the animation under way. Readable from inlined code (`deadline`).
+    @usableFromInline private(set) var settling: Settle
 
     /// The state whole, for tests, tables and logs.
     public var state: State {
@@ -273,8 +273,9 @@ public struct SheetMachine: Sendable {
         return span > 0 ? (height - top) / span : 0
     }
 
-    /// When the machine wants the next `.frame`.
-    @inline(__always)
+    /// When the machine wants the next `.frame`. Inlinable, as every deadline on the engine's
+    /// path is: a caller in another module reads it where the engine lies, without a copy.
+    @inlinable
     public var deadline: Timestamp? {
         kind == .settling ? settling.nextFrame : nil
     }
