@@ -61,6 +61,7 @@ public struct LongPressRecognizer: Sendable {
         return nil
     }
 
+    @inline(__always)
     public mutating func handle(_ event: PointerEvent) -> Effect {
         switch (state, event) {
         case (.idle, .down(let point, let time)):

@@ -49,6 +49,7 @@ public struct PanRecognizer: Sendable {
         self.state = state
     }
 
+    @inline(__always)
     public mutating func handle(_ event: PointerEvent) -> Effect {
         switch (state, event) {
         case (.idle, .down(let point, _)):

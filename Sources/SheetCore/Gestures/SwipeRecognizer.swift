@@ -51,6 +51,7 @@ public struct SwipeRecognizer: Sendable {
         self.state = state
     }
 
+    @inline(__always)
     public mutating func handle(_ event: PointerEvent) -> Effect {
         switch (state, event) {
         case (.idle, .down(let point, let time)):

@@ -44,6 +44,7 @@ public struct TapRecognizer: Sendable {
         self.state = state
     }
 
+    @inline(__always)
     public mutating func handle(_ event: PointerEvent) -> Effect {
         switch (state, event) {
         case (.idle, .down(let point, let time)):
