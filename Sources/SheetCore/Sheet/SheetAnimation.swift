@@ -78,27 +78,129 @@ public struct Spring: Hashable, Sendable {
 
     /// Position and velocity `t` seconds after the start.
     public func state(after t: Double) -> (value: Double, velocity: Double) {
-        let omega0 = stiffness.squareRoot()
-        let beta = dampingRatio * omega0
-        let x0 = from - target
-        let v0 = initialVelocity
-        if dampingRatio < 1 {
-            let omega1 = omega0 * (1 - dampingRatio * dampingRatio).squareRoot()
-            let a = x0, b = (beta * x0 + v0) / omega1
-            let decay = Double.exp(-beta * t), c = Double.cos(omega1 * t), s = Double.sin(omega1 * t)
-            let x = decay * (a * c + b * s)
-            let v = decay * ((b * omega1 - beta * a) * c + (-a * omega1 - beta * b) * s)
-            return (target + x, v)
-        } else if dampingRatio == 1 {
-            let decay = Double.exp(-beta * t)
-            let slope = beta * x0 + v0
-            return (target + decay * (x0 + slope * t), decay * (v0 - beta * slope * t))
-        } else {
-            let root = (beta * beta - omega0 * omega0).squareRoot()
-            let r1 = -beta + root, r2 = -beta - root
-            let c2 = (v0 - r1 * x0) / (r2 - r1), c1 = x0 - c2
-            let e1 = Double.exp(r1 * t), e2 = Double.exp(r2 * t)
-            return (target + c1 * e1 + c2 * e2, c1 * r1 * e1 + c2 * r2 * e2)
+        let motion = Motion(self)
+        return motion.state(motion.terms(after: t), after: t)
+    }
+
+    /// The spring's solution with its constants worked out once: a sum of terms in time (an
+    /// exponential decay times a cosine and a sine, one decay, or two decays) weighted by
+    /// constants. `state(after:)` and `Grid` share it, so that both give the same numbers.
+    struct Motion: Sendable {
+        enum Damping: Sendable { case under, critical, over }
+        let damping: Damping
+        let target: Double
+        /// Under: the decay rate β and the damped frequency ω1. Critical: β (and 0). Over: the
+        /// two roots r1 and r2 of the characteristic equation.
+        let rate: Double, frequency: Double
+        /// Weights of the position's and of the velocity's terms.
+        let a: Double, b: Double, velocityA: Double, velocityB: Double
+
+        init(_ spring: Spring) {
+            target = spring.target
+            let omega0 = spring.stiffness.squareRoot()
+            let beta = spring.dampingRatio * omega0
+            let x0 = spring.from - spring.target
+            let v0 = spring.initialVelocity
+            if spring.dampingRatio < 1 {
+                damping = .under
+                let omega1 = omega0 * (1 - spring.dampingRatio * spring.dampingRatio).squareRoot()
+                rate = beta
+                frequency = omega1
+                a = x0
+                b = (beta * x0 + v0) / omega1
+                velocityA = b * omega1 - beta * a
+                velocityB = -a * omega1 - beta * b
+            } else if spring.dampingRatio == 1 {
+                damping = .critical
+                rate = beta
+                frequency = 0
+                a = x0
+                b = beta * x0 + v0  // the slope
+                velocityA = v0
+                velocityB = 0
+            } else {
+                damping = .over
+                let root = (beta * beta - omega0 * omega0).squareRoot()
+                rate = -beta + root
+                frequency = -beta - root
+                b = (v0 - rate * x0) / (frequency - rate)
+                a = x0 - b
+                velocityA = 0
+                velocityB = 0
+            }
+        }
+
+        /// The terms at `t`: (decay, cos, sin) under, (decay, 0, 0) critical, (e^r1·t, e^r2·t, 0) over.
+        func terms(after t: Double) -> SIMD3<Double> {
+            switch damping {
+            case .under:
+                return SIMD3(Double.exp(-rate * t), Double.cos(frequency * t), Double.sin(frequency * t))
+            case .critical:
+                return SIMD3(Double.exp(-rate * t), 0, 0)
+            case .over:
+                return SIMD3(Double.exp(rate * t), Double.exp(frequency * t), 0)
+            }
+        }
+
+        /// The terms `step` later than `terms`, given the terms of `step` itself: decays
+        /// multiply, the cosine and sine turn by the step's angle.
+        func advance(_ terms: SIMD3<Double>, by step: SIMD3<Double>) -> SIMD3<Double> {
+            switch damping {
+            case .under:
+                return SIMD3(terms.x * step.x, terms.y * step.y - terms.z * step.z, terms.z * step.y + terms.y * step.z)
+            case .critical, .over:
+                return SIMD3(terms.x * step.x, terms.y * step.y, 0)
+            }
+        }
+
+        func state(_ terms: SIMD3<Double>, after t: Double) -> (value: Double, velocity: Double) {
+            switch damping {
+            case .under:
+                let (decay, c, s) = (terms.x, terms.y, terms.z)
+                return (target + decay * (a * c + b * s), decay * (velocityA * c + velocityB * s))
+            case .critical:
+                let decay = terms.x
+                return (target + decay * (a + b * t), decay * (velocityA - rate * b * t))
+            case .over:
+                let (e1, e2) = (terms.x, terms.y)
+                return (target + a * e1 + b * e2, a * rate * e1 + b * frequency * e2)
+            }
+        }
+    }
+
+    /// A spring sampled on a grid of equal steps from its start, as a settle's animation frames
+    /// are. From one grid point to the next each exponential is multiplied by the same factor
+    /// and the cosine and sine turn by the same angle, so a step costs a few multiplications
+    /// where `state(after:)` takes an `exp`, a `cos` and a `sin` (most of a settle frame). Each
+    /// `exactEvery`-th point, and any instant off the grid, is evaluated in closed form, so the
+    /// steps' rounding (a few units in the last place each) cannot pile up.
+    public struct Grid: Sendable {
+        public static let exactEvery: Int64 = 16
+        let motion: Motion
+        public let stepMicroseconds: Int64
+        private let step: SIMD3<Double>
+        /// The grid point whose terms are kept, -1 for none yet.
+        private var index: Int64 = -1
+        private var terms = SIMD3<Double>()
+
+        public init(_ spring: Spring, stepMicroseconds: Int64) {
+            motion = Motion(spring)
+            self.stepMicroseconds = Swift.max(1, stepMicroseconds)
+            step = motion.terms(after: Double(self.stepMicroseconds) / 1_000_000)
+        }
+
+        /// `Spring.state(after:)` at `elapsed` microseconds from the start.
+        public mutating func state(afterMicroseconds elapsed: Int64) -> (value: Double, velocity: Double) {
+            let t = Double(elapsed) / 1_000_000
+            guard elapsed >= 0, elapsed % stepMicroseconds == 0 else { return motion.state(motion.terms(after: t), after: t) }
+            let point = elapsed / stepMicroseconds
+            if point == index + 1, point % Self.exactEvery != 0 {
+                terms = motion.advance(terms, by: step)
+            } else if point != index {
+                terms = motion.terms(after: t)
+            }
+            index = point
+            return motion.state(terms, after: t)
         }
     }
 }
@@ -153,15 +255,24 @@ public enum SheetAnimation: Hashable, Sendable {
             let x = t / seconds
             return (from + (to - from) * curve.value(at: x), (to - from) * curve.slope(at: x) / seconds, false)
         case .spring(let spring, let clamp):
-            let (value, velocity) = spring.state(after: t)
-            let startSide = spring.from - spring.target
-            if clamp, startSide != 0, (value - spring.target) * startSide <= 0 {
-                return (spring.target, 0, true)
-            }
-            if abs(value - spring.target) < restDistance, abs(velocity) < restSpeed {
-                return (spring.target, 0, true)
-            }
-            return (value, velocity, false)
+            return Self.ending(spring, clampAtTarget: clamp, spring.state(after: t), restDistance: restDistance,
+                               restSpeed: restSpeed)
         }
+    }
+
+    /// A spring's sample as `sample(after:restDistance:restSpeed:)` gives it, from its state
+    /// (`Spring.state(after:)`, or a `Spring.Grid`'s): at the target, finished, once clamped or
+    /// at rest.
+    public static func ending(_ spring: Spring, clampAtTarget clamp: Bool, _ state: (value: Double, velocity: Double),
+                              restDistance: Double, restSpeed: Double) -> (value: Double, velocity: Double, finished: Bool) {
+        let (value, velocity) = state
+        let startSide = spring.from - spring.target
+        if clamp, startSide != 0, (value - spring.target) * startSide <= 0 {
+            return (spring.target, 0, true)
+        }
+        if abs(value - spring.target) < restDistance, abs(velocity) < restSpeed {
+            return (spring.target, 0, true)
+        }
+        return (value, velocity, false)
     }
 }

@@ -155,6 +155,8 @@ public struct SheetMachine: Sendable {
     private var dragging: Drag
     /// While settling: the animation under way. Readable from inlined code (`deadline`).
     @usableFromInline private(set) var settling: Settle
+    /// While a spring settles: the spring on the settle's frame grid (`Spring.Grid`).
+    private var springGrid: Spring.Grid?
 
     /// The state whole, for tests, tables and logs.
     public var state: State {
@@ -323,6 +325,11 @@ public struct SheetMachine: Sendable {
     private mutating func begin(_ settle: Settle) {
         kind = .settling
         settling = settle
+        if case .spring(let spring, _) = settle.animation {
+            springGrid = Spring.Grid(spring, stepMicroseconds: configuration.frameIntervalMicroseconds)
+        } else {
+            springGrid = nil
+        }
     }
 
     private mutating func transition(_ event: Event) -> Effect {
@@ -389,7 +396,7 @@ public struct SheetMachine: Sendable {
         case (.settling, .touchDown(let point, let source, let time)):
             let settle = settling
             // Hit-test and catch where the card is at the touch, not where the last frame drew it.
-            let top = settle.dim == nil ? sample(settle, at: time).value : settle.top
+            let top = settle.dim == nil ? sampleSettle(at: time).value : settle.top
             guard source == .touchpad || layout.isOnCard(point, top: top, screenWidth: width) else { return .none }
             // Caught where it is: the drag starts from the current top, no jump.
             begin(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
@@ -562,18 +569,24 @@ public struct SheetMachine: Sendable {
                       at: time, cause: .command)
     }
 
-    /// The settle's animation at `time`, with the rest thresholds in points.
-    private func sample(_ settle: Settle, at time: Timestamp) -> (value: Double, velocity: Double, finished: Bool) {
-        settle.animation.sample(
-            after: time.seconds(since: settle.startedAt),
-            restDistance: configuration.springRestDistanceInPixels / screen.scale,
-            restSpeed: configuration.springRestPixelsPerSecond / screen.scale)
+    /// The settle's animation at `time`, with the rest thresholds in points. A spring is read
+    /// off its grid, which is the closed form's numbers without its `exp`, `cos` and `sin` on
+    /// most frames.
+    private mutating func sampleSettle(at time: Timestamp) -> (value: Double, velocity: Double, finished: Bool) {
+        let restDistance = configuration.springRestDistanceInPixels / screen.scale
+        let restSpeed = configuration.springRestPixelsPerSecond / screen.scale
+        if case .spring(let spring, let clamp) = settling.animation,
+           let state = springGrid?.state(afterMicroseconds: time.microseconds - settling.startedAt.microseconds) {
+            return SheetAnimation.ending(spring, clampAtTarget: clamp, state, restDistance: restDistance, restSpeed: restSpeed)
+        }
+        return settling.animation.sample(after: time.seconds(since: settling.startedAt), restDistance: restDistance,
+                                         restSpeed: restSpeed)
     }
 
     /// Samples the animation at `time`; rests at the target when it is over.
     private mutating func advance(to time: Timestamp, scheduling: Bool = true) -> Effect {
         guard kind == .settling else { return .none }
-        let result = sample(settling, at: time)
+        let result = sampleSettle(at: time)
         if result.finished {
             rest(at: settling.targetDetent)
             return .changed

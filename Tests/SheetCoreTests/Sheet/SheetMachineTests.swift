@@ -89,6 +89,29 @@ import Testing
         #expect(m.top == 30)
     }
 
+    /// The grid steps the closed form's terms from frame to frame: for every kind of damping it
+    /// gives what `state(after:)` gives, to a few units in the last place, on the grid, off it,
+    /// after a jump, and exactly at each `exactEvery`-th frame.
+    @Test(arguments: [0.3, 0.8, 1.0, 1.6])
+    func aSpringOnItsFrameGridIsItsClosedForm(dampingRatio: Double) {
+        let spring = Spring(from: 1500, target: 30, initialVelocity: -4000, stiffness: 400, dampingRatio: dampingRatio)
+        let step: Int64 = 16_667
+        var grid = Spring.Grid(spring, stepMicroseconds: step)
+        // 300 frames in a row (five seconds), then a touch between frames, a frame skipped, one
+        // asked twice, and the grid again.
+        let elapsed: [Int64] = (0...300).map { $0 * step } + [301 * step + 5_000, 303 * step, 303 * step, 304 * step, 40 * step]
+        for microseconds in elapsed {
+            let exact = spring.state(after: Double(microseconds) / 1_000_000)
+            let stepped = grid.state(afterMicroseconds: microseconds)
+            let scale = 1 + abs(spring.from - spring.target)
+            #expect(abs(stepped.value - exact.value) <= 1e-12 * scale, "value at \(microseconds) µs, ζ \(dampingRatio)")
+            #expect(abs(stepped.velocity - exact.velocity) <= 1e-10 * scale, "velocity at \(microseconds) µs, ζ \(dampingRatio)")
+            if microseconds % (step * Spring.Grid.exactEvery) == 0 {
+                #expect(stepped == exact, "frame \(microseconds / step) is evaluated in closed form")
+            }
+        }
+    }
+
     @Test func closingSpringNeverGoesPastHidden() {
         var m = machine(.projection, draggedTo: 1500)
         _ = m.handle(.release(velocityY: 6000, t))
