@@ -218,7 +218,7 @@ public struct VelocityTracker: Sendable {
     @inline(__always)
     public func verticalVelocity(at time: Timestamp) -> Double {
         guard window(at: time) != nil else { return 0 }
-        let slope = fit(sums.y, sums.ty, sums.t2y, at: newestSample.time.seconds(since: anchorTime), slopeOnly: true)?.slope ?? 0
+        let slope = slope(sums.y, sums.ty, sums.t2y, at: newestSample.time.seconds(since: anchorTime)) ?? 0
         return limited(slope, displacement: newestSample.y - oldestSample.y)
     }
 
@@ -262,23 +262,40 @@ public struct VelocityTracker: Sendable {
 
     /// One axis's least-squares polynomial p(t) = a + b·t + c·t² (c = 0 with two samples) in
     /// the anchor's time, from the sums `s` = Σp, `st` = Σt·p, `st2` = Σt²·p; `slope` is p′ at
-    /// `now`, the newest sample; nil for a degenerate window. `slopeOnly` leaves `a` out (0).
+    /// `now`, the newest sample; nil for a degenerate window.
     @inline(__always)
-    private func fit(_ s: Double, _ st: Double, _ st2: Double, at now: Double, slopeOnly: Bool = false) -> Fit? {
+    private func fit(_ s: Double, _ st: Double, _ st2: Double, at now: Double) -> Fit? {
         let s0 = sums.t0, s1 = sums.t1, s2 = sums.t2, s3 = sums.t3, s4 = sums.t4
         if windowCount == 2 {
             let denominator = s0 * s2 - s1 * s1
             guard denominator != 0 else { return nil }
             let b = (s0 * st - s1 * s) / denominator
-            return Fit(a: slopeOnly ? 0 : (s - b * s1) / s0, b: b, c: 0, slope: b)
+            return Fit(a: (s - b * s1) / s0, b: b, c: 0, slope: b)
         }
         // Solve [s0 s1 s2; s1 s2 s3; s2 s3 s4] · [a b c] = [s st st2] by Cramer's rule.
         let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
         guard abs(det) > 1e-18 else { return nil }
-        let a = slopeOnly ? 0 : (s * (s2 * s4 - s3 * s3) - s1 * (st * s4 - s3 * st2) + s2 * (st * s3 - s2 * st2)) / det
+        let a = (s * (s2 * s4 - s3 * s3) - s1 * (st * s4 - s3 * st2) + s2 * (st * s3 - s2 * st2)) / det
         let b = (s0 * (st * s4 - st2 * s3) - s * (s1 * s4 - s3 * s2) + s2 * (s1 * st2 - st * s2)) / det
         let c = (s0 * (s2 * st2 - s3 * st) - s1 * (s1 * st2 - st * s2) + s * (s1 * s3 - s2 * s2)) / det
         return Fit(a: a, b: b, c: c, slope: b + 2 * c * now)
+    }
+
+    /// `fit`'s slope alone, as a drag reads it on every frame: b + 2c·now over Cramer's
+    /// common determinant, with one division where the whole fit takes three.
+    @inline(__always)
+    private func slope(_ s: Double, _ st: Double, _ st2: Double, at now: Double) -> Double? {
+        let s0 = sums.t0, s1 = sums.t1, s2 = sums.t2, s3 = sums.t3, s4 = sums.t4
+        if windowCount == 2 {
+            let denominator = s0 * s2 - s1 * s1
+            guard denominator != 0 else { return nil }
+            return (s0 * st - s1 * s) / denominator
+        }
+        let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
+        guard abs(det) > 1e-18 else { return nil }
+        let b = s0 * (st * s4 - st2 * s3) - s * (s1 * s4 - s3 * s2) + s2 * (s1 * st2 - st * s2)
+        let c = s0 * (s2 * st2 - s3 * st) - s1 * (s1 * st2 - st * s2) + s * (s1 * s3 - s2 * s2)
+        return (b + 2 * c * now) / det
     }
 
     /// R² of a fit over the window (a pass over its samples; a lift needs it, a drag does not).
