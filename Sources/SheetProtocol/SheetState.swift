@@ -1,20 +1,4 @@
 import SheetCore
-/// What the sheet is doing, as published on `io.sheetd.Sheet`.
-public enum SheetPhase: String, Sendable, CaseIterable {
-    case resting, dragging, settling
-}
-
-/// What moved the sheet last.
-public enum SheetMover: String, Sendable, CaseIterable {
-    /// Nothing yet: the sheet is where the daemon started it.
-    case initial
-    /// A finger.
-    case user
-    /// A settle after a release, a tap or a swipe.
-    case animation
-    /// A control call (`Present`, `Dismiss`, `SetDetent`).
-    case command
-}
 
 /// Where a detent puts the card's top edge, in pixels from the top of the screen.
 public struct DetentPosition: Sendable, Equatable {
@@ -29,8 +13,12 @@ public struct DetentPosition: Sendable, Equatable {
 
 /// Everything a renderer needs to draw the sheet: `{"state":"settling","detent":null,
 /// "target":"expanded","top":812.5,"progress":0.62,"dim":0.31,...}`.
+///
+/// The state's kind and its cause are the core's own types (`SheetMachine.StateKind`,
+/// `SheetCause`), named on the wire by their `name`.
 public struct SheetState: Sendable, Equatable {
-    public var phase: SheetPhase
+    /// Resting, dragging or settling.
+    public var state: SheetMachine.StateKind
     /// The detent the card is at, or nil between detents.
     public var detent: DetentName?
     /// While settling: the detent it is going to.
@@ -44,7 +32,8 @@ public struct SheetState: Sendable, Equatable {
     /// The card's vertical velocity, pixels per second, positive downwards.
     public var velocityInPixelsPerSecond: Double
     public var screen: ScreenSize
-    public var mover: SheetMover
+    /// What moved the sheet last: nothing yet, a finger, an animation, or a control call.
+    public var cause: SheetCause
     public var detents: [DetentPosition]
     /// The list in the card, while the sheet has content.
     public var list: ListState?
@@ -56,20 +45,20 @@ public struct SheetState: Sendable, Equatable {
     public var reduceMotion: Bool
 
     /// Nothing moves: the sheet rests and its list, if any, is settled.
-    public var isAtRest: Bool { phase == .resting && (list?.isSettled ?? true) }
+    public var isAtRest: Bool { state == .resting && (list?.isSettled ?? true) }
 
     /// Nothing moves and nothing will until a new touch or a call: at rest, with no input
     /// under way.
     public var isIdle: Bool { isAtRest && !inputActive }
 
-    public init(phase: SheetPhase, detent: DetentName?, target: DetentName?, topInPixels: Double,
+    public init(state: SheetMachine.StateKind, detent: DetentName?, target: DetentName?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
-                screen: ScreenSize, mover: SheetMover, detents: [DetentPosition], list: ListState? = nil,
+                screen: ScreenSize, cause: SheetCause, detents: [DetentPosition], list: ListState? = nil,
                 inputActive: Bool = false, reduceMotion: Bool = false) {
         self.list = list
         self.inputActive = inputActive
         self.reduceMotion = reduceMotion
-        self.phase = phase
+        self.state = state
         self.detent = detent
         self.target = target
         self.topInPixels = topInPixels
@@ -77,31 +66,40 @@ public struct SheetState: Sendable, Equatable {
         self.dim = dim
         self.velocityInPixelsPerSecond = velocityInPixelsPerSecond
         self.screen = screen
-        self.mover = mover
+        self.cause = cause
         self.detents = detents
     }
 }
 
 /// A gesture as it happened, attached to the Monitor reply that it caused.
+/// The part of the core's `GestureEvent` the wire carries, in its types.
 public struct GestureReport: Sendable, Equatable {
-    /// `tap`, `long-press`, `pan` or `swipe`.
-    public var kind: String
-    /// `began`, `changed`, `ended`, `cancelled` or `recognized`.
-    public var phase: String
+    /// `tap`, `long-press`, `pan` or `swipe` on the wire.
+    public var kind: GestureKind
+    /// `began`, `changed`, `ended`, `cancelled` or `recognized` on the wire.
+    public var phase: GesturePhase
     public var xInPixels: Double
     public var yInPixels: Double
     public var velocityInPixelsPerSecond: (x: Double, y: Double)?
     /// For a swipe: `up`, `down`, `left` or `right`.
-    public var direction: String?
+    public var direction: SwipeDirection?
 
-    public init(kind: String, phase: String, xInPixels: Double, yInPixels: Double,
-                velocityInPixelsPerSecond: (x: Double, y: Double)? = nil, direction: String? = nil) {
+    public init(kind: GestureKind, phase: GesturePhase, xInPixels: Double, yInPixels: Double,
+                velocityInPixelsPerSecond: (x: Double, y: Double)? = nil, direction: SwipeDirection? = nil) {
         self.kind = kind
         self.phase = phase
         self.xInPixels = xInPixels
         self.yInPixels = yInPixels
         self.velocityInPixelsPerSecond = velocityInPixelsPerSecond
         self.direction = direction
+    }
+
+    /// The core's gesture as the wire carries it: where it is, its velocity, its direction.
+    public init(_ gesture: GestureEvent) {
+        self.init(kind: gesture.kind, phase: gesture.phase, xInPixels: gesture.positionInPixels.x,
+                  yInPixels: gesture.positionInPixels.y,
+                  velocityInPixelsPerSecond: gesture.velocityInPixelsPerSecond.map { ($0.dx, $0.dy) },
+                  direction: gesture.direction)
     }
 
     public static func == (a: GestureReport, b: GestureReport) -> Bool {
@@ -171,7 +169,7 @@ public struct MonitorUpdate: Sendable, Equatable {
 extension SheetState {
     public func write(to w: inout JSONWriter) {
         w.append("{\"state\":\"")
-        w.appendRaw(phase.rawValue)
+        w.append(state.name)
         w.append("\",\"detent\":")
         if let detent { w.appendName(detent) } else { w.append("null") }
         w.append(",\"target\":")
@@ -191,7 +189,7 @@ extension SheetState {
         w.append(",\"scale\":")
         w.append(screen.scale, decimals: 4)
         w.append("},\"cause\":\"")
-        w.appendRaw(mover.rawValue)
+        w.append(cause.name)
         w.append("\",\"inputActive\":")
         w.append(inputActive ? "true" : "false")
         w.append(",\"reduceMotion\":")
@@ -216,10 +214,11 @@ extension SheetState {
 
 extension GestureReport {
     public func write(to w: inout JSONWriter) {
-        w.append("{\"kind\":")
-        w.appendString(kind)
-        w.append(",\"phase\":")
-        w.appendString(phase)
+        w.append("{\"kind\":\"")
+        w.append(kind.name)
+        w.append("\",\"phase\":\"")
+        w.append(phase.name)
+        w.append(UInt8(ascii: "\""))
         w.append(",\"x\":")
         w.append(xInPixels, decimals: 2)
         w.append(",\"y\":")
@@ -231,8 +230,9 @@ extension GestureReport {
             w.append(velocity.y, decimals: 1)
         }
         if let direction {
-            w.append(",\"direction\":")
-            w.appendString(direction)
+            w.append(",\"direction\":\"")
+            w.append(direction.name)
+            w.append(UInt8(ascii: "\""))
         }
         w.append(UInt8(ascii: "}"))
     }
@@ -341,16 +341,18 @@ private func optionalName(_ object: JSONValue, _ key: String) throws(ProtocolErr
     return try name(object, key)
 }
 
-private func optionalText(_ object: JSONValue, _ key: String) throws(ProtocolError) -> String? {
-    guard let value = object[key], !value.isNull else { return nil }
-    guard let string = value.stringValue else { throw ProtocolError("field \"\(key)\" is not a string") }
-    return string
+/// A field naming a case of one of the core's enums.
+private func named<Value: Named>(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Value {
+    guard let value = Value(name: try text(object, key)) else {
+        throw ProtocolError("field \"\(key)\" is not one of \(Value.names.joined(separator: ", "))")
+    }
+    return value
 }
 
 extension SheetState {
     public init(json: JSONValue) throws(ProtocolError) {
-        guard let phase = SheetPhase(rawValue: try text(json, "state")) else { throw ProtocolError("unknown state") }
-        guard let mover = SheetMover(rawValue: try text(json, "cause")) else { throw ProtocolError("unknown cause") }
+        let state: SheetMachine.StateKind = try named(json, "state")
+        let cause: SheetCause = try named(json, "cause")
         guard let inputActive = try field(json, "inputActive").boolValue else { throw ProtocolError("field \"inputActive\" is not a boolean") }
         guard let reduceMotion = try field(json, "reduceMotion").boolValue else { throw ProtocolError("field \"reduceMotion\" is not a boolean") }
         let screen = try field(json, "screen")
@@ -361,12 +363,12 @@ extension SheetState {
                 detents.append(DetentPosition(name: try name(item, "name"), topInPixels: try number(item, "top")))
             }
         }
-        self.init(phase: phase, detent: try optionalName(json, "detent"), target: try optionalName(json, "target"),
+        self.init(state: state, detent: try optionalName(json, "detent"), target: try optionalName(json, "target"),
                   topInPixels: try number(json, "top"), progress: try number(json, "progress"),
                   dim: try number(json, "dim", in: 0...1), velocityInPixelsPerSecond: try number(json, "velocity"),
                   screen: ScreenSize(widthInPixels: try side(screen, "width"), heightInPixels: try side(screen, "height"),
                                      scale: try number(screen, "scale", in: ScreenSize.scaleRange)),
-                  mover: mover, detents: detents,
+                  cause: cause, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
                   inputActive: inputActive, reduceMotion: reduceMotion)
     }
@@ -376,9 +378,11 @@ extension GestureReport {
     public init(json: JSONValue) throws(ProtocolError) {
         var velocity: (x: Double, y: Double)?
         if let vx = json["vx"]?.doubleValue, let vy = json["vy"]?.doubleValue { velocity = (vx, vy) }
-        self.init(kind: try text(json, "kind"), phase: try text(json, "phase"),
+        var direction: SwipeDirection?
+        if let value = json["direction"], !value.isNull { direction = try named(json, "direction") }
+        self.init(kind: try named(json, "kind"), phase: try named(json, "phase"),
                   xInPixels: try number(json, "x"), yInPixels: try number(json, "y"),
-                  velocityInPixelsPerSecond: velocity, direction: try optionalText(json, "direction"))
+                  velocityInPixelsPerSecond: velocity, direction: direction)
     }
 }
 
@@ -426,21 +430,10 @@ extension SheetState {
     public init(_ snapshot: SheetSnapshot, list: ListSnapshot?, screen: ScreenSize, layout: ListConfiguration,
                 content: SheetContent, detents: [DetentPosition], inputActive: Bool) {
         let scale = screen.scale
-        let phase: SheetPhase = switch snapshot.state {
-        case .resting: .resting
-        case .dragging: .dragging
-        case .settling: .settling
-        }
-        let mover: SheetMover = switch snapshot.cause {
-        case .initial: .initial
-        case .user: .user
-        case .animation: .animation
-        case .command: .command
-        }
         self.init(
-            phase: phase, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
+            state: snapshot.state, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
-            screen: screen, mover: mover, detents: detents,
+            screen: screen, cause: snapshot.cause, detents: detents,
             list: list.map { ListState($0, layout: layout, content: content, scale: scale) },
             inputActive: inputActive, reduceMotion: snapshot.reduceMotion)
     }

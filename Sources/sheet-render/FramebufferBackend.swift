@@ -119,7 +119,7 @@ final class FramebufferBackend: Backend {
     }
 
     func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
-        let hidden = state.phase == .resting && state.progress <= 0 && state.dim <= 0
+        let hidden = state.state == .resting && state.progress <= 0 && state.dim <= 0
         guard let look = try look(hidden: hidden) else { return .skipped }
         let scene = SheetScene(state, width: width, height: height, content: content, look: look)
         if snapshot && hidden {

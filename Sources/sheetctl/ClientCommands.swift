@@ -86,12 +86,12 @@ func writeLine(_ bytes: [UInt8]) throws {
 /// A state for people: `resting at half  top 960px  dim 0.70  (animation)`.
 func describe(_ state: SheetState) -> String {
     var text: String
-    switch state.phase {
+    switch state.state {
     case .resting: text = "resting at \(state.detent?.description ?? "?")"
     case .dragging: text = "dragging"
     case .settling: text = "settling to \(state.target?.description ?? "?")"
     }
-    text += "  top \(format(state.topInPixels, 1))px  dim \(format(state.dim, 2))  velocity \(format(state.velocityInPixelsPerSecond, 0))px/s  (\(state.mover.rawValue))"
+    text += "  top \(format(state.topInPixels, 1))px  dim \(format(state.dim, 2))  velocity \(format(state.velocityInPixelsPerSecond, 0))px/s  (\(state.cause.name.description))"
     if state.reduceMotion { text += "  reduced motion" }
     return text
 }
@@ -140,7 +140,7 @@ struct WatchCommand: ParsableCommand {
                     try writeLine(writer.bytes)
                 } else {
                     var line = "#\(update.sequence)  \(describe(update.state))"
-                    if let gesture = update.gesture { line += "  [\(gesture.kind) \(gesture.phase)]" }
+                    if let gesture = update.gesture { line += "  [\(gesture.kind.name) \(gesture.phase.name)]" }
                     try writeLine(Array(line.utf8))
                     for event in update.events { try writeLine(Array("   event: \(event)".utf8)) }
                 }

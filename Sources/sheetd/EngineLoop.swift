@@ -685,7 +685,7 @@ final class EngineLoop: @unchecked Sendable {
                 nextList = nil
             case .gesture(let gesture):
                 if let pending = lastSheet { publish(pending); lastSheet = nil }
-                pendingGesture = Self.report(gesture)
+                pendingGesture = GestureReport(gesture)
             case .transition(let transition):
                 logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
             case .content(let report):
@@ -727,13 +727,6 @@ final class EngineLoop: @unchecked Sendable {
     static func positions(of engine: Engine) -> [SheetProtocol.DetentPosition] {
         let scale = engine.configuration.screen.scale
         return engine.sheet.detents.detents.map { SheetProtocol.DetentPosition(name: $0.name, topInPixels: $0.topInPoints * scale) }
-    }
-
-    static func report(_ gesture: GestureEvent) -> GestureReport {
-        GestureReport(kind: gesture.kind.name.description, phase: gesture.phase.name.description,
-                      xInPixels: gesture.positionInPixels.x, yInPixels: gesture.positionInPixels.y,
-                      velocityInPixelsPerSecond: gesture.velocityInPixelsPerSecond.map { ($0.dx, $0.dy) },
-                      direction: gesture.direction.map { $0.name.description })
     }
 }
 

@@ -73,12 +73,12 @@ import Testing
     }
 
     @Test func aMonitorUpdateSurvivesTheWire() throws {
-        let state = SheetState(phase: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
+        let state = SheetState(state: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
                                dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
-                               mover: .animation, detents: [DetentPosition(name: .half, topInPixels: 960)])
+                               cause: .animation, detents: [DetentPosition(name: .half, topInPixels: 960)])
         let update = MonitorUpdate(sequence: 7, timestampInMicroseconds: 123_456_789, state: state,
-                                   gesture: GestureReport(kind: "swipe", phase: "recognized", xInPixels: 10, yInPixels: 20,
-                                                          velocityInPixelsPerSecond: (0, 900), direction: "down"))
+                                   gesture: GestureReport(kind: .swipe, phase: .recognized, xInPixels: 10, yInPixels: 20,
+                                                          velocityInPixelsPerSecond: (0, 900), direction: .down))
         var writer = JSONWriter()
         update.writeParameters(to: &writer)
         #expect(try MonitorUpdate(json: try JSONReader.parse(writer.bytes)) == update)
@@ -94,15 +94,48 @@ import Testing
                       ("\"target\":\"expanded\"", "\"target\":\"\(String(repeating: "x", count: 16))\""),
                       ("\"target\":\"expanded\"", "\"target\":\"a\\\"b\""), ("\"target\":\"expanded\"", "\"target\":\"\"")])
     func impossibleStatesAreProtocolErrors(_ field: String, _ replacement: String) throws {
-        let state = SheetState(phase: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
+        let state = SheetState(state: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
                                dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
-                               mover: .animation, detents: [])
+                               cause: .animation, detents: [])
         var writer = JSONWriter()
         MonitorUpdate(sequence: 7, timestampInMicroseconds: 123_456_789, state: state, gesture: nil).writeParameters(to: &writer)
         let text = String(decoding: writer.bytes, as: UTF8.self)
         #expect(text.contains(field))
         let bad = try JSONReader.parse(text.replacingOccurrences(of: field, with: replacement))
         #expect(throws: ProtocolError.self) { _ = try MonitorUpdate(json: bad) }
+    }
+
+    /// The wire's names are the core's own (`Named`): every case of every enum the wire carries
+    /// reads back as itself, and a name the core does not have is an error that says which
+    /// field and what it takes, not a string passed on to the client.
+    @Test func theWireNamesAreTheCoresAndNothingElse() throws {
+        func roundTrips<Value: Named & Equatable>(_: Value.Type) -> Bool {
+            Value.allCases.allSatisfy { Value(name: $0.name.description) == $0 } && Value(name: "nothing") == nil
+        }
+        #expect(roundTrips(SheetMachine.StateKind.self) && roundTrips(SheetCause.self) && roundTrips(GestureKind.self)
+                && roundTrips(GesturePhase.self) && roundTrips(SwipeDirection.self))
+        #expect(GestureKind(name: "long-press") == .longPress && GestureKind(name: "longPress") == nil)
+
+        let state = SheetState(state: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
+                               dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
+                               cause: .animation, detents: [])
+        var writer = JSONWriter()
+        MonitorUpdate(sequence: 7, timestampInMicroseconds: 1, state: state,
+                      gesture: GestureReport(kind: .longPress, phase: .changed, xInPixels: 1, yInPixels: 2)).writeParameters(to: &writer)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.contains(#""state":"settling""#) && text.contains(#""cause":"animation""#)
+                && text.contains(#""kind":"long-press","phase":"changed""#))
+        for (field, replacement, message) in [
+            (#""state":"settling""#, #""state":"floating""#, #"field "state" is not one of resting, dragging, settling"#),
+            (#""cause":"animation""#, #""cause":"magic""#, #"field "cause" is not one of initial, user, animation, command"#),
+            (#""kind":"long-press""#, #""kind":"pinch""#, #"field "kind" is not one of tap, long-press, pan, swipe"#),
+            (#""phase":"changed""#, #""phase":"done""#, #"field "phase" is not one of began, changed, ended, cancelled, recognized"#),
+            (#""y":2"#, #""y":2,"direction":"north""#, #"field "direction" is not one of up, down, left, right"#),
+        ] {
+            #expect(text.contains(field))
+            let bad = try JSONReader.parse(text.replacingOccurrences(of: field, with: replacement))
+            #expect(throws: ProtocolError(message)) { _ = try MonitorUpdate(json: bad) }
+        }
     }
 
     @Test func theInterfaceDescriptionsNameTheirInterfaces() {

@@ -128,9 +128,9 @@ import Testing
 
     /// A renderer whose display is not the daemon's screen draws the sheet scaled by height.
     @Test func aStateOnAnotherDisplayScalesByHeight() {
-        let state = SheetState(phase: .resting, detent: .half, target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
+        let state = SheetState(state: .resting, detent: .half, target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
                                velocityInPixelsPerSecond: 0, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
-                               mover: .initial, detents: [])
+                               cause: .initial, detents: [])
         let scene = SheetScene(state, width: 540, height: 960)
         #expect(scene.top == 480 && scene.scale == 1 && scene.width == 540)
         #expect(SheetScene(state, width: 1080, height: 1920) == SheetScene(state))

@@ -43,7 +43,7 @@ struct ClientCommandTests {
         let file = try temporaryFile("still.evemu", recording.evemu())
         let daemon = try RunningDaemon(["--input", "replay:\(file)"])
         let updates = try monitor(try daemon.client()) { $0.state.isIdle }
-        #expect(updates.allSatisfy { $0.state.phase == .resting && $0.state.mover == .initial }, "\(updates.map(\.state))")
+        #expect(updates.allSatisfy { $0.state.state == .resting && $0.state.cause == .initial }, "\(updates.map(\.state))")
         #expect(updates.count >= 2, "the replay's end is a state of its own")
         #expect(updates.first?.state.inputActive == true)
         #expect(daemon.stop() == 0)

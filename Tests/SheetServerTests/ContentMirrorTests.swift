@@ -14,9 +14,9 @@ import Testing
             ListState(titleBarHeightInPixels: 56, itemHeightInPixels: 56, scrollInPixels: 0, revision: $0, lifted: nil,
                       othersScale: 1, moving: [])
         }
-        let state = SheetState(phase: .resting, detent: "half", target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
+        let state = SheetState(state: .resting, detent: "half", target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
                                velocityInPixelsPerSecond: 0, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 1),
-                               mover: .initial, detents: [], list: list)
+                               cause: .initial, detents: [], list: list)
         return MonitorUpdate(sequence: 1, timestampInMicroseconds: 0, state: state, gesture: nil,
                              events: swaps.map { SheetEvent(name: "reorder-moved", item: "x", from: $0.0, to: $0.1) })
     }

@@ -38,9 +38,9 @@ enum Generated {
 }
 
 func matches(_ state: SheetState, _ line: [String: Any]) -> Bool {
-    state.phase.rawValue == line["state"] as? String && state.detent?.description == line["detent"] as? String
+    state.state.name.description == line["state"] as? String && state.detent?.description == line["detent"] as? String
         && state.topInPixels == (line["top"] as? NSNumber)?.doubleValue && state.dim == (line["dim"] as? NSNumber)?.doubleValue
-        && state.mover.rawValue == line["cause"] as? String
+        && state.cause.name.description == line["cause"] as? String
 }
 
 /// Subscribes and reads until an update satisfies `done`; returns every update read.
@@ -80,16 +80,16 @@ struct DaemonTests {
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         let owner = try daemon.client()
         try owner.present(detent: "expanded")
-        try monitor(try daemon.client()) { $0.state.phase == .resting && $0.state.detent == "expanded" }
+        try monitor(try daemon.client()) { $0.state.state == .resting && $0.state.detent == "expanded" }
         #expect(throws: ClientError.remote(name: VarlinkErrorName.unknownDetent,
                                            parameters: .object(["detent": .string("nowhere"),
                                                                 "known": .array([.string("expanded"), .string("half"), .string("hidden")])]))) {
             try owner.setDetent("nowhere")
         }
         try owner.dismiss()
-        let end = try monitor(try daemon.client()) { $0.state.phase == .resting }
+        let end = try monitor(try daemon.client()) { $0.state.state == .resting }
         #expect(end.last?.state.detent == "hidden")
-        #expect(end.last?.state.mover == .animation || end.last?.state.mover == .command)
+        #expect(end.last?.state.cause == .animation || end.last?.state.cause == .command)
 
         // Someone else: may read, may not control.
         if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
@@ -125,7 +125,7 @@ struct DaemonTests {
                 let reply = try client.connection.readReply()
                 #expect(reply.continues)
                 last = try MonitorUpdate(json: reply.parameters)
-            } while !(last!.state.phase == .resting && last!.state.detent == "expanded")
+            } while !(last!.state.state == .resting && last!.state.detent == "expanded")
         }
         #expect(daemon.stop() == 0)
     }
@@ -142,7 +142,7 @@ struct DaemonTests {
 
         let reader = try daemon.client()
         let start = LibinputClock.now()
-        let updates = try monitor(reader) { matches($0.state, expected) && $0.state.mover != .initial && $0.state.phase == .resting && $0.sequence > 10 }
+        let updates = try monitor(reader) { matches($0.state, expected) && $0.state.cause != .initial && $0.state.state == .resting && $0.sequence > 10 }
         let elapsed = LibinputClock.now() - start
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         #expect(matches(try daemon.client().state(), expected))

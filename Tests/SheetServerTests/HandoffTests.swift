@@ -33,9 +33,9 @@ private func signalled(_ semaphore: DispatchSemaphore) async {
 }
 
 private func update(_ sequence: Int64, gesture: GestureReport? = nil) -> MonitorUpdate {
-    let state = SheetState(phase: .dragging, detent: nil, target: nil, topInPixels: Double(900 - sequence),
+    let state = SheetState(state: .dragging, detent: nil, target: nil, topInPixels: Double(900 - sequence),
                            progress: 0.5, dim: 0.7, velocityInPixelsPerSecond: 0,
-                           screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 1), mover: .user, detents: [])
+                           screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 1), cause: .user, detents: [])
     return MonitorUpdate(sequence: sequence, timestampInMicroseconds: sequence * 1000, state: state, gesture: gesture)
 }
 
@@ -78,7 +78,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         let gate = DispatchSemaphore(value: 0)
         server.eventLoop.execute { gate.wait() }
         server.publish(update(2))
-        server.publish(update(3, gesture: GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400)))
+        server.publish(update(3, gesture: GestureReport(kind: .tap, phase: .recognized, xInPixels: 540, yInPixels: 400)))
         server.publish(update(4))
         server.publish(update(5))
         let whileHeld = await withCheckedContinuation { continuation in
@@ -90,7 +90,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         await server.shutdown()
 
         #expect(received.withLock { $0.map(\.sequence) } == [1, 2, 3, 4, 5])
-        #expect(received.withLock { $0.first { $0.sequence == 3 }?.gesture?.kind } == "tap")
+        #expect(received.withLock { $0.first { $0.sequence == 3 }?.gesture?.kind } == .tap)
     }
 
     /// A new subscriber's first reply used to be the latest update as it was sent, with the
@@ -100,7 +100,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (server, path) = try await startedServer(in: folder)
-        var tapped = update(1, gesture: GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400))
+        var tapped = update(1, gesture: GestureReport(kind: .tap, phase: .recognized, xInPixels: 540, yInPixels: 400))
         tapped.events = [SheetEvent(name: "item-tapped", item: "wifi")]
         server.publish(tapped)
         try await server.eventLoop.submit {}.get()  // the loop has taken it: it is the latest
@@ -244,7 +244,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
             #expect(written == sent)
             #expect(taken.routes.map(\.1) == [cut] && taken.updates.map(\.update.sequence) == [cut])
         }
-        let tap = GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400)
+        let tap = GestureReport(kind: .tap, phase: .recognized, xInPixels: 540, yInPixels: 400)
         var hops = 0
         for (next, gesture) in [(cut + 1, nil), (cut + 2, tap), (cut + 3, nil), (cut + 4, nil)] as [(Int64, GestureReport?)] {
             if routes.route(update(next, gesture: gesture), bytes: encoded(update(next, gesture: gesture))) { hops += 1 }
@@ -271,7 +271,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
             #expect(!hop)
         }
         #expect(routes.handoff.map(\.update.sequence) == [3])
-        let tap = update(4, gesture: GestureReport(kind: "tap", phase: "recognized", xInPixels: 540, yInPixels: 400))
+        let tap = update(4, gesture: GestureReport(kind: .tap, phase: .recognized, xInPixels: 540, yInPixels: 400))
         let hop = routes.route(tap, bytes: encoded(tap))
         #expect(hop, "a gesture is carried to the loop at once")
         _ = routes.take()

@@ -199,7 +199,7 @@ final class LineReadingProcess {
         #expect(fed.status == 0, "\(fed.stderr)")
         // The last frame's effects are published before its reply: wait for rest on Monitor.
         let watcher = try daemon.client()
-        try watcher.monitor { update, _ in !(update.state.phase == .resting && !update.state.inputActive) }
+        try watcher.monitor { update, _ in !(update.state.state == .resting && !update.state.inputActive) }
         #expect(try daemon.client().state().detent?.description == expected, "\(daemon.log)")
         #expect(daemon.stop() == 0)
     }

@@ -48,7 +48,7 @@ struct RendererTests {
         var moved = false
         while !moved {
             guard case .update(let update) = try next(subscription) else { continue }
-            moved = update.state.phase == .resting && update.state.detent == "expanded"
+            moved = update.state.state == .resting && update.state.detent == "expanded"
         }
         #expect(second.stop() == 0)
     }

@@ -97,7 +97,7 @@ struct SoakTests {
             var last: SheetState
             repeat {
                 last = try SheetState(json: client.connection.readReply().parameters["state"] ?? .null)
-            } while !(last.phase == .resting && last.detent == "expanded" && last.list?.isSettled != false)
+            } while !(last.state == .resting && last.detent == "expanded" && last.list?.isSettled != false)
             lastStates.append(last)
         }
         let current = try daemon.client().state()

@@ -1,5 +1,5 @@
 /// The gestures the core recognises.
-public enum GestureKind: UInt8, Sendable, CaseIterable, BitwiseCopyable {
+public enum GestureKind: UInt8, Sendable, BitwiseCopyable, Named {
     case tap, longPress, pan, swipe
 
     /// The name used in replay output and on the socket.
@@ -15,7 +15,7 @@ public enum GestureKind: UInt8, Sendable, CaseIterable, BitwiseCopyable {
 
 /// Where a gesture is in its life. Discrete gestures (tap, swipe) are only `recognized`;
 /// continuous ones (pan, long press) go `began`/`recognized` → `changed`… → `ended`/`cancelled`.
-public enum GesturePhase: UInt8, Sendable, BitwiseCopyable {
+public enum GesturePhase: UInt8, Sendable, BitwiseCopyable, Named {
     case began, changed, ended, cancelled, recognized
 
     public var name: StaticString {
@@ -29,7 +29,7 @@ public enum GesturePhase: UInt8, Sendable, BitwiseCopyable {
     }
 }
 
-public enum SwipeDirection: UInt8, Sendable, BitwiseCopyable {
+public enum SwipeDirection: UInt8, Sendable, BitwiseCopyable, Named {
     case up, down, left, right
 
     public var name: StaticString {

@@ -1,5 +1,5 @@
 /// What last moved the sheet.
-public enum SheetCause: UInt8, Sendable, BitwiseCopyable {
+public enum SheetCause: UInt8, Sendable, BitwiseCopyable, Named {
     /// Nothing yet: the sheet is where it started.
     case initial
     /// A finger (dragging).
@@ -44,7 +44,7 @@ public struct SheetTransition: Sendable, Equatable, BitwiseCopyable {
 ///
 /// docs/machines/sheet.md holds the full state × event table that the tests walk.
 public struct SheetMachine: Sendable {
-    public enum StateKind: UInt8, Sendable, BitwiseCopyable {
+    public enum StateKind: UInt8, Sendable, BitwiseCopyable, Named {
         case resting, dragging, settling
 
         public var name: StaticString {
