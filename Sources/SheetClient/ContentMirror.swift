@@ -29,7 +29,7 @@ public struct ContentMirror: Sendable {
         // A fetch can be ahead of the states still queued on the stream: their swaps are in it.
         if known >= list.revision { return false }
         var swaps = 0
-        for event in update.events where event.name == "reorder-moved" {
+        for event in update.events where event.kind == .reorderMoved {
             guard let from = event.from, let to = event.to, (0..<count).contains(from), (0..<count).contains(to) else {
                 revision = nil
                 return failed != list.revision
@@ -37,7 +37,7 @@ public struct ContentMirror: Sendable {
             swaps += 1
         }
         guard known + swaps == list.revision else { return failed != list.revision }
-        for event in update.events where event.name == "reorder-moved" {
+        for event in update.events where event.kind == .reorderMoved {
             content?.items.swapAt(event.from!, event.to!)
         }
         revision = list.revision

@@ -87,21 +87,23 @@ extension SheetContent {
 }
 
 /// A content event as a client reads it: `{"event":"reorder-moved","item":"wifi","from":2,"to":3}`.
-/// Items are named by id; `order` lists ids.
+/// Items are named by id; `order` lists ids. The event's kind and a dismissal's cause are the
+/// core's types (`ContentEvent.Kind`, `DismissCause`), named on the wire by their `name`.
 public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
-    /// `item-tapped`, `reorder-began`, `reorder-moved`, `reorder-ended` or `dismiss-attempted`.
-    public var name: String
+    /// `item-tapped`, `reorder-began`, `reorder-moved`, `reorder-ended` or `dismiss-attempted`
+    /// on the wire (`event`).
+    public var kind: ContentEvent.Kind
     public var item: String?
     public var index: Int?
     public var from: Int?
     public var to: Int?
     public var order: [String]?
     /// For `dismiss-attempted`: `swipe-down`, `drag`, `dim-tap` or `close-button`.
-    public var cause: String?
+    public var cause: DismissCause?
 
-    public init(name: String, item: String? = nil, index: Int? = nil, from: Int? = nil, to: Int? = nil,
-                order: [String]? = nil, cause: String? = nil) {
-        self.name = name
+    public init(kind: ContentEvent.Kind, item: String? = nil, index: Int? = nil, from: Int? = nil, to: Int? = nil,
+                order: [String]? = nil, cause: DismissCause? = nil) {
+        self.kind = kind
         self.item = item
         self.index = index
         self.from = from
@@ -114,7 +116,7 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
     /// list's order when it ended (`ListMachine.order`).
     public init(_ event: ContentEvent, content: SheetContent, order: [Int]) {
         func id(_ index: Int) -> String? { index >= 0 && index < content.items.count ? content.items[index].id : nil }
-        self.init(name: event.name.description)
+        self.init(kind: event.kind)
         switch event {
         case .itemTapped(let item):
             self.item = id(item)
@@ -129,7 +131,7 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
             self.item = id(item)
             self.order = order.compactMap(id)
         case .dismissAttempted(let cause):
-            self.cause = cause.name.description
+            self.cause = cause
         }
     }
 
@@ -141,8 +143,9 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
 
     /// The members without the braces, for a line that adds its own (`sheetctl replay`).
     public func writeFields(to w: inout JSONWriter) {
-        w.append("\"event\":")
-        w.appendString(name)
+        w.append("\"event\":\"")
+        w.append(kind.name)
+        w.append(UInt8(ascii: "\""))
         if let item {
             w.append(",\"item\":")
             w.appendString(item)
@@ -168,29 +171,30 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
             w.append(UInt8(ascii: "]"))
         }
         if let cause {
-            w.append(",\"cause\":")
-            w.appendString(cause)
+            w.append(",\"cause\":\"")
+            w.append(cause.name)
+            w.append(UInt8(ascii: "\""))
         }
     }
 
     /// For people: `reorder-moved wifi 1 → 2`, `dismiss-attempted dim-tap`.
     public var description: String {
-        var text = name
+        var text = kind.name.description
         if let item { text += " \(item)" }
         if let index { text += " at \(index)" }
         if let from, let to { text += " \(from) → \(to)" }
         if let order { text += " order \(order.joined(separator: ","))" }
-        if let cause { text += " \(cause)" }
+        if let cause { text += " \(cause.name)" }
         return text
     }
 
     public init(json: JSONValue) throws(ProtocolError) {
-        guard let name = json["event"]?.stringValue else { throw ProtocolError("an event without a name") }
         var order: [String]?
         if case .array(let ids)? = json["order"] { order = ids.compactMap(\.stringValue) }
-        self.init(name: name, item: json["item"]?.stringValue, index: json["index"]?.intValue,
-                  from: json["from"]?.intValue, to: json["to"]?.intValue, order: order,
-                  cause: json["cause"]?.stringValue)
+        var cause: DismissCause?
+        if let value = json["cause"], !value.isNull { cause = try named(json, "cause") }
+        self.init(kind: try named(json, "event"), item: json["item"]?.stringValue, index: json["index"]?.intValue,
+                  from: json["from"]?.intValue, to: json["to"]?.intValue, order: order, cause: cause)
     }
 }
 

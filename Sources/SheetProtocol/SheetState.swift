@@ -342,7 +342,7 @@ private func optionalName(_ object: JSONValue, _ key: String) throws(ProtocolErr
 }
 
 /// A field naming a case of one of the core's enums.
-private func named<Value: Named>(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Value {
+func named<Value: Named>(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Value {
     guard let value = Value(name: try text(object, key)) else {
         throw ProtocolError("field \"\(key)\" is not one of \(Value.names.joined(separator: ", "))")
     }

@@ -113,7 +113,8 @@ import Testing
             Value.allCases.allSatisfy { Value(name: $0.name.description) == $0 } && Value(name: "nothing") == nil
         }
         #expect(roundTrips(SheetMachine.StateKind.self) && roundTrips(SheetCause.self) && roundTrips(GestureKind.self)
-                && roundTrips(GesturePhase.self) && roundTrips(SwipeDirection.self))
+                && roundTrips(GesturePhase.self) && roundTrips(SwipeDirection.self) && roundTrips(ContentEvent.Kind.self)
+                && roundTrips(DismissCause.self))
         #expect(GestureKind(name: "long-press") == .longPress && GestureKind(name: "longPress") == nil)
 
         let state = SheetState(state: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
@@ -121,16 +122,21 @@ import Testing
                                cause: .animation, detents: [])
         var writer = JSONWriter()
         MonitorUpdate(sequence: 7, timestampInMicroseconds: 1, state: state,
-                      gesture: GestureReport(kind: .longPress, phase: .changed, xInPixels: 1, yInPixels: 2)).writeParameters(to: &writer)
+                      gesture: GestureReport(kind: .longPress, phase: .changed, xInPixels: 1, yInPixels: 2),
+                      events: [SheetEvent(kind: .dismissAttempted, cause: .dimTap)]).writeParameters(to: &writer)
         let text = String(decoding: writer.bytes, as: UTF8.self)
         #expect(text.contains(#""state":"settling""#) && text.contains(#""cause":"animation""#)
-                && text.contains(#""kind":"long-press","phase":"changed""#))
+                && text.contains(#""kind":"long-press","phase":"changed""#)
+                && text.contains(#"{"event":"dismiss-attempted","cause":"dim-tap"}"#))
         for (field, replacement, message) in [
             (#""state":"settling""#, #""state":"floating""#, #"field "state" is not one of resting, dragging, settling"#),
             (#""cause":"animation""#, #""cause":"magic""#, #"field "cause" is not one of initial, user, animation, command"#),
             (#""kind":"long-press""#, #""kind":"pinch""#, #"field "kind" is not one of tap, long-press, pan, swipe"#),
             (#""phase":"changed""#, #""phase":"done""#, #"field "phase" is not one of began, changed, ended, cancelled, recognized"#),
             (#""y":2"#, #""y":2,"direction":"north""#, #"field "direction" is not one of up, down, left, right"#),
+            (#""event":"dismiss-attempted""#, #""event":"item-swiped""#,
+             #"field "event" is not one of item-tapped, reorder-began, reorder-moved, reorder-ended, dismiss-attempted"#),
+            (#""cause":"dim-tap""#, #""cause":"shake""#, #"field "cause" is not one of swipe-down, drag, dim-tap, close-button"#),
         ] {
             #expect(text.contains(field))
             let bad = try JSONReader.parse(text.replacingOccurrences(of: field, with: replacement))

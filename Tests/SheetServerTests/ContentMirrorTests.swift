@@ -18,7 +18,7 @@ import Testing
                                velocityInPixelsPerSecond: 0, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 1),
                                cause: .initial, detents: [], list: list)
         return MonitorUpdate(sequence: 1, timestampInMicroseconds: 0, state: state, gesture: nil,
-                             events: swaps.map { SheetEvent(name: "reorder-moved", item: "x", from: $0.0, to: $0.1) })
+                             events: swaps.map { SheetEvent(kind: .reorderMoved, item: "x", from: $0.0, to: $0.1) })
     }
 
     func ask(_ mirror: inout ContentMirror, _ update: MonitorUpdate) -> Bool { mirror.follow(update) }

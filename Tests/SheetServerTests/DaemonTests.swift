@@ -332,9 +332,9 @@ enum LibinputClock {
         try client.monitor { update, _ in
             events += update.events
             if let lifted = update.state.list?.lifted, lifted.scale > 1.1 { sawLifted = true }
-            return !events.contains { $0.name == "reorder-ended" }
+            return !events.contains { $0.kind == .reorderEnded }
         }
-        #expect(events.map(\.name) == ["reorder-began", "reorder-moved", "reorder-moved", "reorder-ended"])
+        #expect(events.map(\.kind) == [.reorderBegan, .reorderMoved, .reorderMoved, .reorderEnded])
         #expect(events.last?.order == ["a", "c", "d", "b"])
         #expect(sawLifted, "the state carries the lifted item")
         #expect(try daemon.client().content().items.map(\.id) == ["a", "c", "d", "b"])
@@ -360,9 +360,9 @@ enum LibinputClock {
         var events: [SheetEvent] = []
         try daemon.client().monitor { update, _ in
             events += update.events
-            return events.count { $0.name == "reorder-ended" } < 2
+            return events.count { $0.kind == .reorderEnded } < 2
         }
-        let ended = events.filter { $0.name == "reorder-ended" }.map(\.order)
+        let ended = events.filter { $0.kind == .reorderEnded }.map(\.order)
         #expect(ended == [["a", "c", "d", "b"], ["a", "d", "b", "c"]], "\(events)")
         #expect(try daemon.client().content().items.map(\.id) == ["a", "d", "b", "c"])
         #expect(daemon.stop() == 0)

@@ -101,7 +101,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         defer { try? FileManager.default.removeItem(at: folder) }
         let (server, path) = try await startedServer(in: folder)
         var tapped = update(1, gesture: GestureReport(kind: .tap, phase: .recognized, xInPixels: 540, yInPixels: 400))
-        tapped.events = [SheetEvent(name: "item-tapped", item: "wifi")]
+        tapped.events = [SheetEvent(kind: .itemTapped, item: "wifi")]
         server.publish(tapped)
         try await server.eventLoop.submit {}.get()  // the loop has taken it: it is the latest
 

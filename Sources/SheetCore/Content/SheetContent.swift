@@ -124,7 +124,7 @@ public struct ContentProblem: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 /// How a user tried to dismiss a guarded sheet.
-public enum DismissCause: UInt8, Sendable, CaseIterable, BitwiseCopyable {
+public enum DismissCause: UInt8, Sendable, BitwiseCopyable, Named {
     /// A fast flick down released the card (the rule set's fling).
     case swipeDown
     /// The card was dragged down and let go past the dismiss line.
@@ -159,15 +159,32 @@ public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
     case reorderEnded(item: Int)
     case dismissAttempted(DismissCause)
 
-    public var name: StaticString {
-        switch self {
-        case .itemTapped: return "item-tapped"
-        case .reorderBegan: return "reorder-began"
-        case .reorderMoved: return "reorder-moved"
-        case .reorderEnded: return "reorder-ended"
-        case .dismissAttempted: return "dismiss-attempted"
+    /// Which event it is, without its numbers: what a reader of the socket matches on.
+    public enum Kind: UInt8, Sendable, BitwiseCopyable, Named {
+        case itemTapped, reorderBegan, reorderMoved, reorderEnded, dismissAttempted
+
+        public var name: StaticString {
+            switch self {
+            case .itemTapped: return "item-tapped"
+            case .reorderBegan: return "reorder-began"
+            case .reorderMoved: return "reorder-moved"
+            case .reorderEnded: return "reorder-ended"
+            case .dismissAttempted: return "dismiss-attempted"
+            }
         }
     }
+
+    public var kind: Kind {
+        switch self {
+        case .itemTapped: return .itemTapped
+        case .reorderBegan: return .reorderBegan
+        case .reorderMoved: return .reorderMoved
+        case .reorderEnded: return .reorderEnded
+        case .dismissAttempted: return .dismissAttempted
+        }
+    }
+
+    public var name: StaticString { kind.name }
 }
 
 /// A content event with the time it happened.
