@@ -258,69 +258,104 @@ public struct JSONWriter: Sendable {
         copy.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
-    /// `value` rounded to `decimals` places, without trailing zeros (`12.5`, `-3`, `0`);
-    /// `null` when it is not finite.
+    /// `value` rounded to `decimals` places (0 to 15), without trailing zeros (`12.5`, `-3`,
+    /// `0`); `null` when it is not finite.
     public mutating func append(_ value: Double, decimals: Int) {
+        precondition((0...15).contains(decimals), "decimals \(decimals) out of 0...15")
         guard value.isFinite else { append("null"); return }
         var power: Double = 1
         for _ in 0..<decimals { power *= 10 }
         var scaled = (abs(value) * power).rounded()
         if scaled >= 9.0e15 { scaled = 9.0e15 }
-        let units = Int64(scaled)
+        let units = UInt64(scaled)
         if units == 0 { append(UInt8(ascii: "0")); return }
-        if value < 0 { append(UInt8(ascii: "-")) }
-        var divisor: Int64 = 1
+        var divisor: UInt64 = 1
         for _ in 0..<decimals { divisor *= 10 }
-        appendInteger(units / divisor)
         var fraction = units % divisor
-        guard fraction != 0 else { return }
         var places = decimals
-        while fraction % 10 == 0 { fraction /= 10; places -= 1 }
-        append(UInt8(ascii: "."))
-        var digits: Int64 = 1
-        for _ in 1..<max(places, 1) { digits *= 10 }
-        while digits > 0 {
-            append(UInt8(ascii: "0") + UInt8(fraction / digits % 10))
-            digits /= 10
+        if fraction != 0 {
+            while fraction % 10 == 0 { fraction /= 10; places -= 1 }
+        }
+        appendFormatted { out in
+            var end = 0
+            if value < 0 { out[end] = UInt8(ascii: "-"); end += 1 }
+            end = Self.writeDigits(units / divisor, to: out, at: end)
+            guard fraction != 0 else { return end }
+            out[end] = UInt8(ascii: ".")
+            return Self.writeDigits(fraction, to: out, at: end + 1, count: places)
         }
     }
 
     public mutating func appendInteger(_ value: Int64) {
-        if value < 0 {
-            append(UInt8(ascii: "-"))
-            if value == .min { append("9223372036854775808"); return }
-            appendInteger(-value)
-            return
+        appendFormatted { out in
+            var end = 0
+            if value < 0 { out[end] = UInt8(ascii: "-"); end += 1 }
+            return Self.writeDigits(value.magnitude, to: out, at: end)
         }
-        if value >= 10 { appendInteger(value / 10) }
-        append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
     /// Seconds with six decimals, always (`0.095573`).
     public mutating func appendSeconds(_ microseconds: Int64) {
-        if microseconds < 0 { append(UInt8(ascii: "-")); appendSeconds(-microseconds); return }
-        appendInteger(microseconds / 1_000_000)
-        append(UInt8(ascii: "."))
-        var fraction = microseconds % 1_000_000
-        var digits: Int64 = 100_000
-        while digits > 0 {
-            append(UInt8(ascii: "0") + UInt8(fraction / digits))
-            fraction %= digits
-            digits /= 10
+        appendFormatted { out in
+            var end = 0
+            if microseconds < 0 { out[end] = UInt8(ascii: "-"); end += 1 }
+            let magnitude = microseconds.magnitude
+            end = Self.writeDigits(magnitude / 1_000_000, to: out, at: end)
+            out[end] = UInt8(ascii: ".")
+            return Self.writeDigits(magnitude % 1_000_000, to: out, at: end + 1, count: 6)
         }
+    }
+
+    /// Appends what `format` writes into a buffer on the stack (at most 48 bytes; it returns how
+    /// many), in one append: a number written a digit at a time took an append, with its
+    /// uniqueness check, for every digit.
+    @inline(__always)
+    private mutating func appendFormatted(_ format: (UnsafeMutablePointer<UInt8>) -> Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+            guard let base = buffer.baseAddress else { return }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: format(base)))
+        }
+    }
+
+    /// Writes `value` in decimal at `start`, zero-padded to `count` digits when it has fewer;
+    /// returns the index after the last digit.
+    @inline(__always)
+    private static func writeDigits(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>, at start: Int, count: Int = 1) -> Int {
+        var length = 1
+        var rest = value / 10
+        while rest > 0 { length += 1; rest /= 10 }
+        length = Swift.max(length, count)
+        var remaining = value
+        var index = start + length
+        while index > start {
+            index -= 1
+            out[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+        }
+        return start + length
     }
 
     /// A detent's name as a JSON string: its characters (letters, digits, `-`, `_`) need no
     /// escaping.
     public mutating func appendName(_ name: DetentName) {
         append(UInt8(ascii: "\""))
-        name.withUTF8 { for byte in $0 { append(byte) } }
+        name.withUTF8 { bytes.append(contentsOf: $0) }
         append(UInt8(ascii: "\""))
     }
 
-    /// A JSON string literal.
+    /// A JSON string literal. A string with nothing to escape (an id, a label) goes in whole.
     public mutating func appendString(_ string: String) {
         append(UInt8(ascii: "\""))
+        var copy = string
+        let plain = copy.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain {
+            append(UInt8(ascii: "\""))
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": append("\\\"")

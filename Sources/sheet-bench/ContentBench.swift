@@ -106,7 +106,8 @@ func benchmarkContent() {
 }
 
 /// The largest Monitor reply while an item of the full list is dragged: the state with the
-/// list's moving parts, the events, and the reply's frame, as the daemon writes them.
+/// list's moving parts, the events, and the reply's frame, as the daemon writes them; and how
+/// long writing one of those replies takes (the daemon writes one per state, whoever listens).
 func monitorReplySizeDuringAReorder(_ content: SheetContent) {
     var configuration = EngineConfiguration()
     configuration.initialDetent = .half
@@ -119,6 +120,7 @@ func monitorReplySizeDuringAReorder(_ content: SheetContent) {
     var largest = 0, replies = 0, withList = 0
     var list: ListSnapshot?
     var events: [SheetEvent] = []
+    var updates: [MonitorUpdate] = []
     for frame in reorderFrames(count: 20_000) {
         step(&engine, frame, &outputs)
         for output in outputs {
@@ -132,6 +134,7 @@ func monitorReplySizeDuringAReorder(_ content: SheetContent) {
                                            state: state, gesture: nil, events: events)
                 let reply = VarlinkReply.encode(continues: true, capacity: 2048) { update.writeParameters(to: &$0) }
                 largest = max(largest, reply.count)
+                updates.append(update)
                 replies += 1
                 if state.list?.lifted != nil { withList += 1 }
                 list = nil
@@ -143,4 +146,12 @@ func monitorReplySizeDuringAReorder(_ content: SheetContent) {
     }
     report("content: largest Monitor reply during a 1,024-item reorder", Double(largest), "bytes",
            "\(replies) replies, \(withList) with the item held; 64-byte ids")
+    var written = 0
+    let perPass = bestTime(rounds: 5, perRound: 1) {
+        for update in updates {
+            written &+= VarlinkReply.encode(continues: true, capacity: 2048) { update.writeParameters(to: &$0) }.count
+        }
+    }
+    report("content: write one of those Monitor replies", perPass / Double(updates.count) * 1e9, "ns",
+           "best of 5 passes over the \(updates.count) replies; \(written / 5 / max(updates.count, 1)) bytes on average")
 }

@@ -53,6 +53,59 @@ import Testing
         }
         #expect(String(decoding: writer.bytes, as: UTF8.self) == "0 0 12.5 960 -3 90000000000000 null ")
     }
+
+    /// The writer formats numbers in a buffer on the stack; a reference that builds them as
+    /// Strings gives the same bytes: every number of decimals, rounding, padding and trailing
+    /// zeros, integers to their extremes, seconds either side of zero.
+    @Test func numbersMatchAFormatterThatBuildsStrings() {
+        func reference(_ value: Double, _ decimals: Int) -> String {
+            guard value.isFinite else { return "null" }
+            var power = 1.0, divisor: Int64 = 1
+            for _ in 0..<decimals { power *= 10; divisor *= 10 }
+            let units = Int64(min((abs(value) * power).rounded(), 9.0e15))
+            if units == 0 { return "0" }
+            var text = (value < 0 ? "-" : "") + String(units / divisor)
+            if units % divisor != 0 {
+                var fraction = String(units % divisor)
+                fraction = String(repeating: "0", count: decimals - fraction.count) + fraction
+                while fraction.hasSuffix("0") { fraction.removeLast() }
+                text += "." + fraction
+            }
+            return text
+        }
+        func written(_ body: (inout JSONWriter) -> Void) -> String {
+            var writer = JSONWriter()
+            body(&writer)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15  // a fixed stream: the same values every run
+        func next() -> UInt64 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return state >> 11 }
+        var values: [Double] = [0, -0.0, 0.005, 0.0049999, 1.05, 2.675, 959.999, -3, 1e-9, 1e15, 9.2e15, -1e20, .infinity, .nan]
+        for _ in 0..<2_000 {
+            let magnitude = Double(next() % 1_000_000_000) / Double(1 << (next() % 40))
+            values.append(next() % 2 == 0 ? magnitude : -magnitude)
+        }
+        for value in values {
+            for decimals in 0...6 {
+                #expect(written { $0.append(value, decimals: decimals) } == reference(value, decimals), "\(value), \(decimals) decimals")
+            }
+        }
+        for value: Int64 in [0, 7, -7, 10, -10, 1_000_000, .max, .min, .max - 1, .min + 1] + (0..<200).map { _ in Int64(bitPattern: next() << 11) } {
+            #expect(written { $0.appendInteger(value) } == String(value))
+            let seconds = (value < 0 ? "-" : "") + String(value.magnitude / 1_000_000) + "."
+                + String(String(value.magnitude % 1_000_000 + 1_000_000).dropFirst())
+            #expect(written { $0.appendSeconds(value) } == seconds)
+        }
+    }
+
+    /// Strings with nothing to escape go in whole; the rest are escaped; both read back as
+    /// they were.
+    @Test(arguments: ["wifi", "", "Wi-Fi 5 GHz", "é ü ✓ 🎉", "a\"b", "back\\slash", "tab\there", "line\nbreak", "\u{1}\u{1f}"])
+    func stringsSurviveTheWriter(_ text: String) throws {
+        var writer = JSONWriter()
+        writer.appendString(text)
+        #expect(try JSONReader.parse(writer.bytes) == .string(text))
+    }
 }
 
 @Suite struct VarlinkMessageTests {
