@@ -31,6 +31,13 @@ if profile or text("perf-record.log"):
     print("where sheetd's time went (perf, self time):")
     for line in lines[:48]:
         print("  " + line.strip())
+    # The same, shorter, for lisgd and for the sheetd without a subscriber.
+    for peer, name in (("lisgd-perf.txt", "lisgd"), ("sheetd-alone-perf.txt", "sheetd without a subscriber")):
+        peer_lines = [line for line in text(peer).splitlines() if line.strip() and not line.startswith("#")]
+        check(bool(peer_lines), f"perf sampled {name} during the replay")
+        print(f"where {name}'s time went (perf, self time):")
+        for line in peer_lines[:24]:
+            print("  " + line.strip())
 allocations = text("sheetd-allocations.txt")
 if allocation_frames:
     # Each sample is a heap allocation: its event line, then its stack, innermost first. It is
