@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibInput
 import SheetCore
+import Synchronization
 
 /// What the input thread sleeps on: an input descriptor, a CLOCK_MONOTONIC timer (timerfd, to
 /// the microsecond) and a wake-up from other threads (eventfd). Nothing else wakes it.
@@ -36,6 +37,36 @@ public final class Waiter: @unchecked Sendable {
     public func wake() {
         var one: UInt64 = 1
         _ = write(wakeDescriptor, &one, 8)
+    }
+
+    /// Catches `signals` (below 64) for the whole process from now on: a handler records each
+    /// one and wakes this waiter, and `takeSignals` hands them to its thread. No thread waits
+    /// for a signal that has not come (the dispatch sources a service group traps signals with
+    /// start libdispatch's worker pool, whose monitor then wakes the process every second).
+    /// One waiter per process catches signals.
+    public func catchSignals(_ signals: [Int32]) {
+        precondition(signals.allSatisfy { $0 > 0 && $0 < 64 }, "signals \(signals) out of 1...63")
+        // Both are set up here, before the handler can run: it then only reads them.
+        signalWakeDescriptor.store(wakeDescriptor, ordering: .sequentiallyConsistent)
+        _ = caughtSignals.load(ordering: .relaxed)
+        for signal in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { caught in
+                let saved = errno
+                caughtSignals.bitwiseOr(1 << UInt64(caught), ordering: .sequentiallyConsistent)
+                var one: UInt64 = 1
+                _ = write(signalWakeDescriptor.load(ordering: .sequentiallyConsistent), &one, 8)
+                errno = saved
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(signal, &action, nil)
+        }
+    }
+
+    /// The signals caught since the last call, as a set of bits (bit n: signal n).
+    public func takeSignals() -> UInt64 {
+        caughtSignals.exchange(0, ordering: .sequentiallyConsistent)
     }
 
     /// The timer fires at `time` on CLOCK_MONOTONIC; nil disarms it.
@@ -95,3 +126,7 @@ public struct WakeLead: Sendable, Equatable {
         microseconds = min(max(next, Self.range.lowerBound), Self.range.upperBound)
     }
 }
+
+/// What the signal handler reads and writes: plain atomics, safe in a handler.
+private let caughtSignals = Atomic<UInt64>(0)
+private let signalWakeDescriptor = Atomic<Int32>(-1)

@@ -213,6 +213,27 @@ final class EngineLoop: @unchecked Sendable {
         wake()
     }
 
+    /// Called on the loop's thread when SIGHUP comes; set before `run`. The reload it starts
+    /// runs elsewhere and comes back to the loop as a call.
+    var onHangup: (@Sendable () -> Void)?
+
+    /// From now on SIGTERM and SIGINT stop the loop (and with it the daemon), SIGHUP calls
+    /// `onHangup`: the loop's waiter catches them, so that no thread but the loop's wakes
+    /// for them.
+    func catchSignals() {
+        waiter.catchSignals([SIGTERM, SIGINT, SIGHUP])
+    }
+
+    /// Acts on caught signals (`Waiter.takeSignals`); false: the loop stops.
+    private func handle(signals: UInt64) -> Bool {
+        for (signal, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] where signals & (1 << UInt64(signal)) != 0 {
+            logger.notice("\(name): stopping")
+            return false
+        }
+        if signals & (1 << UInt64(SIGHUP)) != 0 { onHangup?() }
+        return true
+    }
+
     private func wake() { waiter.wake() }
 
     // MARK: The clock
@@ -296,6 +317,8 @@ final class EngineLoop: @unchecked Sendable {
     func run() {
         reduceTimerSlack()
         while true {
+            let signals = waiter.takeSignals()
+            if signals != 0, !handle(signals: signals) { break }
             let taken = inbox.withLock { box in
                 defer { box = Inbox(stopping: box.stopping) }
                 return box

@@ -3,6 +3,8 @@ import Glibc
 #endif
 import ArgumentParser
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import SheetConfig
 import SheetCore
@@ -10,7 +12,6 @@ import SheetInput
 import SheetProtocol
 import SheetServer
 import SheetService
-import UnixSignals
 
 /// The daemon: touch input through libinput (or a recording), the gesture and sheet engine,
 /// and the `io.sheetd.Sheet` varlink socket.
@@ -94,6 +95,15 @@ struct SheetDaemon: AsyncParsableCommand {
         return settings
     }
 
+    /// Swift concurrency's jobs run on NIO's event loops, which sleep until they have work,
+    /// rather than on libdispatch's worker pool, whose monitor wakes the process every second
+    /// once it has started: at rest the daemon wakes for nothing but the watchdog. Done before
+    /// anything runs on the concurrency pool.
+    static func main() async {
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        await main(nil)
+    }
+
     func run() async throws {
         let settings = Self.withStateDirectory(try settings())
         if checkConfig {
@@ -147,8 +157,11 @@ struct SheetDaemon: AsyncParsableCommand {
         }
         logger.notice("listening on \(serverConfiguration.inheritedDescriptor.map { "the socket systemd passed (fd \($0))" } ?? settings.socketPath); input \(settings.input)\(serverConfiguration.inputInheritedDescriptor.map { "; io.sheetd.Input on the socket systemd passed (fd \($0))" } ?? settings.inputSocketPath.map { "; io.sheetd.Input on \($0)" } ?? "")")
 
-        // SIGHUP reloads; trapped before READY=1, so that a reload never finds it fatal.
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        // SIGTERM and SIGINT stop the input loop and with it the group; SIGHUP reloads. Caught
+        // before READY=1, so that neither a stop nor a reload ever finds them fatal.
+        let (hangups, hangup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        loop.onHangup = { hangup.yield() }
+        loop.catchSignals()
         let resolve = engine.resolver(extra: extraFlags)
         let reloader = Reloader(resolve: { try Self.withStateDirectory(resolve()) }, loop: loop, server: server,
                                 limits: serverConfiguration, systemd: systemd, logger: logger)
@@ -159,7 +172,6 @@ struct SheetDaemon: AsyncParsableCommand {
                     .init(service: InputService(loop: loop), successTerminationBehavior: .gracefullyShutdownGroup),
                     .init(service: ReloadService(hangups: hangups, reloader: reloader)),
                 ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
         systemd.notify("STOPPING=1")
@@ -224,7 +236,7 @@ struct Reloader: Sendable {
 
 /// SIGHUP → a reload, until the group shuts down.
 struct ReloadService: Service {
-    let hangups: UnixSignalsSequence
+    let hangups: AsyncStream<Void>
     let reloader: Reloader
 
     func run() async throws {
@@ -232,7 +244,8 @@ struct ReloadService: Service {
     }
 }
 
-/// The input loop as a service: its own thread, stopped on graceful shutdown.
+/// The input loop as a service: its own thread, stopped on graceful shutdown. The loop stops
+/// by itself on SIGTERM or SIGINT, and the group then shuts the other services down.
 struct InputService: Service {
     let loop: EngineLoop
 
@@ -255,9 +268,9 @@ struct ServerService: Service {
     let systemd: Systemd
 
     func run() async throws {
-        // The group traps SIGTERM before it runs its services: only now may a stop come at any
-        // moment, so only now is the daemon ready (a SIGTERM a moment after READY=1 used to kill
-        // it without a clean stop).
+        // SIGTERM is caught before the group runs its services: a stop may come at any moment
+        // from READY=1 on (a SIGTERM a moment after READY=1 once killed the daemon without a
+        // clean stop).
         systemd.notify("READY=1")
         try? await gracefulShutdown()
         await server.shutdown()

@@ -1,4 +1,5 @@
-import Dispatch
+import NIOConcurrencyHelpers
+import NIOPosix
 import Logging
 import SheetCore
 import SheetProtocol
@@ -68,22 +69,30 @@ struct SavedState: Equatable, Sendable {
 
 /// The state file in the state directory: read once at start (a bad one is moved aside as
 /// `state.json.corrupt` and said), written on a thread of its own so that a slow disk never
-/// holds up a touch frame. Saves coalesce: the writer takes the newest.
+/// holds up a touch frame. Saves coalesce: the writer takes the newest. The thread sleeps
+/// until a save comes (a libdispatch queue here started the pool whose monitor wakes the
+/// process every second).
 final class StateStore: Sendable {
     let path: String
     private let logger: Logger
     private let pending = Mutex<SavedState?>(nil)
-    private let queue = DispatchQueue(label: "sheetd.state")
+    private let writer = NIOThreadPool(numberOfThreads: 1)
 
     /// Makes `directory` (mode 0700) when it is not there, as systemd's `StateDirectory=` does.
     init(directory: String, logger: Logger) {
         path = directory.hasSuffix("/") ? directory + "state.json" : directory + "/state.json"
         self.logger = logger
+        writer.start()
         do {
             try AtomicFile.makeFolder(directory)
         } catch {
             logger.error("no state will be kept: \(error)")
         }
+    }
+
+    deinit {
+        // Writes what is still pending, then ends the thread.
+        try? writer.syncShutdownGracefully()
     }
 
     /// The saved state, or nil (none yet, or a file that could not be used: then it is moved
@@ -124,7 +133,7 @@ final class StateStore: Sendable {
             return box == nil
         }
         guard wasIdle else { return }
-        queue.async { [self] in
+        writer.submit { [self] _ in
             guard let state = pending.withLock({ box in defer { box = nil }; return box }) else { return }
             do {
                 try AtomicFile.write(state.bytes, to: path)
@@ -134,8 +143,14 @@ final class StateStore: Sendable {
         }
     }
 
-    /// Returns once every save so far is on disk.
+    /// Returns once every save so far is on disk (the writer takes them in order).
     func flush() {
-        queue.sync {}
+        let done = ConditionLock(value: false)
+        writer.submit { _ in
+            done.lock()
+            done.unlock(withValue: true)
+        }
+        done.lock(whenValue: true)
+        done.unlock()
     }
 }

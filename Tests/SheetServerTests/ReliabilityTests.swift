@@ -232,6 +232,31 @@ struct ReliabilityTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// At rest the daemon wakes for nothing but the watchdog: none of its threads is
+    /// libdispatch's (a dispatch queue or signal source starts its worker pool, whose monitor
+    /// then wakes the process every second), after a save, a reload and a call, and SIGINT
+    /// stops it as cleanly as SIGTERM.
+    @Test func noDispatchThreadWakesTheIdleDaemonAndSigintStopsIt() throws {
+        let folder = try temporaryFolder()
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max",
+                                        "--state-directory", folder.appendingPathComponent("state").path])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        try daemon.client().setDetent("expanded")
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try daemon.waitForStatus { $0 == "RELOADING=1" }
+        try daemon.waitForStatus { $0 == "READY=1" }
+        #expect(try daemon.client().state().detents.count == 3)
+        let tasks = "/proc/\(daemon.process.processIdentifier)/task"
+        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).map {
+            try String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(!names.isEmpty && !names.contains { $0.contains("qos") || $0.contains("dispatch") }, "\(names)")
+        kill(daemon.process.processIdentifier, SIGINT)
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 0)
+        #expect(daemon.log.contains("SIGINT: stopping"), "\(daemon.log)")
+    }
+
     /// A mistyped command gets the one it was near.
     @Test func aMistypedCommandGetsASuggestion() throws {
         let typo = try runTool("sheetctl", ["dismis"])
