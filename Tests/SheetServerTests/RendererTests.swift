@@ -17,9 +17,15 @@ struct RendererTests {
     /// The safety net of every wait below; the waits themselves are on events.
     static let patienceMilliseconds: Int32 = 60_000
 
-    func next(_ subscription: SheetSubscription) throws -> SheetSubscription.Event {
+    /// The subscription's next event; a wait past the patience says which `step` it was and
+    /// what the daemons logged (a rare hang here under the full suite's load is not explained
+    /// yet).
+    func next(_ subscription: SheetSubscription, _ step: String = "", logs: [RunningDaemon] = []) throws -> SheetSubscription.Event {
         let event = try subscription.next(timeoutMilliseconds: Self.patienceMilliseconds)
-        if event == .timedOut { throw DaemonTestError("nothing from the subscription within \(Self.patienceMilliseconds) ms") }
+        if event == .timedOut {
+            throw DaemonTestError("nothing from the subscription within \(Self.patienceMilliseconds) ms\(step.isEmpty ? "" : " (\(step))")"
+                                  + logs.enumerated().map { "\ndaemon \($0.offset + 1)'s log:\n\($0.element.log)" }.joined())
+        }
         return event
     }
 
@@ -27,13 +33,15 @@ struct RendererTests {
         let idle = try Generated.idle()
         let first = try RunningDaemon(["--input", "replay:\(idle)@max"])
         let subscription = SheetSubscription(path: first.socketPath, retryMilliseconds: 50)
-        #expect(try next(subscription) == .connected)
-        guard case .update(let before) = try next(subscription) else { Issue.record("no first state"); return }
+        #expect(try next(subscription, "connecting to the first daemon", logs: [first]) == .connected)
+        guard case .update(let before) = try next(subscription, "the first daemon's first state", logs: [first]) else {
+            Issue.record("no first state"); return
+        }
         #expect(before.sequence >= 1 && before.state.detent == "half")
         #expect(first.stop() == 0)
         // (Updates the daemon sent before it stopped come first.)
-        var event = try next(subscription)
-        while case .update = event { event = try next(subscription) }
+        var event = try next(subscription, "the first daemon going away", logs: [first])
+        while case .update = event { event = try next(subscription, "the first daemon going away", logs: [first]) }
         guard case .disconnected(let why) = event else { Issue.record("\(event) instead of a disconnection"); return }
         #expect(why == .closed(path: first.socketPath))
         #expect(!subscription.isFollowing)
@@ -41,13 +49,15 @@ struct RendererTests {
         // Nothing is listening now: the subscription waits (inotify on the folder) and comes back
         // by itself when a new daemon makes the socket again.
         let second = try RunningDaemon(["--input", "replay:\(idle)@max"], socketPath: first.socketPath)
-        #expect(try next(subscription) == .connected)
-        guard case .update(let after) = try next(subscription) else { Issue.record("no state after the restart"); return }
+        #expect(try next(subscription, "connecting to the second daemon", logs: [first, second]) == .connected)
+        guard case .update(let after) = try next(subscription, "the second daemon's first state", logs: [first, second]) else {
+            Issue.record("no state after the restart"); return
+        }
         #expect(after.state.detent == "half" && subscription.isFollowing)
         try second.client().setDetent("expanded")
         var moved = false
         while !moved {
-            guard case .update(let update) = try next(subscription) else { continue }
+            guard case .update(let update) = try next(subscription, "the move to expanded", logs: [first, second]) else { continue }
             moved = update.state.state == .resting && update.state.detent == "expanded"
         }
         #expect(second.stop() == 0)
