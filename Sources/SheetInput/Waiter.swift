@@ -64,9 +64,11 @@ public final class Waiter: @unchecked Sendable {
         }
     }
 
-    /// The signals caught since the last call, as a set of bits (bit n: signal n).
+    /// The signals caught since the last call, as a set of bits (bit n: signal n). A plain
+    /// load on most turns: the exchange, a locked instruction, only when one came.
     public func takeSignals() -> UInt64 {
-        caughtSignals.exchange(0, ordering: .sequentiallyConsistent)
+        guard caughtSignals.load(ordering: .acquiring) != 0 else { return 0 }
+        return caughtSignals.exchange(0, ordering: .sequentiallyConsistent)
     }
 
     /// The timer fires at `time` on CLOCK_MONOTONIC; nil disarms it.
