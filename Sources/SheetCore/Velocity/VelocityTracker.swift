@@ -265,19 +265,15 @@ public struct VelocityTracker: Sendable {
     /// `now`, the newest sample; nil for a degenerate window.
     @inline(__always)
     private func fit(_ s: Double, _ st: Double, _ st2: Double, at now: Double) -> Fit? {
-        let s0 = sums.t0, s1 = sums.t1, s2 = sums.t2, s3 = sums.t3, s4 = sums.t4
         if windowCount == 2 {
-            let denominator = s0 * s2 - s1 * s1
-            guard denominator != 0 else { return nil }
-            let b = (s0 * st - s1 * s) / denominator
-            return Fit(a: (s - b * s1) / s0, b: b, c: 0, slope: b)
+            guard let b = secantSlope(s, st) else { return nil }
+            return Fit(a: (s - b * sums.t1) / sums.t0, b: b, c: 0, slope: b)
         }
-        // Solve [s0 s1 s2; s1 s2 s3; s2 s3 s4] · [a b c] = [s st st2] by Cramer's rule.
-        let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
-        guard abs(det) > 1e-18 else { return nil }
+        guard let (det, bNumerator, cNumerator) = quadratic(s, st, st2) else { return nil }
+        let s1 = sums.t1, s2 = sums.t2, s3 = sums.t3, s4 = sums.t4
         let a = (s * (s2 * s4 - s3 * s3) - s1 * (st * s4 - s3 * st2) + s2 * (st * s3 - s2 * st2)) / det
-        let b = (s0 * (st * s4 - st2 * s3) - s * (s1 * s4 - s3 * s2) + s2 * (s1 * st2 - st * s2)) / det
-        let c = (s0 * (s2 * st2 - s3 * st) - s1 * (s1 * st2 - st * s2) + s * (s1 * s3 - s2 * s2)) / det
+        let b = bNumerator / det
+        let c = cNumerator / det
         return Fit(a: a, b: b, c: c, slope: b + 2 * c * now)
     }
 
@@ -285,17 +281,29 @@ public struct VelocityTracker: Sendable {
     /// common determinant, with one division where the whole fit takes three.
     @inline(__always)
     private func slope(_ s: Double, _ st: Double, _ st2: Double, at now: Double) -> Double? {
+        if windowCount == 2 { return secantSlope(s, st) }
+        guard let (det, b, c) = quadratic(s, st, st2) else { return nil }
+        return (b + 2 * c * now) / det
+    }
+
+    /// The line through a window of two samples: its slope; nil when their times coincide.
+    @inline(__always)
+    private func secantSlope(_ s: Double, _ st: Double) -> Double? {
+        let denominator = sums.t0 * sums.t2 - sums.t1 * sums.t1
+        guard denominator != 0 else { return nil }
+        return (sums.t0 * st - sums.t1 * s) / denominator
+    }
+
+    /// Solves [s0 s1 s2; s1 s2 s3; s2 s3 s4] · [a b c] = [s st st2] by Cramer's rule as far as
+    /// b and c: the determinant and their numerators, not yet divided; nil for a degenerate
+    /// window.
+    @inline(__always)
+    private func quadratic(_ s: Double, _ st: Double, _ st2: Double) -> (det: Double, b: Double, c: Double)? {
         let s0 = sums.t0, s1 = sums.t1, s2 = sums.t2, s3 = sums.t3, s4 = sums.t4
-        if windowCount == 2 {
-            let denominator = s0 * s2 - s1 * s1
-            guard denominator != 0 else { return nil }
-            return (s0 * st - s1 * s) / denominator
-        }
         let det = s0 * (s2 * s4 - s3 * s3) - s1 * (s1 * s4 - s3 * s2) + s2 * (s1 * s3 - s2 * s2)
         guard abs(det) > 1e-18 else { return nil }
-        let b = s0 * (st * s4 - st2 * s3) - s * (s1 * s4 - s3 * s2) + s2 * (s1 * st2 - st * s2)
-        let c = s0 * (s2 * st2 - s3 * st) - s1 * (s1 * st2 - st * s2) + s * (s1 * s3 - s2 * s2)
-        return (b + 2 * c * now) / det
+        return (det, s0 * (st * s4 - st2 * s3) - s * (s1 * s4 - s3 * s2) + s2 * (s1 * st2 - st * s2),
+                s0 * (s2 * st2 - s3 * st) - s1 * (s1 * st2 - st * s2) + s * (s1 * s3 - s2 * s2))
     }
 
     /// R² of a fit over the window (a pass over its samples; a lift needs it, a drag does not).
