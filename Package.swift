@@ -72,7 +72,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The renderer kit: a canvas (XRGB8888, RGB565, any stride), the scene of a published
         // state, a software rasteriser with damage tracking, console fonts, PNG files.
-        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib"]),
+        // Pango over Cairo from Debian (libpango1.0-dev, libcairo2-dev): text in every script
+        // (fontconfig, HarfBuzz, FriBidi, FreeType underneath) and anti-aliased shapes.
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo"]),
         .executableTarget(name: "sheetctl", dependencies: [
             "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig", "SheetRenderKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,3 +1,5 @@
+import SheetCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,10 +9,40 @@ import Glibc
 /// its bytes once costs; only the rows around the edge and the decorations are worked out pixel
 /// by pixel, with anti-aliasing from signed distances sampled at pixel centres.
 public struct Painter: Sendable {
-    public var font: PSF2Font?
+    /// How the title and the labels are drawn.
+    public enum Text: Sendable {
+        /// Set by Pango in any script, with fallback fonts, anti-aliased.
+        case typeset(Typesetter)
+        /// A Linux console font, whole pixels magnified: what is left when no fontconfig font
+        /// loads. It has Latin, Greek and Cyrillic glyphs and nothing else.
+        case console(PSF2Font)
+        /// No text at all (the shapes alone).
+        case none
+    }
 
+    public var text: Text
+
+    /// A painter with the console font, or with no text when `font` is nil.
     public init(font: PSF2Font? = nil) {
-        self.font = font
+        text = font.map(Text.console) ?? .none
+    }
+
+    public init(typesetter: Typesetter) {
+        text = .typeset(typesetter)
+    }
+
+    /// The painter a renderer uses: Pango with the fontconfig pattern `font` (the system's
+    /// sans-serif when empty), or, when no fontconfig font loads, the console font, with the
+    /// reason to log. `fallback` is nil when the text is typeset.
+    public static func standard(font: String = "") -> (painter: Painter, fallback: String?) {
+        do {
+            return (Painter(typesetter: try Typesetter(font: font)), nil)
+        } catch {
+            let console = PSF2Font.system()
+            let used = console == nil ? "no text at all: no console font in \(PSF2Font.searchPaths.joined(separator: ", ")) either"
+                                      : "the console font (Latin, Greek and Cyrillic only)"
+            return (Painter(font: console), "text falls back to \(used): \(error.reason)")
+        }
     }
 
     /// Draws rows `rows` of `scene` (every row when nil) into `canvas`, which has the scene's
@@ -26,8 +58,12 @@ public struct Painter: Sendable {
         }
         geometry.drawGrabber(rows: rows, into: canvas)
         geometry.drawClose(rows: rows, into: canvas)
-        if let font { geometry.drawTitle(font: font, rows: rows, into: canvas) }
-        if let list = scene.list { geometry.drawList(list, font: font, rows: rows, into: canvas) }
+        switch text {
+        case .typeset(let typesetter): geometry.drawTitle(typesetter, rows: rows, into: canvas)
+        case .console(let font): geometry.drawTitle(font: font, rows: rows, into: canvas)
+        case .none: break
+        }
+        if let list = scene.list { geometry.drawList(list, text: text, rows: rows, into: canvas) }
     }
 }
 
@@ -228,7 +264,7 @@ struct Geometry {
     /// the white card, so a label and a separator), then the sliding ones, then the lifted
     /// one over its shadow. A row scaled about its centre is drawn by mapping each pixel back
     /// into the row at rest, so every scale shares one way of drawing.
-    func drawList(_ list: ListScene, font: PSF2Font?, rows: Range<Int>, into canvas: Canvas) {
+    func drawList(_ list: ListScene, text: Painter.Text, rows: Range<Int>, into canvas: Canvas) {
         let clipTop = max(top + list.titleBarHeight, 0)
         guard clipTop < Double(scene.height) else { return }
         let clip = rows.clamped(to: Int(clipTop.rounded(.up))..<scene.height)
@@ -236,12 +272,18 @@ struct Geometry {
         list.rows(top: top, clip: Double(clip.lowerBound)..<Double(clip.upperBound)) { row in
             if row.isLifted { drawLifted(row, list: list, clip: clip, into: canvas) }
             if !row.isLifted, row.scale > 0 { drawSeparator(row, list: list, clip: clip, into: canvas) }
-            if let font { drawLabel(list.items[row.position].label, row: row, list: list, font: font, clip: clip, into: canvas) }
+            switch text {
+            case .typeset(let typesetter):
+                drawLabel(list.items[row.position].label, row: row, list: list, typesetter: typesetter, clip: clip, into: canvas)
+            case .console(let font):
+                drawLabel(list.items[row.position].label, row: row, list: list, font: font, clip: clip, into: canvas)
+            case .none: break
+            }
         }
     }
 
     /// A row's box at its scale: left, top, right, bottom (px).
-    private func box(_ row: ListScene.Row, list: ListScene) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
+    func box(_ row: ListScene.Row, list: ListScene) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
         let halfWidth = Double(width) * row.scale / 2, halfHeight = list.itemHeight * row.scale / 2
         let middle = Double(width) / 2
         return (middle - halfWidth, row.centre - halfHeight, middle + halfWidth, row.centre + halfHeight)
@@ -249,11 +291,13 @@ struct Geometry {
 
     /// The separator: one pixel row along the row's bottom edge, from the label's inset on.
     private func drawSeparator(_ row: ListScene.Row, list: ListScene, clip: Range<Int>, into canvas: Canvas) {
-        let (x0, _, x1, y1) = box(row, list: list)
+        var (x0, _, x1, y1) = box(row, list: list)
         let y = Int(y1.rounded(.down)) - 1
         guard clip.contains(y) else { return }
-        let start = x0 + scene.points(scene.look.labelInsetPoints) * row.scale
-        canvas.fill(row: y, from: Int(max(start, 0).rounded()), to: Int(min(x1, Double(width)).rounded()), scene.look.separator)
+        // Inset on the side the label starts from.
+        let inset = scene.points(scene.look.labelInsetPoints) * row.scale
+        if TextDirection.of(list.items[row.position].label) == .rightToLeft { x1 -= inset } else { x0 += inset }
+        canvas.fill(row: y, from: Int(max(x0, 0).rounded()), to: Int(min(x1, Double(width)).rounded()), scene.look.separator)
     }
 
     /// The picked-up row: a rounded box of the card's colour at the row's opacity, over a soft

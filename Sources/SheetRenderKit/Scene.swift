@@ -25,6 +25,11 @@ public struct Look: Sendable, Equatable {
     /// button's row.
     public var titleText = "sheetd"
     public var titleInsetPoints = 20.0
+    /// Typeset text: the title 20 pt semibold, labels 17 pt (iOS's body size; Material's
+    /// body large is 16 sp), both times `textScale` (0.5–3, a user's larger or smaller text).
+    public var titleSizePoints = 20.0
+    public var labelSizePoints = 17.0
+    public var textScale = 1.0
     /// The list's rows: labels in the title's colour 20 pt in, a 1 px separator under each.
     public var label = RGB(hex: 0x1C1C1E)
     public var separator = RGB(hex: 0xC6C6C8)
@@ -102,7 +107,12 @@ public struct SheetScene: Sendable, Equatable {
     public var grabberAlpha: Double
     public var look: Look
     /// The title in the card: the content's, or the look's when the sheet has none.
-    public var title: String
+    public var title: String {
+        didSet { titleDirection = TextDirection.of(title) }
+    }
+    /// Which way the title reads: a right-to-left title is set against the card's right edge
+    /// and the close button moves to the left, where the core hit-tests it.
+    public private(set) var titleDirection: TextDirection
     /// The list in the card, when the sheet has content.
     public var list: ListScene?
 
@@ -117,7 +127,9 @@ public struct SheetScene: Sendable, Equatable {
         self.dim = dim.isFinite ? min(max(dim, 0), 1) : 0
         self.grabberAlpha = progress.isFinite ? min(max(progress * 2, 0), 1) : 0
         self.look = look
-        self.title = title ?? look.titleText
+        let title = title ?? look.titleText
+        self.title = title
+        titleDirection = TextDirection.of(title)
         self.list = list
     }
 
@@ -151,11 +163,13 @@ public struct SheetScene: Sendable, Equatable {
         return (left, bottom - h, left + w, bottom)
     }
 
-    /// The close button's centre and radius in px.
+    /// The close button's centre and radius in px: at the card's top right, or top left for
+    /// a right-to-left title.
     var close: (x: Double, y: Double, radius: Double) {
         let radius = points(look.closeDiameterPoints) / 2
         let inset = points(look.closeInsetPoints)
-        return (Double(width) - inset - radius, top + inset + radius, radius)
+        let x = titleDirection == .rightToLeft ? inset + radius : Double(width) - inset - radius
+        return (x, top + inset + radius, radius)
     }
 
     /// The rows this scene's decorations reach above and below the card's top edge.

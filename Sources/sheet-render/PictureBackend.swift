@@ -10,9 +10,9 @@ final class PictureBackend: Backend {
     private let writer: PNGFrameWriter
     private let looks: Looks
 
-    init(folder: String, every: Int, looks: Looks) throws(RenderError) {
+    init(folder: String, every: Int, looks: Looks, painter: Painter) throws(RenderError) {
         do {
-            writer = try PNGFrameWriter(folder: folder, every: every, painter: Painter(font: PSF2Font.system()))
+            writer = try PNGFrameWriter(folder: folder, every: every, painter: painter)
         } catch {
             throw RenderError("\(error)", status: 73)
         }

@@ -57,6 +57,9 @@ struct SheetRender: ParsableCommand {
     @Option(name: .customLong("frame-log"), help: "Write one JSON line per frame shown to this file: the update, and when it reached the output.")
     var frameLog: String?
 
+    @Option(help: ArgumentHelp("The text's font: a fontconfig pattern such as `Noto Sans` (default: the system's sans-serif). Characters it lacks come from any installed font that has them.", valueName: "pattern"))
+    var font: String = ""
+
     @Flag(name: .customLong("until-rest"), help: "Exit once a frame shows nothing moving: the sheet at rest, no finger down, no replayed input to come (the first frame, when that is so already).")
     var untilRest = false
 
@@ -105,10 +108,11 @@ struct SheetRender: ParsableCommand {
     }
 
     private func makeBackend(looks: Looks, log: Log) throws(RenderError) -> any Backend {
-        let painter = Painter(font: PSF2Font.system())
+        let (painter, fallback) = Painter.standard(font: font)
+        if let fallback { log.say("sheet-render: \(fallback)") }
         let format = PixelFormat(rawValue: pixelFormat)!
         switch backend {
-        case "png": return try PictureBackend(folder: output!, every: every, looks: looks)
+        case "png": return try PictureBackend(folder: output!, every: every, looks: looks, painter: painter)
         case "term": return try TerminalBackend(looks: looks)
         case "drm": return try DRMBackend.open(path: device, format: format, looks: looks, painter: painter)
         case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)

@@ -51,6 +51,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .customLong("apng-fps"), help: "With --apng: frames per second.")
     var apngFPS = 30
 
+    @Option(help: ArgumentHelp("With --png or --apng: the text's font, a fontconfig pattern (default: the system's sans-serif).", valueName: "pattern"))
+    var font: String = ""
+
     @Option(help: ArgumentHelp("Run the recording over this content (JSON or YAML: title, items of id and label, guarded); its events print as `event` lines.", valueName: "file"))
     var content: String?
 
@@ -83,10 +86,16 @@ struct ReplayCommand: AsyncParsableCommand {
         do {
             let options = try options()
             var pictures: PNGFrameWriter?
-            if let png {
-                pictures = try PNGFrameWriter(folder: png, every: pngEvery, painter: Painter(font: PSF2Font.system()))
+            var painter = Painter()
+            if png != nil || apng != nil {
+                let standard = Painter.standard(font: font)
+                painter = standard.painter
+                if let fallback = standard.fallback { printError("sheetctl: \(fallback)") }
             }
-            let animation = apng.map { AnimatedPNGWriter(path: $0, painter: Painter(font: PSF2Font.system()), framesPerSecond: apngFPS) }
+            if let png {
+                pictures = try PNGFrameWriter(folder: png, every: pngEvery, painter: painter)
+            }
+            let animation = apng.map { AnimatedPNGWriter(path: $0, painter: painter, framesPerSecond: apngFPS) }
             let screen = options.engine.screen
             let content = options.content
             let result = try Replay.run(path: file, options: options, output: output) { frame in

@@ -12,10 +12,13 @@ import Testing
 
     struct Outcome { var status: Int32; var stdout: String; var stderr: String }
 
-    func run(_ arguments: [String]) throws -> Outcome {
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
         let process = Process()
         process.executableURL = Self.sheetctl
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -36,6 +39,24 @@ import Testing
         #expect(first.stdout == second.stdout)
         #expect(first.stdout.hasPrefix("{\"kind\":\"device\",\"name\":\"Atmel maXTouch Touchscreen\",\"type\":\"touchscreen\",\"slots\":10"))
         #expect(first.stderr.isEmpty)
+    }
+
+    /// With no font that fontconfig can load, pictures still come, in the console font, and
+    /// the program says why once.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))
+    func withNoFontconfigFontTheTextFallsBackToTheConsoleFontAndSaysSo() throws {
+        let folder = try temporaryFolder()
+        let config = folder.appendingPathComponent("empty-fonts.conf")
+        try Data("<?xml version=\"1.0\"?>\n<fontconfig></fontconfig>\n".utf8).write(to: config)
+        let pictures = folder.appendingPathComponent("pictures").path
+        let outcome = try run(["replay", trace("ts-atmel-maxtouch.1-finger-fast-taps.evemu"), "--screen", "360x640", "--png", pictures,
+                               "--png-every", "1000"],
+                              environment: ["FONTCONFIG_FILE": config.path, "XDG_CACHE_HOME": folder.path])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("text falls back to the console font") && outcome.stderr.contains("no installed font matches"),
+                "\(outcome.stderr)")
+        #expect(outcome.stderr.components(separatedBy: "falls back").count == 2, "said once")
+        #expect(try !FileManager.default.contentsOfDirectory(atPath: pictures).isEmpty)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))

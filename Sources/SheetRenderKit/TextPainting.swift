@@ -1,0 +1,103 @@
+import SheetCore
+
+/// Typeset text on the card: lines the typesetter set once, blended into the canvas each frame.
+extension Geometry {
+    /// The title, semibold, centred on the close button's row: from the card's left inset up to
+    /// 8 pt before the close button, or for a right-to-left title from the right inset back to
+    /// 8 pt after the close button, which is then on the left. An overlong title ends in an
+    /// ellipsis.
+    func drawTitle(_ typesetter: Typesetter, rows: Range<Int>, into canvas: Canvas) {
+        let (closeX, closeY, closeRadius) = scene.close
+        let inset = scene.points(scene.look.titleInsetPoints), gap = scene.points(8)
+        let rightToLeft = scene.titleDirection == .rightToLeft
+        let room = rightToLeft ? Double(width) - inset - (closeX + closeRadius + gap) : closeX - closeRadius - gap - inset
+        guard room >= 1 else { return }
+        let style = TextStyle(sizeInPixels: scene.points(scene.look.titleSizePoints) * scene.look.textScale, weight: .semibold,
+                              color: scene.look.title, maximumWidthInPixels: Int(room), direction: scene.titleDirection)
+        let image = typesetter.image(scene.title, style: style)
+        guard image.width > 0 else { return }
+        let left = rightToLeft ? Double(width) - inset - Double(image.width) : inset
+        let upper = closeY - Double(image.height) / 2
+        blend(image, left: left.rounded(), top: upper.rounded(), scale: 1, opacity: 1, clip: rows, into: canvas)
+    }
+
+    /// A label, 20 pt in from the side it starts on and centred on its row, ending in an
+    /// ellipsis 20 pt before the other side; scaled with the row about the row's centre, its
+    /// starting edge kept at the inset or further in, so a row grown past the card keeps its
+    /// label on the screen.
+    func drawLabel(_ label: String, row: ListScene.Row, list: ListScene, typesetter: Typesetter, clip: Range<Int>,
+                   into canvas: Canvas) {
+        guard row.scale > 0.01, row.opacity > 0, !label.isEmpty else { return }
+        let inset = scene.points(scene.look.labelInsetPoints)
+        let direction = TextDirection.of(label)
+        let style = TextStyle(sizeInPixels: scene.points(scene.look.labelSizePoints) * scene.look.textScale,
+                              color: scene.look.label, maximumWidthInPixels: Int(Double(width) - 2 * inset),
+                              direction: direction)
+        let image = typesetter.image(label, style: style)
+        guard image.width > 0 else { return }
+        let middle = Double(width) / 2, s = row.scale
+        let restLeft = direction == .rightToLeft ? Double(width) - inset - Double(image.width) : inset
+        var left = middle + (restLeft - middle) * s
+        if direction == .rightToLeft {
+            left = min(left + Double(image.width) * s, Double(width) - inset) - Double(image.width) * s
+        } else {
+            left = max(left, inset)
+        }
+        let upper = row.centre - Double(image.height) * s / 2
+        // At rest a line sits on whole pixels, as it was set.
+        let exact = s == 1
+        blend(image, left: exact ? left.rounded() : left, top: exact ? upper.rounded() : upper, scale: s, opacity: row.opacity,
+              clip: clip, into: canvas)
+    }
+
+    /// `image` with its top-left corner at (`left`, `top`) px, magnified by `scale` (each
+    /// pixel takes the image's pixel under its centre), at `opacity`, over what the canvas
+    /// holds, in rows `clip` only. Premultiplied: out = text + (1 − text's alpha) · below.
+    func blend(_ image: TextImage, left: Double, top: Double, scale: Double, opacity: Double, clip: Range<Int>,
+               into canvas: Canvas) {
+        let columns = Range(pixels: left, left + Double(image.width) * scale).clamped(to: 0..<width)
+        let lines = Range(pixels: top, top + Double(image.height) * scale).clamped(to: clip)
+        guard !columns.isEmpty, !lines.isEmpty, scale > 0 else { return }
+        let fade = UInt32((min(max(opacity, 0), 1) * 256).rounded())
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for y in lines {
+                let v = Int(((Double(y) + 0.5 - top) / scale).rounded(.down))
+                guard v >= 0, v < image.height else { continue }
+                let sourceRow = v * image.width
+                for x in columns {
+                    let u = Int(((Double(x) + 0.5 - left) / scale).rounded(.down))
+                    guard u >= 0, u < image.width else { continue }
+                    var value = pixels[sourceRow + u]
+                    if fade < 256 { value = Self.faded(value, fade) }
+                    let alpha = value >> 24
+                    if alpha == 0 { continue }
+                    let ink = RGB(UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+                                  UInt8(truncatingIfNeeded: value))
+                    if alpha == 255 {
+                        canvas.set(x: x, y: y, ink)
+                    } else {
+                        canvas.set(x: x, y: y, Self.premultiplied(ink, alpha: alpha, over: canvas.pixel(x: x, y: y)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A premultiplied ARGB pixel times `fade`/256.
+    @inline(__always)
+    static func faded(_ value: UInt32, _ fade: UInt32) -> UInt32 {
+        let a = (value >> 24) * fade >> 8, r = (value >> 16 & 0xFF) * fade >> 8
+        let g = (value >> 8 & 0xFF) * fade >> 8, b = (value & 0xFF) * fade >> 8
+        return a << 24 | r << 16 | g << 8 | b
+    }
+
+    /// Premultiplied `ink` of `alpha` (0…255) over `below`, rounded per channel.
+    @inline(__always)
+    static func premultiplied(_ ink: RGB, alpha: UInt32, over below: RGB) -> RGB {
+        let keep = 255 - alpha
+        func mix(_ top: UInt8, _ bottom: UInt8) -> UInt8 {
+            UInt8(min(UInt32(top) + (UInt32(bottom) * keep + 127) / 255, 255))
+        }
+        return RGB(mix(ink.r, below.r), mix(ink.g, below.g), mix(ink.b, below.b))
+    }
+}

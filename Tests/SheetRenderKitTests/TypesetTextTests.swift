@@ -1,0 +1,174 @@
+import Foundation
+import SheetCore
+@testable import SheetRenderKit
+import SheetTestSupport
+import Testing
+
+/// Text set by Pango in every script the sheet must show, checked glyph by glyph and in golden
+/// pictures. The goldens are set in Noto Sans with its fallbacks (fonts-noto-core,
+/// fonts-noto-cjk, fonts-noto-color-emoji, which `make deps` installs); anti-aliasing may move
+/// by a few levels across FreeType versions, so a pixel counts as different only past
+/// `GoldenTolerance.channel` in some channel, and a picture may differ in at most
+/// `GoldenTolerance.pixels` of its pixels.
+@Suite struct TypesetTextTests {
+    static let typesetter = Result { try Typesetter(font: "Noto Sans") }
+
+    /// A sample of each script: every grapheme in it is set with ink and with no missing-glyph
+    /// box, so no installed font is missing and no fallback was skipped.
+    static let scripts: [(script: String, text: String)] = [
+        ("Latin with accents", "Réglages Ünïcödé ñ ç ø ß"),
+        ("Korean", "설정 와이파이 블루투스"),
+        ("Japanese", "設定 ディスプレイ ひらがな"),
+        ("Chinese", "设置 蓝牙 顯示"),
+        ("Arabic", "الإعدادات والشبكة"),
+        ("Hebrew", "הגדרות רשת"),
+        ("Thai", "การตั้งค่า ภาษาไทย"),
+        ("Devanagari", "सेटिंग्स हिन्दी"),
+        ("Greek and Cyrillic", "Ρυθμίσεις Настройки"),
+        ("emoji", "🔋🎵📶👍🏽"),
+    ]
+
+    @Test func everyGlyphOfEveryScriptHasInk() throws {
+        let typesetter = try Self.typesetter.get()
+        for (script, text) in Self.scripts {
+            let whole = typesetter.image(text, style: Self.style(text))
+            #expect(whole.unknownGlyphs == 0, "\(script): \(whole.unknownGlyphs) characters have no font")
+            for grapheme in text where !grapheme.isWhitespace {
+                let image = typesetter.image(String(grapheme), style: Self.style(String(grapheme)))
+                #expect(image.unknownGlyphs == 0, "\(script): '\(grapheme)' has no font (a hex box)")
+                let inked = image.pixels.filter { $0 >> 24 > 64 }.count
+                #expect(inked >= 6, "\(script): '\(grapheme)' is drawn with \(inked) inked pixels")
+            }
+        }
+    }
+
+    @Test func emojiAreInColour() throws {
+        let typesetter = try Self.typesetter.get()
+        let image = typesetter.image("🔋🎵", style: Self.style("🔋🎵"))
+        let coloured = image.pixels.filter { pixel in
+            let r = Int(pixel >> 16 & 0xFF), g = Int(pixel >> 8 & 0xFF), b = Int(pixel & 0xFF)
+            return pixel >> 24 > 128 && max(abs(r - g), abs(g - b), abs(r - b)) > 60
+        }
+        #expect(coloured.count > 100, "the emoji are drawn in their own colours, not the text's grey")
+    }
+
+    @Test func aLineTooLongEndsInAnEllipsisWithinItsWidth() throws {
+        let typesetter = try Self.typesetter.get()
+        let text = String(repeating: "A label far too long for its row ", count: 4)
+        let image = typesetter.image(text, style: TextStyle(sizeInPixels: 17, color: .black, maximumWidthInPixels: 200))
+        #expect(image.isEllipsized)
+        #expect(image.width <= 200)
+        let short = typesetter.image("Wi-Fi", style: TextStyle(sizeInPixels: 17, color: .black, maximumWidthInPixels: 200))
+        #expect(!short.isEllipsized)
+    }
+
+    @Test func theTitlesDirectionFollowsItsFirstStrongLetter() {
+        #expect(TextDirection.of("설정 — Réglages") == .leftToRight)
+        #expect(TextDirection.of("الإعدادات") == .rightToLeft)
+        #expect(TextDirection.of("123 שלום") == .rightToLeft, "digits are weak; the Hebrew letter decides")
+        #expect(TextDirection.of("🔋 Battery") == .leftToRight)
+        #expect(TextDirection.of("\u{200F}Wi-Fi") == .rightToLeft, "a right-to-left mark is strong")
+        #expect(TextDirection.of("") == .leftToRight)
+    }
+
+    @Test func theCacheIsBoundedAndKeepsTheNewest() throws {
+        let typesetter = try Typesetter(font: "Noto Sans", cacheBytes: 1 << 16)
+        let style = TextStyle(sizeInPixels: 17, color: .black, maximumWidthInPixels: 400)
+        for index in 0..<200 { _ = typesetter.image("Row number \(index)", style: style) }
+        let (lines, bytes) = typesetter.cached
+        #expect(bytes <= 1 << 16)
+        #expect(lines > 0 && lines < 200)
+    }
+
+    @Test func aFontPatternThatMatchesNothingFallsBackToAnInstalledFont() throws {
+        let typesetter = try Typesetter(font: "No Such Font Family 12345")
+        let image = typesetter.image("Réglages 설정", style: Self.style("Réglages 설정"))
+        #expect(image.unknownGlyphs == 0)
+        #expect(image.pixels.contains { $0 >> 24 > 128 })
+        #expect(throws: TypesetterError.self) { try Typesetter(font: "Noto\u{0}Sans") }
+    }
+
+    static func style(_ text: String) -> TextStyle {
+        TextStyle(sizeInPixels: 24, color: RGB(hex: 0x1C1C1E), maximumWidthInPixels: 4000, direction: TextDirection.of(text))
+    }
+
+    // MARK: Goldens
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var width: Int
+        var height: Int
+        var scale: Double
+        var top: Double
+        var title: String
+        var labels: [String]
+        var look: Look = Look()
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "text-korean-540x960", width: 540, height: 960, scale: 1, top: 300, title: "설정 — Réglages",
+             labels: ["와이파이", "블루투스", "디스플레이 밝기", "소리와 진동", "日本語: 画面の設定", "中文: 显示设置",
+                      "ภาษาไทย: การตั้งค่า", "हिन्दी: सेटिंग्स", "🔋 배터리 87 %  🎵 🎉",
+                      "A label far too long for the row it sits in, so it ends in an ellipsis before the edge of the card", "Über dieses Gerät"]),
+        Case(name: "text-arabic-540x960", width: 540, height: 960, scale: 1, top: 300, title: "الإعدادات",
+             labels: ["شبكة Wi-Fi", "البلوتوث", "الشاشة والسطوع", "الأصوات", "עברית: הגדרות רשת",
+                      "اللغة والمنطقة الجغرافية وتنسيق التاريخ والوقت والأرقام والعملات ووحدات القياس", "حول هذا الجهاز"]),
+    ]
+
+    @Test(arguments: cases)
+    func matchesItsGoldenImage(_ c: Case) throws {
+        let typesetter = try Self.typesetter.get()
+        let items = c.labels.enumerated().map { SheetItem(id: "item\($0.offset)", label: $0.element) }
+        let list = ListScene(items: items, titleBarHeight: 56 * c.scale, itemHeight: 56 * c.scale, scroll: 0, othersScale: 1,
+                             lifted: nil, moving: [], height: c.height)
+        let scene = SheetScene(width: c.width, height: c.height, scale: c.scale, top: c.top, dim: 0.7, progress: 0.7,
+                               look: c.look, title: c.title, list: list)
+        let canvas = Canvas(width: c.width, height: c.height, format: .xrgb8888)
+        Painter(typesetter: typesetter).draw(scene, into: canvas)
+        try compareWithTolerance(canvas, name: c.name)
+    }
+}
+
+/// How far a typeset golden may drift: anti-aliasing across FreeType and Cairo versions.
+enum GoldenTolerance {
+    /// Levels (of 255) a channel may differ by before its pixel counts as different.
+    static let channel = 40
+    /// The share of a picture's pixels that may count as different.
+    static let pixels = 0.002
+}
+
+/// `canvas` against the golden image `name` within `GoldenTolerance`, or written as it when
+/// `SHEETD_UPDATE_GOLDENS=1`.
+func compareWithTolerance(_ canvas: Canvas, name: String) throws {
+    let drawn = PNG.encode(canvas)
+    let golden = fixtures.appendingPathComponent("golden/\(name).png")
+    if ProcessInfo.processInfo.environment["SHEETD_UPDATE_GOLDENS"] == "1" {
+        try Data(drawn).write(to: golden)
+        return
+    }
+    let expected = try PNG.decode(Array(try Data(contentsOf: golden)))
+    let actual = canvas.rgbBytes()
+    guard expected.width == canvas.width, expected.height == canvas.height, expected.rgb.count == actual.count else {
+        Issue.record("\(name): \(canvas.width)x\(canvas.height) drawn, the golden is \(expected.width)x\(expected.height)")
+        return
+    }
+    var differing = 0, first: Int?
+    for pixel in 0..<(actual.count / 3) {
+        let i = pixel * 3
+        let worst = max(abs(Int(expected.rgb[i]) - Int(actual[i])), abs(Int(expected.rgb[i + 1]) - Int(actual[i + 1])),
+                        abs(Int(expected.rgb[i + 2]) - Int(actual[i + 2])))
+        if worst > GoldenTolerance.channel {
+            differing += 1
+            if first == nil { first = pixel }
+        }
+    }
+    let allowed = Int(Double(canvas.width * canvas.height) * GoldenTolerance.pixels)
+    if differing > allowed {
+        let written = try temporaryFolder(keep: true).appendingPathComponent("\(name).drawn.png")
+        try Data(drawn).write(to: written)
+        let at = first.map { "first at (\($0 % canvas.width), \($0 / canvas.width))" } ?? ""
+        let levels = GoldenTolerance.channel
+        Issue.record("\(name): \(differing) pixels differ by more than \(levels) levels from \(golden.path) (\(allowed) allowed), \(at); drawn: \(written.path)")
+    }
+}
