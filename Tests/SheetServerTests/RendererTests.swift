@@ -255,7 +255,8 @@ struct RendererTests {
         }
         let drag = frames.indices.filter { frames[$0].state.list?.lifted != nil }
         let checked = Set([0, frames.count - 1] + stride(from: 0, to: drag.count, by: max(1, drag.count / 6)).map { drag[$0] })
-        let painter = Painter(font: PSF2Font.system())
+        // The painter the renderer itself picks (Pango, or the console font where none loads).
+        let painter = Painter.standard().painter
         for index in checked.sorted() {
             let (name, state, ids) = frames[index]
             let canvas = Canvas(width: 1080, height: 1920, format: .xrgb8888)
@@ -327,14 +328,22 @@ struct RendererTests {
 
         // Content: the title on the title line, then a row a line from two lines below it,
         // fetched by the renderer when the revision moved.
+        // A Korean row takes two cells a syllable (East Asian Width); an Arabic one is in
+        // visual order, joined, and set against the right edge.
+        let arabic = "الإعدادات"
         try daemon.client().setContent(ContentChange(title: "Settings", items: [
             SheetItem(id: "wifi", label: "Wi-Fi"), SheetItem(id: "bt", label: "Bluetooth"), SheetItem(id: "display", label: "Display"),
+            SheetItem(id: "ko", label: "설정 화면"), SheetItem(id: "ar", label: arabic),
         ]))
-        pane = try capture { $0.text(4).contains("Wi-Fi") }
+        pane = try capture { $0.text(4).contains("Wi-Fi") && $0.text(8).contains("▀▀") }
         #expect(pane.text(2).contains("Settings") && !pane.text(2).contains("sheetd"), "the content's title: \(pane.text(2))")
         #expect(pane.text(4).contains("Wi-Fi") && pane.text(5).contains("Bluetooth") && pane.text(6).contains("Display"),
                 "rows: \(pane.lines.indices.map(pane.text))")
-        #expect(pane.cell(7, 10) == card, "below the list, the card")
+        // tmux gives a wide character once: 2 card cells, 5 characters in 9 cells, then 29 card cells.
+        #expect(pane.text(7) == "▀▀설정 화면" + String(repeating: "▀", count: 29), "the Korean row: \(pane.text(7))")
+        let visual = TerminalText.cells(arabic, columns: 36, direction: .rightToLeft).joined()
+        #expect(visual != arabic && pane.text(8).hasSuffix(visual + "▀▀"), "the Arabic row, right-aligned: \(pane.text(8))")
+        #expect(pane.cell(9, 10) == card, "below the list, the card")
 
         // Ctrl-C: the renderer leaves, the frame log ends, and the terminal's own screen is back.
         _ = try tmux(["send-keys", "-t", "sheet", "C-c"])
