@@ -81,6 +81,8 @@ final class TerminalBackend: Backend {
             let overlay = text[line]
             for column in 0..<columns {
                 if let overlay, let character = overlay.character(column, columns: columns) {
+                    // The second cell of a wide character: the terminal moved past it already.
+                    if character.isEmpty { continue }
                     // Text on the card: its background (or the lifted row's) behind, ink in front.
                     let ground = overlay.highlighted ? scene.look.separator : scene.look.card, ink = scene.look.label
                     out += "\u{1B}[38;2;\(ink.r);\(ink.g);\(ink.b);48;2;\(ground.r);\(ground.g);\(ground.b)m\(character)"
@@ -100,16 +102,30 @@ final class TerminalBackend: Backend {
         return .shown(rows: rows)
     }
 
-    /// A line of text over the card: the title with the close mark, or a row of the list.
+    /// A line of text over the card: the title with the close mark, or a row of the list, in
+    /// cells (`TerminalText`: visual order, a wide character's second cell empty).
     struct TextLine: Equatable {
-        var text: [Character]
+        var cells: [String]
         var close: Bool
+        /// Right to left: set against the right edge, the close mark on the left.
+        var rightToLeft: Bool
         /// The picked-up row: the whole line on a darker ground.
         var highlighted: Bool
 
-        func character(_ column: Int, columns: Int) -> Character? {
-            if close && column == columns - 3 { return "×" }
-            if column >= 2 && column < 2 + text.count { return text[column - 2] }
+        init(_ text: String, columns: Int, close: Bool, highlighted: Bool) {
+            let direction = TextDirection.of(text)
+            rightToLeft = direction == .rightToLeft
+            cells = TerminalText.cells(text, columns: max(columns - (close ? 8 : 4), 1), direction: direction)
+            self.close = close
+            self.highlighted = highlighted
+        }
+
+        /// What column `column` shows: a character, "" for the second cell of a wide one
+        /// (nothing to write), or nil where the card's pixels show.
+        func character(_ column: Int, columns: Int) -> String? {
+            if close && column == (rightToLeft ? 2 : columns - 3) { return "×" }
+            let start = rightToLeft ? columns - 2 - cells.count : 2
+            if column >= start && column < start + cells.count { return cells[column - start] }
             return highlighted ? " " : nil
         }
     }
@@ -121,7 +137,7 @@ final class TerminalBackend: Backend {
         var text: [Int: TextLine] = [:]
         let titleLine = Int((scene.top / 2).rounded(.up)) + 1
         guard titleLine < lines, columns >= 12 else { return text }
-        text[titleLine] = TextLine(text: Array(scene.title.prefix(columns - 8)), close: true, highlighted: false)
+        text[titleLine] = TextLine(scene.title, columns: columns, close: true, highlighted: false)
         guard let list else { return text }
         let firstLine = titleLine + 2
         guard firstLine < lines else { return text }
@@ -135,7 +151,7 @@ final class TerminalBackend: Backend {
         lined.rows(top: scene.top, clip: Double(firstLine * 2)..<Double(lines * 2)) { row in
             let line = Int((row.centre / 2).rounded(.down))
             guard line >= firstLine, line < lines, text[line]?.highlighted != true else { return }
-            text[line] = TextLine(text: Array(list.items[row.position].label.prefix(columns - 4)), close: false, highlighted: row.isLifted)
+            text[line] = TextLine(list.items[row.position].label, columns: columns, close: false, highlighted: row.isLifted)
         }
         return text
     }
