@@ -21,6 +21,12 @@ public struct EngineFlags: ParsableArguments {
     @Option(name: .customLong("long-press"), help: "Seconds a still finger takes to become a long press.")
     public var longPress: String?
 
+    @Option(name: .customLong("max-width"), help: "The widest the card gets, in points (default 640); a wider screen shows the dim beside it.")
+    public var maximumWidth: String?
+
+    @Option(help: "Where a card narrower than the screen sits: center, start (left) or end (right).")
+    public var align: String?
+
     @Flag(name: .customLong("reduce-motion"), help: "Reduced motion: the card placed at once, the dim cross-faded.")
     public var reduceMotion = false
 
@@ -36,6 +42,7 @@ public struct EngineFlags: ParsableArguments {
     public func resolver(extra: [(String, String?)] = []) -> @Sendable () throws(Settings.ResolveError) -> Settings {
         let flags: [(String, String?)] = [("screen", screen), ("scale", scale), ("policy", policy),
                                           ("initial", initial), ("long-press", longPress),
+                                          ("max-width", maximumWidth), ("align", align),
                                           ("reduce-motion", reduceMotion ? "true" : nil)]
             + detents.map { ("detents", $0) } + extra
         let config = config

@@ -51,7 +51,7 @@ public struct Settings: Sendable {
     public static let keys = [
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
         "reduce-motion", "reduce-motion-fade-in", "reduce-motion-fade-out",
-        "item-height", "item-long-press", "content",
+        "max-width", "align", "item-height", "item-long-press", "content",
         "input", "seat", "socket", "socket-mode", "socket-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
         "client-idle-timeout", "log-level",
         "state-directory",
@@ -111,6 +111,13 @@ public struct Settings: Sendable {
             engine.sheet.reducedMotionFadeInSeconds = try number(0...1, "seconds")
         case "reduce-motion-fade-out":
             engine.sheet.reducedMotionFadeOutSeconds = try number(0...1, "seconds")
+        case "max-width":
+            engine.layout.maximumWidth = try number(SheetLayout.maximumWidthRange, "points")
+        case "align":
+            guard let alignment = CardAlignment(name: value) else {
+                throw SettingError("`align` wants \(CardAlignment.names.joined(separator: ", ")); got `\(value)`")
+            }
+            engine.layout.alignment = alignment
         case "item-height":
             engine.list.itemHeightInPoints = try number(16...512, "points")
         case "item-long-press":

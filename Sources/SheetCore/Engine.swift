@@ -38,6 +38,9 @@ public struct SheetSnapshot: Sendable, Equatable, BitwiseCopyable {
     public var cause: SheetCause
     /// Reduced motion is on: the card is placed at once and only the dim fades.
     public var reduceMotion: Bool
+    /// The card's horizontal extent (pixels): the screen's width, or `SheetLayout.maximumWidth`
+    /// placed by its alignment on a wider screen.
+    public var cardInPixels: CardSpan
 }
 
 /// What one step of the engine produced, in order.
@@ -119,7 +122,7 @@ public struct Engine: Sendable {
         sheet = SheetMachine(configuration: configuration.sheet, screen: configuration.screen,
                              layout: configuration.layout, initialDetent: known ?? configuration.initialDetent)
         list = ListMachine(configuration: configuration.list, sheet: configuration.sheet, screen: configuration.screen,
-                           topmostTop: sheet.detents.topmost.topInPoints)
+                           span: sheet.span, topmostTop: sheet.detents.topmost.topInPoints)
         listScratch.reserveCapacity(16)
         slotDown = Array(repeating: false, count: configuration.maximumSlots)
         slotPosition = Array(repeating: .zero, count: configuration.maximumSlots)
@@ -146,7 +149,8 @@ public struct Engine: Sendable {
             target: sheet.targetDetentIndex.map { sheet.detents[$0].name },
             topInPixels: sheet.top * scale, dim: sheet.dim, progress: sheet.progress,
             velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
-            reduceMotion: sheet.configuration.reduceMotion)
+            reduceMotion: sheet.configuration.reduceMotion,
+            cardInPixels: CardSpan(left: sheet.span.left * scale, width: sheet.span.width * scale))
     }
 
     /// The list as it is drawn now, stamped `time`; nil while the sheet has no content (a
@@ -169,6 +173,7 @@ public struct Engine: Sendable {
         if content.items.count > SheetContent.Limits.items { content.items.removeLast(content.items.count - SheetContent.Limits.items) }
         self.content = content
         sheet.guarded = content.guarded
+        sheet.titleDirection = TextDirection.of(content.title)
         list.setItems(count: content.items.count, order: order, offset: scrollInPoints, after: revision)
         arena.enableItemHold(!content.items.isEmpty)
         panRoute = .sheet
@@ -182,6 +187,7 @@ public struct Engine: Sendable {
         content.title = title
         content.guarded = guarded
         sheet.guarded = guarded
+        sheet.titleDirection = TextDirection.of(title)
         list.contentChanged()
         publish(at: time, into: &out)
     }

@@ -17,6 +17,11 @@ public enum SheetInterface {
     # A detent's name is 1 to 15 bytes of letters, digits, - and _.
     type DetentPosition (name: string, top: float)
 
+    # The card's horizontal extent in pixels: the screen's width, or on a wider screen the
+    # configured max-width placed by align. Beside it is the dim. A daemon that does not
+    # send it has a card as wide as the screen.
+    type Card (x: float, width: float)
+
     # What a renderer needs to draw the sheet. top is in pixels from the top of the
     # screen, velocity is the card's in pixels per second (positive downwards): the
     # finger's while dragging (slowed by the rubber band past the top, as of the last
@@ -37,6 +42,7 @@ public enum SheetInterface {
       cause: (initial, user, animation, command),
       inputActive: bool,
       reduceMotion: bool,
+      card: ?Card,
       detents: []DetentPosition,
       list: ?List
     )

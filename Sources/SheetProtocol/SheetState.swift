@@ -43,6 +43,11 @@ public struct SheetState: Sendable, Equatable {
     /// Reduced motion is on: the card is placed at once where it goes and only the dim fades;
     /// a renderer adds no motion of its own.
     public var reduceMotion: Bool
+    /// The card's horizontal extent (pixels from the screen's left edge): the whole width, or
+    /// at most `SheetLayout.maximumWidth` placed by its alignment. Beside it is the dim, and a
+    /// tap there is a tap on the dim. `"card":{"x":640,"width":640}` on the wire; a state from
+    /// a daemon that sends none spans the screen.
+    public var cardInPixels: CardSpan
 
     /// Nothing moves: the sheet rests and its list, if any, is settled.
     public var isAtRest: Bool { state == .resting && (list?.isSettled ?? true) }
@@ -54,7 +59,8 @@ public struct SheetState: Sendable, Equatable {
     public init(state: SheetMachine.StateKind, detent: DetentName?, target: DetentName?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
                 screen: ScreenSize, cause: SheetCause, detents: [DetentPosition], list: ListState? = nil,
-                inputActive: Bool = false, reduceMotion: Bool = false) {
+                inputActive: Bool = false, reduceMotion: Bool = false, cardInPixels: CardSpan? = nil) {
+        self.cardInPixels = cardInPixels ?? CardSpan(left: 0, width: Double(screen.widthInPixels))
         self.list = list
         self.inputActive = inputActive
         self.reduceMotion = reduceMotion
@@ -194,7 +200,11 @@ extension SheetState {
         w.append(inputActive ? "true" : "false")
         w.append(",\"reduceMotion\":")
         w.append(reduceMotion ? "true" : "false")
-        w.append(",\"detents\":[")
+        w.append(",\"card\":{\"x\":")
+        w.append(cardInPixels.left, decimals: 2)
+        w.append(",\"width\":")
+        w.append(cardInPixels.width, decimals: 2)
+        w.append("},\"detents\":[")
         for (index, detent) in detents.enumerated() {
             if index > 0 { w.append(UInt8(ascii: ",")) }
             w.append("{\"name\":")
@@ -356,6 +366,15 @@ extension SheetState {
         guard let inputActive = try field(json, "inputActive").boolValue else { throw ProtocolError("field \"inputActive\" is not a boolean") }
         guard let reduceMotion = try field(json, "reduceMotion").boolValue else { throw ProtocolError("field \"reduceMotion\" is not a boolean") }
         let screen = try field(json, "screen")
+        let size = ScreenSize(widthInPixels: try side(screen, "width"), heightInPixels: try side(screen, "height"),
+                              scale: try number(screen, "scale", in: ScreenSize.scaleRange))
+        // The card lies on the screen, at least a pixel wide; a daemon before it sent none.
+        var card: CardSpan?
+        if let value = json["card"], !value.isNull {
+            let width = Double(size.widthInPixels)
+            let left = try number(value, "x", in: 0...(width - 1))
+            card = CardSpan(left: left, width: try number(value, "width", in: 1...(width - left)))
+        }
         var detents: [DetentPosition] = []
         if case .array(let list)? = json["detents"] {
             guard list.count <= SheetConfiguration.maximumDetents else { throw ProtocolError("more than \(SheetConfiguration.maximumDetents) detents") }
@@ -366,11 +385,9 @@ extension SheetState {
         self.init(state: state, detent: try optionalName(json, "detent"), target: try optionalName(json, "target"),
                   topInPixels: try number(json, "top"), progress: try number(json, "progress"),
                   dim: try number(json, "dim", in: 0...1), velocityInPixelsPerSecond: try number(json, "velocity"),
-                  screen: ScreenSize(widthInPixels: try side(screen, "width"), heightInPixels: try side(screen, "height"),
-                                     scale: try number(screen, "scale", in: ScreenSize.scaleRange)),
-                  cause: cause, detents: detents,
+                  screen: size, cause: cause, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
-                  inputActive: inputActive, reduceMotion: reduceMotion)
+                  inputActive: inputActive, reduceMotion: reduceMotion, cardInPixels: card)
     }
 }
 
@@ -435,6 +452,6 @@ extension SheetState {
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
             screen: screen, cause: snapshot.cause, detents: detents,
             list: list.map { ListState($0, layout: layout, content: content, scale: scale) },
-            inputActive: inputActive, reduceMotion: snapshot.reduceMotion)
+            inputActive: inputActive, reduceMotion: snapshot.reduceMotion, cardInPixels: snapshot.cardInPixels)
     }
 }

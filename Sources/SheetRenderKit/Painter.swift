@@ -76,6 +76,9 @@ func coverage(_ distance: Double) -> Double { min(max(0.5 - distance, 0), 1) }
 struct Geometry {
     let scene: SheetScene
     let width: Int
+    /// The card's edges (px, whole): `left..<right`, the dim on either side.
+    let left: Double
+    let right: Double
     let top: Double
     let radius: Double
     let dimmed: RGB
@@ -91,6 +94,8 @@ struct Geometry {
     init(_ scene: SheetScene) {
         self.scene = scene
         width = scene.width
+        left = scene.cardLeft
+        right = scene.cardLeft + scene.cardWidth
         top = scene.top
         radius = scene.cornerRadius
         if scene.look.seeThrough {
@@ -128,11 +133,11 @@ struct Geometry {
     func cardDistance(_ px: Double, _ py: Double) -> Double {
         let cy = top + radius
         if py < cy {
-            if px < radius { return hypot(px - radius, py - cy) - radius }
-            let right = Double(width) - radius
-            if px > right { return hypot(px - right, py - cy) - radius }
+            if px < left + radius { return hypot(px - (left + radius), py - cy) - radius }
+            if px > right - radius { return hypot(px - (right - radius), py - cy) - radius }
         }
-        return top - py
+        // Below the corners: the nearest of the top and the two sides.
+        return max(top - py, left - px, px - right)
     }
 
     /// The card over the dimmed background at the pixel (x, y), and how opaque that is (1
@@ -156,28 +161,43 @@ struct Geometry {
     /// every alpha here is 1, which the opaque formats do not store.
     func drawBase(row y: Int, into canvas: Canvas) {
         let rowTop = Double(y)
+        let cardLeft = Int(left), cardRight = Int(right)
         if rowTop + 1 <= top {
-            if backdrop == nil {
-                canvas.fill(row: y, dimmed, alpha: dimAlpha)
-            } else {
-                for x in 0..<width { canvas.set(x: x, y: y, behind(x: x, y: y)) }
-            }
+            drawDim(row: y, from: 0, to: width, into: canvas)
         } else if rowTop >= top + radius {
-            canvas.fill(row: y, card)
+            drawDim(row: y, from: 0, to: cardLeft, into: canvas)
+            canvas.fill(row: y, from: cardLeft, to: cardRight, card)
+            drawDim(row: y, from: cardRight, to: width, into: canvas)
         } else {
             // The edge: the straight part shares one coverage; the corners are worked out.
-            let corner = min(Int(radius.rounded(.up)) + 1, (width + 1) / 2)
+            drawDim(row: y, from: 0, to: cardLeft, into: canvas)
+            drawDim(row: y, from: cardRight, to: width, into: canvas)
+            let corner = min(Int(radius.rounded(.up)) + 1, (cardRight - cardLeft + 1) / 2)
             let edge = coverage(top - (rowTop + 0.5))
             if backdrop == nil {
-                canvas.fill(row: y, from: corner, to: width - corner, card.over(dimmed, alpha: edge), alpha: baseAlpha(cardCoverage: edge))
+                canvas.fill(row: y, from: cardLeft + corner, to: cardRight - corner, card.over(dimmed, alpha: edge),
+                            alpha: baseAlpha(cardCoverage: edge))
             } else {
-                for x in corner..<max(corner, width - corner) { canvas.set(x: x, y: y, card.over(behind(x: x, y: y), alpha: edge)) }
+                for x in (cardLeft + corner)..<max(cardLeft + corner, cardRight - corner) {
+                    canvas.set(x: x, y: y, card.over(behind(x: x, y: y), alpha: edge))
+                }
             }
-            for x in 0..<corner {
-                let left = baseWithAlpha(x: x, y: y), right = baseWithAlpha(x: width - 1 - x, y: y)
-                canvas.set(x: x, y: y, left.color, alpha: left.alpha)
-                canvas.set(x: width - 1 - x, y: y, right.color, alpha: right.alpha)
+            for offset in 0..<corner {
+                let leftPixel = baseWithAlpha(x: cardLeft + offset, y: y), rightPixel = baseWithAlpha(x: cardRight - 1 - offset, y: y)
+                canvas.set(x: cardLeft + offset, y: y, leftPixel.color, alpha: leftPixel.alpha)
+                canvas.set(x: cardRight - 1 - offset, y: y, rightPixel.color, alpha: rightPixel.alpha)
             }
+        }
+    }
+
+    /// The dimmed background in pixels `x0..<x1` of row `y`.
+    @inline(__always)
+    func drawDim(row y: Int, from x0: Int, to x1: Int, into canvas: Canvas) {
+        guard x0 < x1 else { return }
+        if backdrop == nil {
+            canvas.fill(row: y, from: x0, to: x1, dimmed, alpha: dimAlpha)
+        } else {
+            for x in x0..<x1 { canvas.set(x: x, y: y, behind(x: x, y: y)) }
         }
     }
 
@@ -243,7 +263,7 @@ struct Geometry {
         let visible = band.clamped(to: rows)
         guard !visible.isEmpty else { return }
         let limit = Int(closeX - closeRadius - scene.points(8))
-        var originX = Int(scene.points(scene.look.titleInsetPoints).rounded())
+        var originX = Int((left + scene.points(scene.look.titleInsetPoints)).rounded())
         for scalar in scene.title.unicodeScalars {
             guard originX + glyphWidth <= limit else { break }
             if let glyph = font.glyph(for: scalar) {
@@ -284,8 +304,8 @@ struct Geometry {
 
     /// A row's box at its scale: left, top, right, bottom (px).
     func box(_ row: ListScene.Row, list: ListScene) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
-        let halfWidth = Double(width) * row.scale / 2, halfHeight = list.itemHeight * row.scale / 2
-        let middle = Double(width) / 2
+        let halfWidth = (right - left) * row.scale / 2, halfHeight = list.itemHeight * row.scale / 2
+        let middle = (left + right) / 2
         return (middle - halfWidth, row.centre - halfHeight, middle + halfWidth, row.centre + halfHeight)
     }
 
@@ -340,17 +360,17 @@ struct Geometry {
         let zoom = max(1, Int(scene.scale.rounded()))
         let glyphWidth = Double(font.width * zoom), glyphHeight = Double(font.height * zoom)
         let inset = scene.points(scene.look.labelInsetPoints)
-        let fits = max(0, Int((Double(width) - 2 * inset) / glyphWidth))
+        let fits = max(0, Int((right - left - 2 * inset) / glyphWidth))
         var glyphs: [Int?] = []
         for scalar in label.unicodeScalars.prefix(fits) { glyphs.append(font.glyph(for: scalar)) }
         guard !glyphs.isEmpty else { return }
         // The text's box in the row at rest (x from the card's left, y from the row's top).
         let textTop = (list.itemHeight - glyphHeight) / 2
-        let middle = Double(width) / 2
+        let middle = (left + right) / 2, start = left + inset
         let s = row.scale
         // Scaled about the row's centre, but never left of the inset: a row grown past the
         // card's edges keeps its label on the screen.
-        let left = max(middle + (inset - middle) * s, inset), right = left + Double(glyphs.count) * glyphWidth * s
+        let left = max(middle + (start - middle) * s, start), right = left + Double(glyphs.count) * glyphWidth * s
         let upper = row.centre + (textTop - list.itemHeight / 2) * s, lower = upper + glyphHeight * s
         let ink = scene.look.label
         let columns = Range(pixels: left, right).clamped(to: 0..<width)

@@ -102,6 +102,10 @@ public struct SheetScene: Sendable, Equatable {
     public var top: Double
     /// The dim's opacity over the background (0…1).
     public var dim: Double
+    /// The card's left edge and width (px): the whole width, or a narrower card on a wide
+    /// display (`SheetState.cardInPixels`); the dim shows beside it.
+    public var cardLeft: Double
+    public var cardWidth: Double
     /// How visible the grabber is: it fades with the sheet in the lower half of its travel, so
     /// a hidden sheet leaves nothing on screen.
     public var grabberAlpha: Double
@@ -117,9 +121,14 @@ public struct SheetScene: Sendable, Equatable {
     public var list: ListScene?
 
     public init(width: Int, height: Int, scale: Double, top: Double, dim: Double, progress: Double,
-                look: Look = Look(), title: String? = nil, list: ListScene? = nil) {
+                look: Look = Look(), title: String? = nil, list: ListScene? = nil, card: CardSpan? = nil) {
         self.width = width
         self.height = height
+        // On the screen and at least a pixel wide, whatever a daemon sent; whole pixels.
+        let left = card.map { $0.left.isFinite ? min(max($0.left.rounded(), 0), Double(width - 1)) : 0 } ?? 0
+        let cardWidth = card.map { $0.width.isFinite ? $0.width.rounded() : Double(width) } ?? Double(width)
+        cardLeft = left
+        self.cardWidth = min(max(cardWidth, 1), Double(width) - left)
         // What a daemon publishes is drawn whatever it is: a scale and a top past any real
         // screen's are held where pixel arithmetic stays in range.
         self.scale = scale.isFinite ? min(max(scale, 1.0 / 64), 64) : 1
@@ -147,8 +156,11 @@ public struct SheetScene: Sendable, Equatable {
         let list = content.flatMap { content in
             state.list.map { ListScene($0, items: content.items, zoom: zoom, height: height) }
         }
+        // On a display of another size the card keeps its share of the width.
+        let widthZoom = Double(width) / Double(max(1, state.screen.widthInPixels))
+        let card = CardSpan(left: state.cardInPixels.left * widthZoom, width: state.cardInPixels.width * widthZoom)
         self.init(width: width, height: height, scale: state.screen.scale * zoom, top: state.topInPixels * zoom,
-                  dim: state.dim, progress: state.progress, look: look, title: content?.title, list: list)
+                  dim: state.dim, progress: state.progress, look: look, title: content?.title, list: list, card: card)
     }
 
     func points(_ value: Double) -> Double { value * scale }
@@ -159,7 +171,7 @@ public struct SheetScene: Sendable, Equatable {
     var grabber: (x0: Double, y0: Double, x1: Double, y1: Double) {
         let w = points(look.grabberWidthPoints), h = points(look.grabberHeightPoints)
         let bottom = top - points(look.grabberGapPoints)
-        let left = (Double(width) - w) / 2
+        let left = cardLeft + (cardWidth - w) / 2
         return (left, bottom - h, left + w, bottom)
     }
 
@@ -168,7 +180,7 @@ public struct SheetScene: Sendable, Equatable {
     var close: (x: Double, y: Double, radius: Double) {
         let radius = points(look.closeDiameterPoints) / 2
         let inset = points(look.closeInsetPoints)
-        let x = titleDirection == .rightToLeft ? inset + radius : Double(width) - inset - radius
+        let x = titleDirection == .rightToLeft ? cardLeft + inset + radius : cardLeft + cardWidth - inset - radius
         return (x, top + inset + radius, radius)
     }
 
@@ -188,7 +200,8 @@ public struct SheetScene: Sendable, Equatable {
         guard let previous else { return all }
         if previous == self { return nil }
         guard previous.width == width, previous.height == height, previous.scale == scale,
-              previous.dim == dim, previous.look == look else { return all }
+              previous.dim == dim, previous.look == look, previous.cardLeft == cardLeft,
+              previous.cardWidth == cardWidth else { return all }
         let low = min(previous.top, top) - reach.above
         let withContent = list != nil || previous.list != nil || title != previous.title
         let high = withContent ? Double(height) : max(previous.top, top) + reach.below

@@ -10,15 +10,15 @@ extension Geometry {
         let (closeX, closeY, closeRadius) = scene.close
         let inset = scene.points(scene.look.titleInsetPoints), gap = scene.points(8)
         let rightToLeft = scene.titleDirection == .rightToLeft
-        let room = rightToLeft ? Double(width) - inset - (closeX + closeRadius + gap) : closeX - closeRadius - gap - inset
+        let room = rightToLeft ? right - inset - (closeX + closeRadius + gap) : closeX - closeRadius - gap - (left + inset)
         guard room >= 1 else { return }
         let style = TextStyle(sizeInPixels: scene.points(scene.look.titleSizePoints) * scene.look.textScale, weight: .semibold,
                               color: scene.look.title, maximumWidthInPixels: Int(room), direction: scene.titleDirection)
         let image = typesetter.image(scene.title, style: style)
         guard image.width > 0 else { return }
-        let left = rightToLeft ? Double(width) - inset - Double(image.width) : inset
+        let origin = rightToLeft ? right - inset - Double(image.width) : left + inset
         let upper = closeY - Double(image.height) / 2
-        blend(image, left: left.rounded(), top: upper.rounded(), scale: 1, opacity: 1, clip: rows, into: canvas)
+        blend(image, left: origin.rounded(), top: upper.rounded(), scale: 1, opacity: 1, clip: rows, into: canvas)
     }
 
     /// A label, 20 pt in from the side it starts on and centred on its row, ending in an
@@ -31,22 +31,22 @@ extension Geometry {
         let inset = scene.points(scene.look.labelInsetPoints)
         let direction = TextDirection.of(label)
         let style = TextStyle(sizeInPixels: scene.points(scene.look.labelSizePoints) * scene.look.textScale,
-                              color: scene.look.label, maximumWidthInPixels: Int(Double(width) - 2 * inset),
+                              color: scene.look.label, maximumWidthInPixels: Int(right - left - 2 * inset),
                               direction: direction)
         let image = typesetter.image(label, style: style)
         guard image.width > 0 else { return }
-        let middle = Double(width) / 2, s = row.scale
-        let restLeft = direction == .rightToLeft ? Double(width) - inset - Double(image.width) : inset
-        var left = middle + (restLeft - middle) * s
+        let middle = (left + right) / 2, s = row.scale
+        let restLeft = direction == .rightToLeft ? right - inset - Double(image.width) : left + inset
+        var origin = middle + (restLeft - middle) * s
         if direction == .rightToLeft {
-            left = min(left + Double(image.width) * s, Double(width) - inset) - Double(image.width) * s
+            origin = min(origin + Double(image.width) * s, right - inset) - Double(image.width) * s
         } else {
-            left = max(left, inset)
+            origin = max(origin, left + inset)
         }
         let upper = row.centre - Double(image.height) * s / 2
         // At rest a line sits on whole pixels, as it was set.
         let exact = s == 1
-        blend(image, left: exact ? left.rounded() : left, top: exact ? upper.rounded() : upper, scale: s, opacity: row.opacity,
+        blend(image, left: exact ? origin.rounded() : origin, top: exact ? upper.rounded() : upper, scale: s, opacity: row.opacity,
               clip: clip, into: canvas)
     }
 

@@ -80,7 +80,7 @@ final class TerminalBackend: Backend {
             var previous: (RGB, RGB)?
             let overlay = text[line]
             for column in 0..<columns {
-                if let overlay, let character = overlay.character(column, columns: columns) {
+                if let overlay, let character = overlay.character(column) {
                     // The second cell of a wide character: the terminal moved past it already.
                     if character.isEmpty { continue }
                     // Text on the card: its background (or the lifted row's) behind, ink in front.
@@ -103,30 +103,34 @@ final class TerminalBackend: Backend {
     }
 
     /// A line of text over the card: the title with the close mark, or a row of the list, in
-    /// cells (`TerminalText`: visual order, a wide character's second cell empty).
+    /// cells (`TerminalText`: visual order, a wide character's second cell empty), within the
+    /// card's columns.
     struct TextLine: Equatable {
         var cells: [String]
+        /// The card's columns: the whole terminal, or a narrower card's.
+        var card: Range<Int>
         var close: Bool
         /// Right to left: set against the right edge, the close mark on the left.
         var rightToLeft: Bool
         /// The picked-up row: the whole line on a darker ground.
         var highlighted: Bool
 
-        init(_ text: String, columns: Int, close: Bool, highlighted: Bool) {
+        init(_ text: String, card: Range<Int>, close: Bool, highlighted: Bool) {
             let direction = TextDirection.of(text)
             rightToLeft = direction == .rightToLeft
-            cells = TerminalText.cells(text, columns: max(columns - (close ? 8 : 4), 1), direction: direction)
+            cells = TerminalText.cells(text, columns: max(card.count - (close ? 8 : 4), 1), direction: direction)
+            self.card = card
             self.close = close
             self.highlighted = highlighted
         }
 
         /// What column `column` shows: a character, "" for the second cell of a wide one
         /// (nothing to write), or nil where the card's pixels show.
-        func character(_ column: Int, columns: Int) -> String? {
-            if close && column == (rightToLeft ? 2 : columns - 3) { return "×" }
-            let start = rightToLeft ? columns - 2 - cells.count : 2
+        func character(_ column: Int) -> String? {
+            if close && column == (rightToLeft ? card.lowerBound + 2 : card.upperBound - 3) { return "×" }
+            let start = rightToLeft ? card.upperBound - 2 - cells.count : card.lowerBound + 2
             if column >= start && column < start + cells.count { return cells[column - start] }
-            return highlighted ? " " : nil
+            return highlighted && card.contains(column) ? " " : nil
         }
     }
 
@@ -136,8 +140,9 @@ final class TerminalBackend: Backend {
     private func textLines(_ scene: SheetScene, list: ListScene?) -> [Int: TextLine] {
         var text: [Int: TextLine] = [:]
         let titleLine = Int((scene.top / 2).rounded(.up)) + 1
-        guard titleLine < lines, columns >= 12 else { return text }
-        text[titleLine] = TextLine(scene.title, columns: columns, close: true, highlighted: false)
+        let card = Int(scene.cardLeft)..<Int(scene.cardLeft + scene.cardWidth)
+        guard titleLine < lines, card.count >= 12 else { return text }
+        text[titleLine] = TextLine(scene.title, card: card, close: true, highlighted: false)
         guard let list else { return text }
         let firstLine = titleLine + 2
         guard firstLine < lines else { return text }
@@ -151,7 +156,7 @@ final class TerminalBackend: Backend {
         lined.rows(top: scene.top, clip: Double(firstLine * 2)..<Double(lines * 2)) { row in
             let line = Int((row.centre / 2).rounded(.down))
             guard line >= firstLine, line < lines, text[line]?.highlighted != true else { return }
-            text[line] = TextLine(list.items[row.position].label, columns: columns, close: false, highlighted: row.isLifted)
+            text[line] = TextLine(list.items[row.position].label, card: card, close: false, highlighted: row.isLifted)
         }
         return text
     }

@@ -108,7 +108,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 }
                 let scene = SheetScene(width: screen.widthInPixels, height: screen.heightInPixels, scale: screen.scale,
                                        top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress,
-                                       title: content?.title, list: list)
+                                       title: content?.title, list: list, card: sheet.cardInPixels)
                 try pictures?.frame(scene)
                 animation?.frame(scene, at: sheet.time.microseconds)
             }

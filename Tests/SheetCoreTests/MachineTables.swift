@@ -161,7 +161,7 @@ let pointerEvents: [(String, PointerEvent)] = [
             ("release, fling down", .release(velocityY: 2000, t)),
             ("cancel", .cancel(t)),
             ("tap on the dim", .tap(Point(x: 540, y: 200), .touchscreen, t)),
-            ("tap on the card", .tap(Point(x: 200, y: 1700), .touchscreen, t)),
+            ("tap on the card", .tap(Point(x: 540, y: 1700), .touchscreen, t)),
             ("swipe down from the dim", .swipe(.down, start: Point(x: 540, y: 200), .touchscreen, t)),
             ("swipe down on the card", .swipe(.down, start: Point(x: 540, y: 1700), .touchscreen, t)),
             ("present(expanded)", .present(detent: 0, t)),

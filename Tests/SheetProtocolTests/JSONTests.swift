@@ -137,6 +137,21 @@ import Testing
         #expect(try MonitorUpdate(json: try JSONReader.parse(writer.bytes)) == update)
     }
 
+    /// The card's extent travels in pixels; a state from a daemon that sends none spans the
+    /// screen, as every card did before it had a width of its own.
+    @Test func theCardsExtentSurvivesTheWireAndDefaultsToTheScreen() throws {
+        let state = SheetState(state: .resting, detent: .half, target: nil, topInPixels: 360, progress: 0.5, dim: 0.7,
+                               velocityInPixelsPerSecond: 0, screen: ScreenSize(widthInPixels: 1920, heightInPixels: 720),
+                               cause: .initial, detents: [], cardInPixels: CardSpan(left: 640, width: 640))
+        var writer = JSONWriter()
+        state.write(to: &writer)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.contains(#""card":{"x":640,"width":640}"#), "\(text)")
+        #expect(try SheetState(json: try JSONReader.parse(text)) == state)
+        let old = text.replacingOccurrences(of: #""card":{"x":640,"width":640},"#, with: "")
+        #expect(try SheetState(json: try JSONReader.parse(old)).cardInPixels == CardSpan(left: 0, width: 1920))
+    }
+
     /// What a broken or hostile daemon could send is a protocol error, never a trap: a
     /// sequence number past Int64, screens the daemon refuses, a negative scale, a dim past 1.
     @Test(arguments: [("\"seq\":7", "\"seq\":1e300"), ("\"timestampUSec\":123456789", "\"timestampUSec\":-1e19"),
@@ -145,7 +160,11 @@ import Testing
                       ("\"top\":812.5", "\"top\":1e19"), ("\"dim\":0.31", "\"dim\":2"), ("\"seq\":7", "\"seq\":7.5"),
                       // Detent names a configuration could not hold: too long, a quote, empty.
                       ("\"target\":\"expanded\"", "\"target\":\"\(String(repeating: "x", count: 16))\""),
-                      ("\"target\":\"expanded\"", "\"target\":\"a\\\"b\""), ("\"target\":\"expanded\"", "\"target\":\"\"")])
+                      ("\"target\":\"expanded\"", "\"target\":\"a\\\"b\""), ("\"target\":\"expanded\"", "\"target\":\"\""),
+                      // A card off the screen, wider than it, or of no width.
+                      ("\"x\":0", "\"x\":-1"), ("\"x\":0", "\"x\":1080"),
+                      ("\"card\":{\"x\":0,\"width\":1080}", "\"card\":{\"x\":100,\"width\":1000}"),
+                      ("\"card\":{\"x\":0,\"width\":1080}", "\"card\":{\"x\":0,\"width\":0}")])
     func impossibleStatesAreProtocolErrors(_ field: String, _ replacement: String) throws {
         let state = SheetState(state: .settling, detent: nil, target: .expanded, topInPixels: 812.5, progress: 0.62,
                                dim: 0.31, velocityInPixelsPerSecond: -1200, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),

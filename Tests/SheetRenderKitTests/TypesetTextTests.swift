@@ -103,6 +103,8 @@ import Testing
         var title: String
         var labels: [String]
         var look: Look = Look()
+        /// The card's extent when narrower than the display (the core's, from `SheetLayout`).
+        var card: CardSpan? = nil
         var testDescription: String { name }
     }
 
@@ -114,6 +116,10 @@ import Testing
         Case(name: "text-arabic-540x960", width: 540, height: 960, scale: 1, top: 300, title: "الإعدادات",
              labels: ["شبكة Wi-Fi", "البلوتوث", "الشاشة والسطوع", "الأصوات", "עברית: הגדרות רשת",
                       "اللغة والمنطقة الجغرافية وتنسيق التاريخ والوقت والأرقام والعملات ووحدات القياس", "حول هذا الجهاز"]),
+        // A landscape car panel: the card 640 pt wide in the middle, the dim either side.
+        Case(name: "panel-1920x720", width: 1920, height: 720, scale: 1, top: 200, title: "Climate",
+             labels: ["Driver 21.5 °C", "Passenger 22 °C", "Fan speed", "Recirculate air", "Seat heating"],
+             card: SheetLayout().cardSpan(screenWidth: 1920)),
     ]
 
     @Test(arguments: cases)
@@ -123,7 +129,7 @@ import Testing
         let list = ListScene(items: items, titleBarHeight: 56 * c.scale, itemHeight: 56 * c.scale, scroll: 0, othersScale: 1,
                              lifted: nil, moving: [], height: c.height)
         let scene = SheetScene(width: c.width, height: c.height, scale: c.scale, top: c.top, dim: 0.7, progress: 0.7,
-                               look: c.look, title: c.title, list: list)
+                               look: c.look, title: c.title, list: list, card: c.card)
         let canvas = Canvas(width: c.width, height: c.height, format: .xrgb8888)
         Painter(typesetter: typesetter).draw(scene, into: canvas)
         try compareWithTolerance(canvas, name: c.name)

@@ -269,7 +269,8 @@ import SheetTestSupport
         var dimTap = SyntheticRecording()
         dimTap.tap(x: 540, y: 400)
         var close = SyntheticRecording()
-        close.tap(x: 1080 - 31, y: 960 + 31)
+        // 31 pt in from the card's top-right corner (the 640 pt card centred on 1080 px).
+        close.tap(x: Int32(SheetLayout().cardSpan(screenWidth: 1080).right) - 31, y: 960 + 31)
         var swipe = SyntheticRecording()
         swipe.stroke(from: (540, 300), to: (540, 700), seconds: 0.1)
         var flick = SyntheticRecording()

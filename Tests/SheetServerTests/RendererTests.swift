@@ -339,10 +339,15 @@ struct RendererTests {
         #expect(pane.text(2).contains("Settings") && !pane.text(2).contains("sheetd"), "the content's title: \(pane.text(2))")
         #expect(pane.text(4).contains("Wi-Fi") && pane.text(5).contains("Bluetooth") && pane.text(6).contains("Display"),
                 "rows: \(pane.lines.indices.map(pane.text))")
-        // tmux gives a wide character once: 2 card cells, 5 characters in 9 cells, then 29 card cells.
-        #expect(pane.text(7) == "▀▀설정 화면" + String(repeating: "▀", count: 29), "the Korean row: \(pane.text(7))")
-        let visual = TerminalText.cells(arabic, columns: 36, direction: .rightToLeft).joined()
-        #expect(visual != arabic && pane.text(8).hasSuffix(visual + "▀▀"), "the Arabic row, right-aligned: \(pane.text(8))")
+        // The 640 pt card of a 1080 px screen takes columns 8..<32 of 40, the dim either side.
+        #expect(pane.cell(7, 2) == Cell(text: "▀", foreground: dimmed, background: dimmed), "beside the card, the dim")
+        // tmux gives a wide character once: 8 dim and 2 card cells, 5 characters in 9 cells,
+        // then 13 card and 8 dim cells.
+        #expect(pane.text(7) == String(repeating: "▀", count: 10) + "설정 화면" + String(repeating: "▀", count: 21),
+                "the Korean row: \(pane.text(7))")
+        let visual = TerminalText.cells(arabic, columns: 20, direction: .rightToLeft).joined()
+        #expect(visual != arabic && pane.text(8).hasSuffix(visual + String(repeating: "▀", count: 10)),
+                "the Arabic row, right-aligned on the card: \(pane.text(8))")
         #expect(pane.cell(9, 10) == card, "below the list, the card")
 
         // Ctrl-C: the renderer leaves, the frame log ends, and the terminal's own screen is back.

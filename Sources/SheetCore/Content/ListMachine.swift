@@ -112,6 +112,8 @@ public struct ListMachine: Sendable {
 
     public let configuration: ListConfiguration
     public let screen: ScreenSize
+    /// The card's horizontal extent (points): rows are as wide as the card.
+    public let span: CardSpan
     /// The highest detent's top (points): the list's visible height is measured there.
     public let topmostTop: Double
     private var sheet: SheetConfiguration
@@ -149,10 +151,12 @@ public struct ListMachine: Sendable {
         var offset: Tween
     }
 
-    public init(configuration: ListConfiguration, sheet: SheetConfiguration, screen: ScreenSize, topmostTop: Double) {
+    public init(configuration: ListConfiguration, sheet: SheetConfiguration, screen: ScreenSize,
+                span: CardSpan? = nil, topmostTop: Double) {
         self.configuration = configuration
         self.sheet = sheet
         self.screen = screen
+        self.span = span ?? CardSpan(left: 0, width: screen.widthInPoints)
         self.topmostTop = topmostTop
         othersScale = Tween(value: 1, restDistance: 0.001)
         moving.reserveCapacity(MovingItems.capacity)
@@ -218,7 +222,7 @@ public struct ListMachine: Sendable {
     /// The position of the item under `point` with the card's top at `cardTop`, if any.
     public func position(at point: Point, cardTop: Double) -> Int? {
         let listTop = cardTop + configuration.titleBarHeightInPoints
-        guard point.y >= listTop, point.y < screen.heightInPoints, point.x >= 0, point.x < screen.widthInPoints
+        guard point.y >= listTop, point.y < screen.heightInPoints, span.contains(x: point.x)
         else { return nil }
         let row = ((point.y - listTop + offset) / rowHeight).rounded(.down)
         guard row >= 0, row < Double(order.count) else { return nil }
@@ -227,7 +231,7 @@ public struct ListMachine: Sendable {
 
     /// Whether `point` is on the list (below the title bar, on the card).
     public func isOnList(_ point: Point, cardTop: Double) -> Bool {
-        point.y >= cardTop + configuration.titleBarHeightInPoints
+        point.y >= cardTop + configuration.titleBarHeightInPoints && span.contains(x: point.x)
     }
 
     /// What a renderer draws now.

@@ -78,9 +78,44 @@ public struct SheetConfiguration: Sendable, Hashable {
     public init() {}
 }
 
+/// Where a card narrower than the screen sits: libadwaita's `AdwBottomSheet:align` and
+/// Material 3's centred sheet. `start` is the screen's left edge and `end` its right, whatever
+/// the title's direction, so that new content never moves the card.
+public enum CardAlignment: UInt8, Sendable, BitwiseCopyable, Named {
+    case center, start, end
+
+    public var name: StaticString {
+        switch self {
+        case .center: return "center"
+        case .start: return "start"
+        case .end: return "end"
+        }
+    }
+}
+
+/// The card's horizontal extent, in points from the screen's left edge.
+/// Example: a 1920x720 panel at scale 1 with the 640 pt cap, centred: left 640, width 640.
+public struct CardSpan: Hashable, Sendable, BitwiseCopyable {
+    public var left: Double
+    public var width: Double
+
+    public init(left: Double, width: Double) {
+        self.left = left
+        self.width = width
+    }
+
+    public var right: Double { left + width }
+    public var centre: Double { left + width / 2 }
+
+    @inline(__always)
+    public func contains(x: Double) -> Bool { x >= left && x < right }
+}
+
 /// The card's parts that a touch can hit, in points, shared with renderers.
 /// The grabber: 60×6 pt, 10 pt above the card (the tutorial); the close button: a 30 pt circle
-/// 16 pt in from the card's top-right corner, with a 44×44 pt touch target (Apple's minimum).
+/// 16 pt in from the card's top corner on the side where the title ends (right, or left for a
+/// right-to-left title), with a 44×44 pt touch target (Apple's minimum). On a screen wider than
+/// `maximumWidth` the card is that wide, placed by `alignment`; beside it is the dim.
 public struct SheetLayout: Sendable, Hashable {
     public var grabberWidth: Double = 60
     public var grabberHeight: Double = 6
@@ -89,27 +124,52 @@ public struct SheetLayout: Sendable, Hashable {
     public var closeButtonDiameter: Double = 30
     public var closeButtonInset: Double = 16
     public var minimumTouchTarget: Double = 44
+    /// The widest the card gets: 640 pt, Material 3's bottom sheet maximum width (as
+    /// libadwaita's `AdwBottomSheet` caps its sheet too). Portrait phones are narrower.
+    public var maximumWidth: Double = 640
+    public var alignment: CardAlignment = .center
+
+    /// Widths the cap may be set to (points).
+    public static let maximumWidthRange = 160.0...16384.0
 
     public init() {}
 
-    /// The close button's centre for a card whose top is at `top`.
-    public func closeButtonCentre(top: Double, screenWidth: Double) -> Point {
-        Point(x: screenWidth - closeButtonInset - closeButtonDiameter / 2,
-              y: top + closeButtonInset + closeButtonDiameter / 2)
+    /// The card on a screen `screenWidth` points wide: the whole width up to the cap, then the
+    /// cap's width placed by the alignment, on whole pixels at `scale` so that what a renderer
+    /// draws and what is hit-tested agree to the pixel.
+    public func cardSpan(screenWidth: Double, scale: Double = 1) -> CardSpan {
+        guard screenWidth > maximumWidth else { return CardSpan(left: 0, width: max(screenWidth, 0)) }
+        let widthInPixels = (maximumWidth * scale).rounded()
+        let spareInPixels = (screenWidth * scale).rounded() - widthInPixels
+        let leftInPixels: Double
+        switch alignment {
+        case .center: leftInPixels = (spareInPixels / 2).rounded(.down)
+        case .start: leftInPixels = 0
+        case .end: leftInPixels = spareInPixels
+        }
+        return CardSpan(left: leftInPixels / scale, width: widthInPixels / scale)
     }
 
-    public func isOnCloseButton(_ point: Point, top: Double, screenWidth: Double) -> Bool {
-        let centre = closeButtonCentre(top: top, screenWidth: screenWidth)
+    /// The close button's centre for a card at `span` whose top is at `top`: in from the
+    /// corner where the title ends.
+    public func closeButtonCentre(top: Double, span: CardSpan, direction: TextDirection = .leftToRight) -> Point {
+        let offset = closeButtonInset + closeButtonDiameter / 2
+        return Point(x: direction == .rightToLeft ? span.left + offset : span.right - offset, y: top + offset)
+    }
+
+    public func isOnCloseButton(_ point: Point, top: Double, span: CardSpan, direction: TextDirection = .leftToRight) -> Bool {
+        let centre = closeButtonCentre(top: top, span: span, direction: direction)
         let half = max(minimumTouchTarget, closeButtonDiameter) / 2
         return abs(point.x - centre.x) <= half && abs(point.y - centre.y) <= half
     }
 
-    /// On the card, or on the grabber's touch target above it.
-    public func isOnCard(_ point: Point, top: Double, screenWidth: Double) -> Bool {
-        if point.y >= top { return true }
+    /// On the card, or on the grabber's touch target above it; beside a card narrower than the
+    /// screen is off it.
+    public func isOnCard(_ point: Point, top: Double, span: CardSpan) -> Bool {
+        if point.y >= top { return span.contains(x: point.x) }
         let grabberCentreY = top - grabberGap - grabberHeight / 2
         let halfWidth = max(minimumTouchTarget, grabberWidth) / 2
         let halfHeight = minimumTouchTarget / 2
-        return abs(point.x - screenWidth / 2) <= halfWidth && abs(point.y - grabberCentreY) <= halfHeight
+        return abs(point.x - span.centre) <= halfWidth && abs(point.y - grabberCentreY) <= halfHeight
     }
 }

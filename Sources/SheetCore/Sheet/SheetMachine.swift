@@ -171,6 +171,10 @@ public struct SheetMachine: Sendable {
     public let detents: DetentSet
     public let layout: SheetLayout
     public let screen: ScreenSize
+    /// The card's horizontal extent (points): the screen's width up to `layout.maximumWidth`.
+    public let span: CardSpan
+    /// Which way the title reads: the close button sits where it ends. Set with the content.
+    public internal(set) var titleDirection = TextDirection.leftToRight
     public private(set) var cause: SheetCause = .initial
     /// Set by `handle` when the state changed kind or target; the caller logs it.
     public private(set) var lastTransition: SheetTransition?
@@ -181,7 +185,6 @@ public struct SheetMachine: Sendable {
     public private(set) var lastDismissAttempt: DismissCause?
 
     private var height: Double { screen.heightInPoints }
-    private var width: Double { screen.widthInPoints }
     /// Half a pixel, in points: closer than this to a detent is at the detent.
     private var tolerance: Double { 0.5 / screen.scale }
 
@@ -190,6 +193,7 @@ public struct SheetMachine: Sendable {
         self.configuration = configuration
         self.screen = screen
         self.layout = layout
+        span = layout.cardSpan(screenWidth: screen.widthInPoints, scale: screen.scale)
         self.detents = DetentSet(configuration.detents, screenHeightInPoints: screen.heightInPoints)
         let initial = detents.index(named: initialDetent) ?? detents.nearest(to: screen.heightInPoints / 2)
         kind = .resting
@@ -289,7 +293,7 @@ public struct SheetMachine: Sendable {
     }
 
     private func isOnCard(_ point: Point, _ source: TouchSource) -> Bool {
-        source == .touchpad || layout.isOnCard(point, top: top, screenWidth: width)
+        source == .touchpad || layout.isOnCard(point, top: top, span: span)
     }
 
     // MARK: The machine
@@ -379,7 +383,7 @@ public struct SheetMachine: Sendable {
         case (.dragging, .tap(let point, let source, let time)):
             let drag = dragging
             // A tap that ends a caught drag: the close button still closes.
-            guard source == .touchscreen, layout.isOnCloseButton(point, top: top, screenWidth: width) else { return .none }
+            guard source == .touchscreen, layout.isOnCloseButton(point, top: top, span: span, direction: titleDirection) else { return .none }
             if guarded && drag.originDetent != detents.hiddenIndex {
                 lastDismissAttempt = .closeButton
                 return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
@@ -397,7 +401,7 @@ public struct SheetMachine: Sendable {
             let settle = settling
             // Hit-test and catch where the card is at the touch, not where the last frame drew it.
             let top = settle.dim == nil ? sampleSettle(at: time).value : settle.top
-            guard source == .touchpad || layout.isOnCard(point, top: top, screenWidth: width) else { return .none }
+            guard source == .touchpad || layout.isOnCard(point, top: top, span: span) else { return .none }
             // Caught where it is: the drag starts from the current top, no jump.
             begin(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
             cause = .user
@@ -610,7 +614,7 @@ public struct SheetMachine: Sendable {
 
     private mutating func dismissIfOutside(_ point: Point, _ source: TouchSource, _ time: Timestamp) -> Effect {
         guard isShown, source == .touchscreen else { return .none }
-        let onCloseButton = layout.isOnCloseButton(point, top: top, screenWidth: width)
+        let onCloseButton = layout.isOnCloseButton(point, top: top, span: span, direction: titleDirection)
         guard !isOnCard(point, source) || onCloseButton else { return .none }
         if guarded {
             lastDismissAttempt = onCloseButton ? .closeButton : .dimTap
