@@ -243,6 +243,11 @@ public final class SheetClient {
         _ = try method("SetReduceMotion", ["enabled": .bool(enabled)])
     }
 
+    /// Changes how the sheet looks (`SetAppearance`): the fields given, the rest as they are.
+    public func setAppearance(_ change: AppearanceChange) throws(ClientError) {
+        _ = try method("SetAppearance", change.parameters)
+    }
+
     public func setScreen(width: Int, height: Int, scale: Double? = nil) throws(ClientError) {
         var parameters: [String: JSONValue] = ["width": .number(Double(width)), "height": .number(Double(height))]
         if let scale { parameters["scale"] = .number(scale) }

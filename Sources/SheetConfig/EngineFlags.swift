@@ -27,6 +27,27 @@ public struct EngineFlags: ParsableArguments {
     @Option(help: "Where a card narrower than the screen sits: center, start (left) or end (right).")
     public var align: String?
 
+    @Option(help: "light, dark, or auto (each renderer's preference).")
+    public var theme: String?
+
+    @Option(help: "The accent colour, #rrggbb (default #3584e4).")
+    public var accent: String?
+
+    @Option(help: ArgumentHelp("The text's font, a fontconfig pattern such as `Noto Sans` (default: the system's sans-serif).", valueName: "pattern"))
+    public var font: String?
+
+    @Option(name: .customLong("text-scale"), help: "Text size, 0.5 to 3 times the usual, on top of --scale.")
+    public var textScale: String?
+
+    @Option(name: .customLong("card-color"), help: "The card's colour, #rrggbb (default: the theme's).")
+    public var cardColor: String?
+
+    @Option(name: .customLong("dim-color"), help: "The dim's colour, #rrggbb (default: the theme's, black).")
+    public var dimColor: String?
+
+    @Option(name: .customLong("corner-radius"), help: "The card's top corners in points, 0 to 64 (default 28).")
+    public var cornerRadius: String?
+
     @Flag(name: .customLong("reduce-motion"), help: "Reduced motion: the card placed at once, the dim cross-faded.")
     public var reduceMotion = false
 
@@ -43,6 +64,8 @@ public struct EngineFlags: ParsableArguments {
         let flags: [(String, String?)] = [("screen", screen), ("scale", scale), ("policy", policy),
                                           ("initial", initial), ("long-press", longPress),
                                           ("max-width", maximumWidth), ("align", align),
+                                          ("theme", theme), ("accent", accent), ("font", font), ("text-scale", textScale),
+                                          ("card-color", cardColor), ("dim-color", dimColor), ("corner-radius", cornerRadius),
                                           ("reduce-motion", reduceMotion ? "true" : nil)]
             + detents.map { ("detents", $0) } + extra
         let config = config

@@ -51,7 +51,8 @@ public struct Settings: Sendable {
     public static let keys = [
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
         "reduce-motion", "reduce-motion-fade-in", "reduce-motion-fade-out",
-        "max-width", "align", "item-height", "item-long-press", "content",
+        "max-width", "align", "theme", "accent", "font", "text-scale", "card-color", "dim-color", "corner-radius",
+        "item-height", "item-long-press", "content",
         "input", "seat", "socket", "socket-mode", "socket-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
         "client-idle-timeout", "log-level",
         "state-directory",
@@ -118,6 +119,33 @@ public struct Settings: Sendable {
                 throw SettingError("`align` wants \(CardAlignment.names.joined(separator: ", ")); got `\(value)`")
             }
             engine.layout.alignment = alignment
+        case "theme":
+            guard let theme = Theme(name: value) else {
+                throw SettingError("`theme` wants \(Theme.names.joined(separator: ", ")); got `\(value)`")
+            }
+            engine.appearance.theme = theme
+        case "card-color" where value == "theme":
+            engine.appearance.card = nil
+        case "dim-color" where value == "theme":
+            engine.appearance.dim = nil
+        case "accent", "card-color", "dim-color":
+            guard let colour = RGB(parsing: value) else {
+                throw SettingError("`\(key)` wants a colour like #3584e4 (quote it in YAML: \"#3584e4\")\(key == "accent" ? "" : ", or theme"); got `\(value)`")
+            }
+            switch key {
+            case "accent": engine.appearance.accent = colour
+            case "card-color": engine.appearance.card = colour
+            default: engine.appearance.dim = colour
+            }
+        case "font":
+            var appearance = engine.appearance
+            appearance.font = value
+            if let problem = appearance.problem() { throw SettingError("`font` wants a fontconfig pattern like Noto Sans: \(problem.reason)") }
+            engine.appearance.font = value
+        case "text-scale":
+            engine.appearance.textScale = try number(Appearance.Limits.textScale, "a factor")
+        case "corner-radius":
+            engine.appearance.cornerRadiusInPoints = try number(Appearance.Limits.cornerRadiusInPoints, "points")
         case "item-height":
             engine.list.itemHeightInPoints = try number(16...512, "points")
         case "item-long-press":

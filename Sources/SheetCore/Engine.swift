@@ -6,6 +6,8 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var sheet = SheetConfiguration()
     public var layout = SheetLayout()
     public var list = ListConfiguration()
+    /// How renderers draw the sheet; `SetAppearance` changes it at run time.
+    public var appearance = Appearance.standard
     public var initialDetent: DetentName = .half
     /// Slots beyond this are ignored (the kernel allows 64; touch panels report 2…16).
     public var maximumSlots = 32
@@ -41,6 +43,9 @@ public struct SheetSnapshot: Sendable, Equatable, BitwiseCopyable {
     /// The card's horizontal extent (pixels): the screen's width, or `SheetLayout.maximumWidth`
     /// placed by its alignment on a wider screen.
     public var cardInPixels: CardSpan
+    /// Counts changes of the appearance (`Engine.appearance`), so that a state is published
+    /// when only the appearance changed.
+    public var appearanceRevision: UInt32
 }
 
 /// What one step of the engine produced, in order.
@@ -71,6 +76,9 @@ public struct Engine: Sendable {
     public private(set) var list: ListMachine
     /// What the sheet holds (a title, items, the guard).
     public private(set) var content = SheetContent.empty
+    /// How renderers draw it: the configuration's until `setAppearance`.
+    public private(set) var appearance: Appearance
+    private var appearanceRevision: UInt32 = 0
 
     /// Fingers down: the slots of `slotDown` that hold. Kept as they change, so that a reader
     /// in another module reads a number instead of calling a getter on the whole engine.
@@ -115,6 +123,7 @@ public struct Engine: Sendable {
     /// or unknown). `initialDetent` stays what `Present()` without a detent shows.
     public init(configuration: EngineConfiguration, startingAt detent: DetentName? = nil) {
         self.configuration = configuration
+        appearance = configuration.appearance
         let scale = configuration.screen.scale
         pointsPerPixel = 1 / scale
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
@@ -150,7 +159,8 @@ public struct Engine: Sendable {
             topInPixels: sheet.top * scale, dim: sheet.dim, progress: sheet.progress,
             velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
             reduceMotion: sheet.configuration.reduceMotion,
-            cardInPixels: CardSpan(left: sheet.span.left * scale, width: sheet.span.width * scale))
+            cardInPixels: CardSpan(left: sheet.span.left * scale, width: sheet.span.width * scale),
+            appearanceRevision: appearanceRevision)
     }
 
     /// The list as it is drawn now, stamped `time`; nil while the sheet has no content (a
@@ -189,6 +199,16 @@ public struct Engine: Sendable {
         sheet.guarded = guarded
         sheet.titleDirection = TextDirection.of(title)
         list.contentChanged()
+        publish(at: time, into: &out)
+    }
+
+    /// Changes how renderers draw the sheet and publishes it; the caller validates
+    /// (`Appearance.problem()`). Nothing else moves.
+    public mutating func setAppearance(_ appearance: Appearance, at time: Timestamp, into out: inout [EngineOutput]) {
+        advance(to: time, into: &out)
+        guard appearance != self.appearance else { return }
+        self.appearance = appearance
+        appearanceRevision &+= 1
         publish(at: time, into: &out)
     }
 
@@ -298,7 +318,11 @@ public struct Engine: Sendable {
         cancelAllTouches(at: time, into: &out)
         let detent = (sheet.targetDetentIndex ?? sheet.detentIndex).map { sheet.detents[$0].name }
         let content = self.content, order = list.order, revision = list.revision
+        let appearance = self.appearance, appearanceRevision = self.appearanceRevision
         self = Engine(configuration: configuration, startingAt: detent)
+        // The appearance as it was set at run time, and its count, go on.
+        self.appearance = appearance
+        self.appearanceRevision = appearanceRevision
         if !content.isEmpty {
             setContent(content, order: order, after: revision, at: time, into: &out)
         }
@@ -502,6 +526,7 @@ public struct Engine: Sendable {
         let listSnapshot = content.isEmpty ? nil : withUnsafePointer(to: &list) { $0.pointee.snapshot(at: time) }
         if let last = lastPublished, last.state == snapshot.state, last.detent == snapshot.detent,
            last.target == snapshot.target, last.reduceMotion == snapshot.reduceMotion,
+           last.appearanceRevision == snapshot.appearanceRevision,
            (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),
            (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded(),
            (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded(),

@@ -22,6 +22,20 @@ public enum SheetInterface {
     # send it has a card as wide as the screen.
     type Card (x: float, width: float)
 
+    # How to draw the sheet, the same in every renderer: theme is light, dark or auto
+    # (the renderer's preference, light when it has none); colours are #rrggbb; font is
+    # a fontconfig pattern (empty: the renderer's own); textScale is 0.5 to 3, on top of
+    # the screen's scale; card and dim are null for the theme's; cornerRadius is in points.
+    type Appearance (
+      theme: string,
+      accent: string,
+      font: string,
+      textScale: float,
+      card: ?string,
+      dim: ?string,
+      cornerRadius: float
+    )
+
     # What a renderer needs to draw the sheet. top is in pixels from the top of the
     # screen, velocity is the card's in pixels per second (positive downwards): the
     # finger's while dragging (slowed by the rubber band past the top, as of the last
@@ -43,6 +57,7 @@ public enum SheetInterface {
       inputActive: bool,
       reduceMotion: bool,
       card: ?Card,
+      appearance: ?Appearance,
       detents: []DetentPosition,
       list: ?List
     )
@@ -142,6 +157,12 @@ public enum SheetInterface {
     # the dim cross-fades; off brings the springs back. It holds until changed, and with a
     # state directory across restarts.
     method SetReduceMotion(enabled: bool) -> ()
+
+    # Changes how the sheet looks (day and night, a brand's accent): each field given
+    # replaces the current one; card or dim null goes back to the theme's. Every state
+    # after it carries the new appearance. Refused with InvalidParameter naming the field
+    # when a value breaks its limit (docs/configuration.md).
+    method SetAppearance(theme: ?string, accent: ?string, font: ?string, textScale: ?float, card: ?string, dim: ?string, cornerRadius: ?float) -> ()
 
     # The input devices the daemon has seen.
     method ListDevices() -> (devices: []Device)

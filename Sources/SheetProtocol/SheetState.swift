@@ -48,6 +48,10 @@ public struct SheetState: Sendable, Equatable {
     /// tap there is a tap on the dim. `"card":{"x":640,"width":640}` on the wire; a state from
     /// a daemon that sends none spans the screen.
     public var cardInPixels: CardSpan
+    /// How to draw it: the theme, accent, font, text scale, colours and corners the daemon
+    /// says, so that every renderer draws the same sheet. A state from a daemon that sends
+    /// none has the standard appearance.
+    public var appearance: Appearance
 
     /// Nothing moves: the sheet rests and its list, if any, is settled.
     public var isAtRest: Bool { state == .resting && (list?.isSettled ?? true) }
@@ -59,7 +63,9 @@ public struct SheetState: Sendable, Equatable {
     public init(state: SheetMachine.StateKind, detent: DetentName?, target: DetentName?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
                 screen: ScreenSize, cause: SheetCause, detents: [DetentPosition], list: ListState? = nil,
-                inputActive: Bool = false, reduceMotion: Bool = false, cardInPixels: CardSpan? = nil) {
+                inputActive: Bool = false, reduceMotion: Bool = false, cardInPixels: CardSpan? = nil,
+                appearance: Appearance = .standard) {
+        self.appearance = appearance
         self.cardInPixels = cardInPixels ?? CardSpan(left: 0, width: Double(screen.widthInPixels))
         self.list = list
         self.inputActive = inputActive
@@ -204,7 +210,9 @@ extension SheetState {
         w.append(cardInPixels.left, decimals: 2)
         w.append(",\"width\":")
         w.append(cardInPixels.width, decimals: 2)
-        w.append("},\"detents\":[")
+        w.append("},\"appearance\":")
+        appearance.write(to: &w)
+        w.append(",\"detents\":[")
         for (index, detent) in detents.enumerated() {
             if index > 0 { w.append(UInt8(ascii: ",")) }
             w.append("{\"name\":")
@@ -375,6 +383,8 @@ extension SheetState {
             let left = try number(value, "x", in: 0...(width - 1))
             card = CardSpan(left: left, width: try number(value, "width", in: 1...(width - left)))
         }
+        var appearance = Appearance.standard
+        if let value = json["appearance"], !value.isNull { appearance = try Appearance(json: value) }
         var detents: [DetentPosition] = []
         if case .array(let list)? = json["detents"] {
             guard list.count <= SheetConfiguration.maximumDetents else { throw ProtocolError("more than \(SheetConfiguration.maximumDetents) detents") }
@@ -387,7 +397,7 @@ extension SheetState {
                   dim: try number(json, "dim", in: 0...1), velocityInPixelsPerSecond: try number(json, "velocity"),
                   screen: size, cause: cause, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
-                  inputActive: inputActive, reduceMotion: reduceMotion, cardInPixels: card)
+                  inputActive: inputActive, reduceMotion: reduceMotion, cardInPixels: card, appearance: appearance)
     }
 }
 
@@ -445,13 +455,14 @@ extension SheetState {
     /// configuration it reads, not the whole: a caller holding the engine in a class passes
     /// them without copying the configuration for every state.
     public init(_ snapshot: SheetSnapshot, list: ListSnapshot?, screen: ScreenSize, layout: ListConfiguration,
-                content: SheetContent, detents: [DetentPosition], inputActive: Bool) {
+                content: SheetContent, detents: [DetentPosition], inputActive: Bool, appearance: Appearance = .standard) {
         let scale = screen.scale
         self.init(
             state: snapshot.state, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
             progress: snapshot.progress, dim: snapshot.dim, velocityInPixelsPerSecond: snapshot.velocityInPixelsPerSecond,
             screen: screen, cause: snapshot.cause, detents: detents,
             list: list.map { ListState($0, layout: layout, content: content, scale: scale) },
-            inputActive: inputActive, reduceMotion: snapshot.reduceMotion, cardInPixels: snapshot.cardInPixels)
+            inputActive: inputActive, reduceMotion: snapshot.reduceMotion, cardInPixels: snapshot.cardInPixels,
+            appearance: appearance)
     }
 }

@@ -1,3 +1,5 @@
+import SheetCore
+
 /// How a canvas stores a pixel: 32-bit XRGB (`0x00RRGGBB`, little-endian in memory) or 16-bit
 /// RGB 5-6-5, the two formats of DRM dumb buffers and framebuffers that panels use; or 32-bit
 /// ARGB with premultiplied alpha (`0xAARRGGBB`), what a compositor blends over what lies below
@@ -8,43 +10,6 @@ public enum PixelFormat: String, Sendable, CaseIterable {
     case argb8888
 
     public var bytesPerPixel: Int { self == .rgb565 ? 2 : 4 }
-}
-
-/// An opaque colour, 8 bits a channel.
-public struct RGB: Sendable, Equatable, Hashable, CustomStringConvertible {
-    public var r: UInt8
-    public var g: UInt8
-    public var b: UInt8
-
-    public init(_ r: UInt8, _ g: UInt8, _ b: UInt8) {
-        self.r = r
-        self.g = g
-        self.b = b
-    }
-
-    /// `0xRRGGBB`.
-    public init(hex: UInt32) {
-        self.init(UInt8(hex >> 16 & 0xFF), UInt8(hex >> 8 & 0xFF), UInt8(hex & 0xFF))
-    }
-
-    public static let black = RGB(0, 0, 0)
-    public static let white = RGB(255, 255, 255)
-
-    /// This colour at `alpha` (0…1) over `below`, rounded per channel.
-    public func over(_ below: RGB, alpha: Double) -> RGB {
-        if alpha >= 1 { return self }
-        if alpha <= 0 { return below }
-        func mix(_ top: UInt8, _ bottom: UInt8) -> UInt8 {
-            UInt8((Double(top) * alpha + Double(bottom) * (1 - alpha)).rounded())
-        }
-        return RGB(mix(r, below.r), mix(g, below.g), mix(b, below.b))
-    }
-
-    public var description: String {
-        let value = UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
-        let digits = String(value, radix: 16)
-        return "#" + String(repeating: "0", count: 6 - digits.count) + digits
-    }
 }
 
 /// Pixels in memory: the canvas's own, or a mapped buffer (a dumb buffer, `/dev/fbN`) whose rows

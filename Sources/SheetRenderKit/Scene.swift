@@ -1,23 +1,27 @@
 import SheetCore
 import SheetProtocol
 
-/// How the sheet looks. The default is the one tests check pixels against: a mid-gray
-/// background, the dim black at the published alpha over it, a white card.
+/// How the sheet looks: the colours of a theme, the shapes' sizes, the text's font and size, and
+/// what lies under the dim. `Look()` is the standard appearance's light theme over a mid-gray
+/// background, the one tests check pixels against; `applying(_:)` takes a published
+/// `Appearance`, so every renderer draws what the daemon says.
 public struct Look: Sendable, Equatable {
     public var background = RGB(hex: 0x808080)
     public var dim = RGB.black
     public var card = RGB.white
-    public var grabber = RGB(hex: 0xD1D1D6)
-    public var title = RGB(hex: 0x1C1C1E)
-    public var closeFill = RGB(hex: 0xE5E5EA)
-    public var closeMark = RGB(hex: 0x3C3C43)
-    /// The card's top corners (points; DESIGN: 10–20 pt).
-    public var cornerRadiusPoints = 16.0
+    public var grabber = RGB(hex: 0xBFBFBF)
+    public var title = RGB(hex: 0x333333)
+    public var closeFill = RGB(hex: 0xEBEBEB)
+    public var closeMark = RGB(hex: 0x333333)
+    /// Toggles that are on, checks, the lifted row's edge: GNOME's blue.
+    public var accent = Appearance.gnomeBlue
+    /// The card's top corners (points): 28, Material 3's bottom sheet.
+    public var cornerRadiusPoints = 28.0
     /// The grabber: 60 × 6 pt, 10 pt above the card.
     public var grabberWidthPoints = 60.0
     public var grabberHeightPoints = 6.0
     public var grabberGapPoints = 10.0
-    /// The close button: a 30 pt circle 16 pt in from the card's top-right corner, as the core's
+    /// The close button: a 30 pt circle 16 pt in from the card's top corner, as the core's
     /// hit test places it.
     public var closeDiameterPoints = 30.0
     public var closeInsetPoints = 16.0
@@ -30,9 +34,13 @@ public struct Look: Sendable, Equatable {
     public var titleSizePoints = 20.0
     public var labelSizePoints = 17.0
     public var textScale = 1.0
-    /// The list's rows: labels in the title's colour 20 pt in, a 1 px separator under each.
-    public var label = RGB(hex: 0x1C1C1E)
-    public var separator = RGB(hex: 0xC6C6C8)
+    /// A fontconfig pattern for the text; empty: the typesetter's own.
+    public var font = ""
+    /// The list's rows: labels in the title's colour 20 pt in, a 1 px separator under each;
+    /// a second line in `secondaryLabel`.
+    public var label = RGB(hex: 0x333333)
+    public var secondaryLabel = RGB(hex: 0x737373)
+    public var separator = RGB(hex: 0xE0E0E0)
     public var labelInsetPoints = 20.0
     /// The picked-up row: rounded 8 pt, over a soft shadow (black at 22 % under the row,
     /// fading out over 10 pt, 3 pt lower).
@@ -48,8 +56,78 @@ public struct Look: Sendable, Equatable {
     /// fades to it; a hidden sheet leaves every pixel transparent. For an argb8888 canvas that
     /// a compositor blends over the other surfaces (the wayland backend).
     public var seeThrough = false
+    /// What `theme: auto` means here: this renderer's display prefers dark.
+    public var prefersDark = false
 
     public init() {}
+
+    /// The standard look in `appearance`.
+    public init(_ appearance: Appearance, prefersDark: Bool = false) {
+        self.init()
+        self.prefersDark = prefersDark
+        self = applying(appearance)
+    }
+
+    /// A theme's colours: a card, its text (the foreground, at 80 % on light cards as
+    /// libadwaita's `window_fg_color`, whole on dark ones) and the parts drawn in the
+    /// foreground over the card (the second line at 55 %, the grabber at 25 %, separators at
+    /// 12 %, the close button's disc at 8 %).
+    public struct Palette: Sendable, Equatable {
+        public var card: RGB
+        public var foreground: RGB
+        public var foregroundAlpha: Double
+
+        /// libadwaita's light style: a white card, black text at 80 %.
+        public static let light = Palette(card: .white, foreground: .black, foregroundAlpha: 0.8)
+        /// libadwaita's dark style: the dialogs' #383838, white text.
+        public static let dark = Palette(card: RGB(hex: 0x383838), foreground: .white, foregroundAlpha: 1)
+
+        func on(_ fraction: Double) -> RGB { foreground.over(card, alpha: foregroundAlpha * fraction) }
+        public var text: RGB { on(1) }
+        /// The second line: 55 % of the foreground, or as much more as it takes to read at
+        /// WCAG AA (4.5:1) on a card a person picked.
+        public var secondaryText: RGB {
+            var fraction = 0.55 / 0.8
+            while fraction < 1, on(fraction).contrast(with: card) < 4.5 { fraction = min(fraction + 0.05, 1) }
+            return on(fraction)
+        }
+        var grabber: RGB { on(0.25 / 0.8) }
+        var separator: RGB { on(0.12 / 0.8) }
+        var closeFill: RGB { on(0.08 / 0.8) }
+
+        /// The theme's text on another card: black or white, whichever reads better on it, at
+        /// the theme's opacity when that still reads at WCAG AA, else whole.
+        func with(card colour: RGB) -> Palette {
+            let foreground = RGB.black.contrast(with: colour) >= RGB.white.contrast(with: colour) ? RGB.black : RGB.white
+            var palette = Palette(card: colour, foreground: foreground, foregroundAlpha: foregroundAlpha)
+            if palette.text.contrast(with: colour) < 4.5 { palette.foregroundAlpha = 1 }
+            return palette
+        }
+    }
+
+    /// This look drawn in `appearance`: its theme's palette (or the card colour it names, with
+    /// the text that reads on it), its accent, dim, corners, font and text scale. The
+    /// background, the backdrop and how it is composed stay this look's.
+    public func applying(_ appearance: Appearance) -> Look {
+        var look = self
+        let dark = appearance.theme == .dark || (appearance.theme == .auto && prefersDark)
+        var palette = dark ? Palette.dark : Palette.light
+        if let card = appearance.card { palette = palette.with(card: card) }
+        look.card = palette.card
+        look.title = palette.text
+        look.label = palette.text
+        look.closeMark = palette.text
+        look.secondaryLabel = palette.secondaryText
+        look.grabber = palette.grabber
+        look.separator = palette.separator
+        look.closeFill = palette.closeFill
+        look.accent = appearance.accent
+        look.dim = appearance.dim ?? .black
+        look.cornerRadiusPoints = appearance.cornerRadiusInPoints
+        look.font = appearance.font
+        look.textScale = appearance.textScale
+        return look
+    }
 }
 
 /// A picture the size of the display, shown under the dim: an image a user passes, or what was
@@ -160,7 +238,8 @@ public struct SheetScene: Sendable, Equatable {
         let widthZoom = Double(width) / Double(max(1, state.screen.widthInPixels))
         let card = CardSpan(left: state.cardInPixels.left * widthZoom, width: state.cardInPixels.width * widthZoom)
         self.init(width: width, height: height, scale: state.screen.scale * zoom, top: state.topInPixels * zoom,
-                  dim: state.dim, progress: state.progress, look: look, title: content?.title, list: list, card: card)
+                  dim: state.dim, progress: state.progress, look: look.applying(state.appearance), title: content?.title,
+                  list: list, card: card)
     }
 
     func points(_ value: Double) -> Double { value * scale }

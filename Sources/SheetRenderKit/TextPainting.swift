@@ -13,7 +13,8 @@ extension Geometry {
         let room = rightToLeft ? right - inset - (closeX + closeRadius + gap) : closeX - closeRadius - gap - (left + inset)
         guard room >= 1 else { return }
         let style = TextStyle(sizeInPixels: scene.points(scene.look.titleSizePoints) * scene.look.textScale, weight: .semibold,
-                              color: scene.look.title, maximumWidthInPixels: Int(room), direction: scene.titleDirection)
+                              color: scene.look.title, maximumWidthInPixels: Int(room), direction: scene.titleDirection,
+                              font: scene.look.font)
         let image = typesetter.image(scene.title, style: style)
         guard image.width > 0 else { return }
         let origin = rightToLeft ? right - inset - Double(image.width) : left + inset
@@ -32,7 +33,7 @@ extension Geometry {
         let direction = TextDirection.of(label)
         let style = TextStyle(sizeInPixels: scene.points(scene.look.labelSizePoints) * scene.look.textScale,
                               color: scene.look.label, maximumWidthInPixels: Int(right - left - 2 * inset),
-                              direction: direction)
+                              direction: direction, font: scene.look.font)
         let image = typesetter.image(label, style: style)
         guard image.width > 0 else { return }
         let middle = (left + right) / 2, s = row.scale

@@ -17,9 +17,12 @@ public struct TextStyle: Hashable, Sendable {
     /// Past this the line ends in an ellipsis (px, at least 1).
     public var maximumWidthInPixels: Int
     public var direction: TextDirection
+    /// A fontconfig pattern; empty: the typesetter's own (`Typesetter.font`).
+    public var font: String
 
     public init(sizeInPixels: Double, weight: Weight = .regular, color: RGB, maximumWidthInPixels: Int,
-                direction: TextDirection = .leftToRight) {
+                direction: TextDirection = .leftToRight, font: String = "") {
+        self.font = font
         self.sizeInPixels = sizeInPixels.isFinite ? min(max(sizeInPixels, 1), 512) : 16
         self.weight = weight
         self.color = color
@@ -100,6 +103,10 @@ private struct PangoState: ~Copyable {
     let fontMap: UnsafeMutablePointer<PangoFontMap>
     let context: OpaquePointer
     let description: OpaquePointer
+    /// Other patterns a style named (an appearance's font), parsed once: at most
+    /// `maximumPatterns`, the oldest dropped past it.
+    var patterns: [(pattern: String, description: OpaquePointer)] = []
+    static let maximumPatterns = 8
     var images: [Key: TextImage] = [:]
     /// The keys in the order they were set, oldest first from `oldest`.
     var order: [Key] = []
@@ -145,6 +152,7 @@ private struct PangoState: ~Copyable {
     }
 
     deinit {
+        for entry in patterns { pango_font_description_free(entry.description) }
         pango_font_description_free(description)
         g_object_unref(UnsafeMutableRawPointer(context))
         g_object_unref(UnsafeMutableRawPointer(fontMap))
@@ -171,15 +179,29 @@ private struct PangoState: ~Copyable {
         return image
     }
 
+    /// The description of `pattern`: the typesetter's own when empty. A pattern that names no
+    /// installed family still sets text: fontconfig substitutes its default, and per-glyph
+    /// fallback fills in the rest.
+    mutating func description(for pattern: String) -> OpaquePointer {
+        guard !pattern.isEmpty else { return description }
+        if let entry = patterns.first(where: { $0.pattern == pattern }) { return entry.description }
+        if patterns.count >= Self.maximumPatterns { pango_font_description_free(patterns.removeFirst().description) }
+        // Held to a fontconfig pattern's length and without a NUL as the typesetter's own.
+        let safe = pattern.utf8.count <= 256 && !pattern.utf8.contains(0) ? pattern : "sans-serif"
+        let parsed = pango_font_description_from_string(safe)!
+        patterns.append((pattern, parsed))
+        return parsed
+    }
+
     /// One line: laid out at the style's size and width, ending in an ellipsis when it does
     /// not fit, drawn in the style's colour into its own logical box.
-    func set(_ text: String, style: TextStyle) -> TextImage {
+    mutating func set(_ text: String, style: TextStyle) -> TextImage {
         guard !text.isEmpty else { return .empty }
         pango_context_set_base_dir(context,
                                    style.direction == .rightToLeft ? PANGO_DIRECTION_RTL : PANGO_DIRECTION_LTR)
         let layout = pango_layout_new(context)!
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        let description = pango_font_description_copy(self.description)!
+        let description = pango_font_description_copy(description(for: style.font))!
         defer { pango_font_description_free(description) }
         pango_font_description_set_absolute_size(description, style.sizeInPixels * Double(PANGO_SCALE))
         if style.weight == .semibold { pango_font_description_set_weight(description, PANGO_WEIGHT_SEMIBOLD) }

@@ -40,6 +40,8 @@ extension Engine {
         case .setReduceMotion(let enabled):
             guard enabled != configuration.sheet.reduceMotion else { return .done }
             perform(SheetCommand.setReduceMotion(enabled), at: time, into: &out)
+        case .setAppearance(let change):
+            setAppearance(change.applied(to: appearance), at: time, into: &out)
         }
         return .done
     }

@@ -90,6 +90,8 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
     case setReduceMotion(Bool)
     /// Already held to `SheetContent`'s limits.
     case setContent(ContentChange)
+    /// Already held to `Appearance`'s limits.
+    case setAppearance(AppearanceChange)
 
     /// For the log: the call and its parameters, content summarised (a full list is 300 KiB).
     public var description: String {
@@ -99,6 +101,12 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
         case .setDetent(let detent): "SetDetent(\(detent))"
         case .setScreen(let width, let height, let scale): "SetScreen(\(width)x\(height)\(scale.map { " scale \($0)" } ?? ""))"
         case .setReduceMotion(let enabled): "SetReduceMotion(\(enabled))"
+        case .setAppearance(let change):
+            "SetAppearance(" + [change.theme.map { "theme \($0.name)" }, change.accent.map { "accent \($0)" },
+                                change.font.map { "font \($0.utf8.count) bytes" }, change.textScale.map { "text scale \($0)" },
+                                change.card.map { "card \($0?.description ?? "the theme's")" },
+                                change.dim.map { "dim \($0?.description ?? "the theme's")" },
+                                change.cornerRadiusInPoints.map { "corner radius \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
         case .setContent(let change):
             "SetContent(" + [change.title.map { "title \($0.utf8.count) bytes" }, change.items.map { "\($0.count) items" },
                              change.guarded.map { "guarded \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
@@ -113,6 +121,7 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
         case .setScreen: "SetScreen"
         case .setReduceMotion: "SetReduceMotion"
         case .setContent: "SetContent"
+        case .setAppearance: "SetAppearance"
         }
     }
 }

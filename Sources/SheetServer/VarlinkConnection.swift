@@ -494,6 +494,15 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 scale = value
             }
             control(.setScreen(width: width, height: height, scale: scale), call, context: context)
+        case "SetAppearance":
+            let change: AppearanceChange
+            do {
+                change = try AppearanceChange(json: parameters)
+            } catch {
+                logger.notice("\(who): SetAppearance refused: \(error)")
+                return invalidParameter(error.path, call, context: context)
+            }
+            control(.setAppearance(change), call, context: context)
         case "SetReduceMotion":
             guard let enabled = parameters["enabled"]?.boolValue else { return invalidParameter("enabled", call, context: context) }
             control(.setReduceMotion(enabled), call, context: context)

@@ -135,6 +135,20 @@ enum FuzzTarget: String, CaseIterable {
         _ = try? MonitorUpdate(json: value)
         _ = try? SheetState(json: value)
         _ = try? ContentChange(json: value)
+        // An appearance the daemon accepts is one a client reads back, and then writes the
+        // same bytes (numbers are rounded on the wire, so the second writing is the test).
+        if let change = try? AppearanceChange(json: value) {
+            var written = JSONWriter()
+            change.applied(to: .standard).write(to: &written)
+            guard let read = try? Appearance(json: JSONReader.parse(written.bytes)) else {
+                fatalError("an appearance the daemon accepts, refused by a client: \(String(decoding: written.bytes, as: UTF8.self))")
+            }
+            var again = JSONWriter()
+            read.write(to: &again)
+            guard again.bytes == written.bytes else {
+                fatalError("an appearance written twice, different bytes: \(String(decoding: written.bytes, as: UTF8.self))")
+            }
+        }
         _ = try? InputDevice(json: value)
     }
 

@@ -58,6 +58,7 @@ enum Seeds {
         for (index, line) in output.text.split(separator: "\n").prefix(64).enumerated() {
             try put(.json, "replay-\(index).json", Array(line.utf8))
         }
+        try put(.json, "appearance.json", Array(##"{"theme":"auto","accent":"#3ae","font":"DejaVu Sans:bold","textScale":3,"card":"#1a1a2e","dim":null,"cornerRadius":0}"##.utf8))
         try put(.json, "content.json", Array(#"{"title":"Menu","items":[{"id":"a","label":"A"},{"id":"b"}],"guarded":false}"#.utf8))
         // Sessions of calls as clients make them.
         let sessions: [[VarlinkCall]] = [
@@ -75,6 +76,10 @@ enum Seeds {
                 "items": .array([.object(["id": .string("a"), "label": .string("A")]), .object(["id": .string("b")])])])),
              VarlinkCall(method: "io.sheetd.Sheet.GetContent"), VarlinkCall(method: "io.sheetd.Sheet.Dismiss")],
             [VarlinkCall(method: "io.sheetd.Sheet.GetState"), VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true)],
+            [VarlinkCall(method: "io.sheetd.Sheet.SetAppearance", parameters: .object([
+                "theme": .string("dark"), "accent": .string("#e66100"), "font": .string("Noto Sans"), "textScale": .number(1.5),
+                "card": .null, "dim": .string("#102030"), "cornerRadius": .number(12)])),
+             VarlinkCall(method: "io.sheetd.Sheet.GetState")],
         ]
         for (index, calls) in sessions.enumerated() {
             // The first byte sets how the bytes are cut into reads.

@@ -85,12 +85,15 @@ final class Looks {
     private var file: [UInt8] = []
     private var image: (width: Int, height: Int, rgb: [UInt8])?
     private var fitted: Look?
+    /// What `theme: auto` resolves to here.
+    let prefersDark: Bool
 
     /// The most pixels a background may hold, for each pixel of the output.
     static let pixelsPerOutputPixel = 4
 
-    init(backgroundPath: String?) throws(RenderError) {
+    init(backgroundPath: String?, prefersDark: Bool = false) throws(RenderError) {
         path = backgroundPath
+        self.prefersDark = prefersDark
         guard let backgroundPath else { return }
         let bytes: [UInt8]?
         do { bytes = try AtomicFile.read(backgroundPath, limit: 64 << 20) } catch {
@@ -101,10 +104,12 @@ final class Looks {
         file = bytes
     }
 
-    /// The look for an output of `width` x `height`.
+    /// The look for an output of `width` x `height` (the base each state's appearance is
+    /// applied to).
     func look(width: Int, height: Int) throws(RenderError) -> Look {
         if let fitted, fitted.backdrop.map({ $0.width == width && $0.height == height }) ?? true { return fitted }
         var look = Look()
+        look.prefersDark = prefersDark
         if let path, image == nil {
             do {
                 let picture = try PNG.decode(file, maximumPixels: Self.pixelsPerOutputPixel * max(1, width) * max(1, height))

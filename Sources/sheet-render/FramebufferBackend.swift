@@ -112,6 +112,7 @@ final class FramebufferBackend: Backend {
         if snapshotLook == nil && !hidden {
             // The sheet opens: keep what is on screen now.
             var look = Look()
+            look.prefersDark = looks.prefersDark
             look.backdrop = Backdrop(width: width, height: height, rgb: screen.rgbBytes())
             snapshotLook = look
         }

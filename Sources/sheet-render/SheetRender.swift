@@ -57,8 +57,11 @@ struct SheetRender: ParsableCommand {
     @Option(name: .customLong("frame-log"), help: "Write one JSON line per frame shown to this file: the update, and when it reached the output.")
     var frameLog: String?
 
-    @Option(help: ArgumentHelp("The text's font: a fontconfig pattern such as `Noto Sans` (default: the system's sans-serif). Characters it lacks come from any installed font that has them.", valueName: "pattern"))
+    @Option(help: ArgumentHelp("The text's font when the daemon names none (its `font` setting): a fontconfig pattern such as `Noto Sans` (default: the system's sans-serif). Characters it lacks come from any installed font that has them.", valueName: "pattern"))
     var font: String = ""
+
+    @Option(help: "What `theme: auto` draws here: light or dark, this display's preference (a desktop's colour scheme, a panel at night).")
+    var prefer: String = "light"
 
     @Flag(name: .customLong("until-rest"), help: "Exit once a frame shows nothing moving: the sheet at rest, no finger down, no replayed input to come (the first frame, when that is so already).")
     var untilRest = false
@@ -74,6 +77,7 @@ struct SheetRender: ParsableCommand {
         if backend == "png" && output == nil { throw ValidationError("--backend png needs --output DIR") }
         if backend != "png" && output != nil { throw ValidationError("--output is for --backend png") }
         guard every >= 1 else { throw ValidationError("--every wants 1 or more") }
+        guard ["light", "dark"].contains(prefer) else { throw ValidationError("--prefer wants light or dark; got `\(prefer)`") }
         if snapshot && !["fbdev", "auto"].contains(backend) { throw ValidationError("--snapshot is for --backend fbdev") }
     }
 
@@ -93,7 +97,7 @@ struct SheetRender: ParsableCommand {
         let log = Log(quiet: backend == "term" && isatty(2) == 1)
         let status: Int32
         do {
-            let looks = try Looks(backgroundPath: background)
+            let looks = try Looks(backgroundPath: background, prefersDark: prefer == "dark")
             let frames = try frameLog.map { path throws(RenderError) in try FrameLog(path: path) }
             let output = try makeBackend(looks: looks, log: log)
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: SheetClient.socketPath(socket)), signals: signalDescriptor,

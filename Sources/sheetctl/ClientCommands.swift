@@ -317,6 +317,58 @@ struct ReduceMotionCommand: ParsableCommand {
     }
 }
 
+struct AppearanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "appearance",
+        abstract: "Change how the sheet looks: theme, accent, font, text size, colours, corners (needs root or the socket's group).",
+        discussion: "Each option given replaces the current value; the rest stay. Every renderer draws the new look from the next state. `sheetctl appearance --theme dark` at dusk, `--theme light` at dawn.")
+
+    @OptionGroup var connection: SocketOption
+    @Option(help: "light, dark or auto (each renderer's preference).")
+    var theme: String?
+    @Option(help: "The accent colour, #rrggbb.")
+    var accent: String?
+    @Option(help: ArgumentHelp("A fontconfig pattern such as `Noto Sans`; an empty one is each renderer's own.", valueName: "pattern"))
+    var font: String?
+    @Option(name: .customLong("text-scale"), help: "Text size, 0.5 to 3.")
+    var textScale: Double?
+    @Option(name: .customLong("card-color"), help: "The card's colour, #rrggbb, or `theme` for the theme's.")
+    var cardColor: String?
+    @Option(name: .customLong("dim-color"), help: "The dim's colour, #rrggbb, or `theme` for the theme's.")
+    var dimColor: String?
+    @Option(name: .customLong("corner-radius"), help: "The card's top corners in points, 0 to 64.")
+    var cornerRadius: Double?
+
+    func change() throws -> AppearanceChange {
+        // The same reading as the daemon's: the parameters as they would travel.
+        var parameters: [String: JSONValue] = [:]
+        if let theme { parameters["theme"] = .string(theme) }
+        if let accent { parameters["accent"] = .string(accent) }
+        if let font { parameters["font"] = .string(font) }
+        if let textScale { parameters["textScale"] = .number(textScale) }
+        if let cornerRadius { parameters["cornerRadius"] = .number(cornerRadius) }
+        if let cardColor { parameters["card"] = cardColor == "theme" ? .null : .string(cardColor) }
+        if let dimColor { parameters["dim"] = dimColor == "theme" ? .null : .string(dimColor) }
+        guard !parameters.isEmpty else { throw ValidationError("give at least one of --theme, --accent, --font, --text-scale, --card-color, --dim-color, --corner-radius") }
+        do { return try AppearanceChange(json: .object(parameters)) } catch {
+            throw ValidationError("--\(Self.flag(error.field)): \(error.reason)")
+        }
+    }
+
+    /// The option that sets a field of `SetAppearance`.
+    static func flag(_ field: String) -> String {
+        ["textScale": "text-scale", "cornerRadius": "corner-radius", "card": "card-color", "dim": "dim-color"][field] ?? field
+    }
+
+    func validate() throws { _ = try change() }
+
+    func run() throws {
+        let change = try change()
+        let client = try connection.connect()
+        try talking { try client.setAppearance(change) }
+    }
+}
+
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the input devices the daemon has seen (ListDevices).")
 

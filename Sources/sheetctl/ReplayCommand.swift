@@ -14,7 +14,8 @@ struct ReplayCommand: AsyncParsableCommand {
             After the last event the clock runs on until the sheet rests, so the last `sheet` line is \
             where it ends. The same file and flags always print the same bytes.
 
-            With --png DIR, each sheet state is also drawn (the default look, at the screen's size) \
+            With --png DIR, each sheet state is also drawn (in the configuration's appearance: \
+            --theme, --accent, --font…, at the screen's size) \
             into DIR/frame-000001.png, frame-000002.png…; the last picture shows where the sheet rests. \
             With --apng FILE, the replay becomes one animated PNG, timed as recorded.
 
@@ -51,9 +52,6 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(name: .customLong("apng-fps"), help: "With --apng: frames per second.")
     var apngFPS = 30
 
-    @Option(help: ArgumentHelp("With --png or --apng: the text's font, a fontconfig pattern (default: the system's sans-serif).", valueName: "pattern"))
-    var font: String = ""
-
     @Option(help: ArgumentHelp("Run the recording over this content (JSON or YAML: title, items of id and label, guarded); its events print as `event` lines.", valueName: "file"))
     var content: String?
 
@@ -88,7 +86,7 @@ struct ReplayCommand: AsyncParsableCommand {
             var pictures: PNGFrameWriter?
             var painter = Painter()
             if png != nil || apng != nil {
-                let standard = Painter.standard(font: font)
+                let standard = Painter.standard(font: options.engine.appearance.font)
                 painter = standard.painter
                 if let fallback = standard.fallback { printError("sheetctl: \(fallback)") }
             }
@@ -98,6 +96,9 @@ struct ReplayCommand: AsyncParsableCommand {
             let animation = apng.map { AnimatedPNGWriter(path: $0, painter: painter, framesPerSecond: apngFPS) }
             let screen = options.engine.screen
             let content = options.content
+            // The configuration's appearance, `auto` taken as light (a replay has no display
+            // whose preference it could follow).
+            let look = Look(options.engine.appearance)
             let result = try Replay.run(path: file, options: options, output: output) { frame in
                 let sheet = frame.sheet
                 let list = content.flatMap { content in
@@ -107,7 +108,7 @@ struct ReplayCommand: AsyncParsableCommand {
                     }
                 }
                 let scene = SheetScene(width: screen.widthInPixels, height: screen.heightInPixels, scale: screen.scale,
-                                       top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress,
+                                       top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress, look: look,
                                        title: content?.title, list: list, card: sheet.cardInPixels)
                 try pictures?.frame(scene)
                 animation?.frame(scene, at: sheet.time.microseconds)

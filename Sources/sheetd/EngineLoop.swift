@@ -70,6 +70,9 @@ final class EngineLoop: @unchecked Sendable {
     /// file's setting as it was; nil: as configured.
     private var chosenReduceMotion: Bool?
     private var savedReduceMotion: Bool?
+    /// The appearance as a client set it (nil: as configured), and as last saved.
+    private var chosenAppearance: Appearance?
+    private var savedAppearance: Appearance?
     /// While a recording plays: the monotonic time its next frame or deadline is due.
     private var replayDue: Timestamp?
     /// When the timer is set early for `replayDue`: the time it is set for.
@@ -121,6 +124,11 @@ final class EngineLoop: @unchecked Sendable {
             configuration.sheet.reduceMotion = reduceMotion
             chosenReduceMotion = reduceMotion
             savedReduceMotion = reduceMotion
+        }
+        if let appearance = restored?.appearance {
+            configuration.appearance = appearance
+            chosenAppearance = appearance
+            savedAppearance = appearance
         }
         var start = configuration.initialDetent
         if let detent = restored?.detent {
@@ -560,7 +568,7 @@ final class EngineLoop: @unchecked Sendable {
             lastRestingDetent = engine.sheet.detents[index].name
         }
         guard engine.list.revision != savedRevision || lastRestingDetent != savedDetent
-                || chosenReduceMotion != savedReduceMotion else {
+                || chosenReduceMotion != savedReduceMotion || chosenAppearance != savedAppearance else {
             nextSave = nil
             return
         }
@@ -570,10 +578,11 @@ final class EngineLoop: @unchecked Sendable {
             return
         }
         store.save(SavedState(content: engine.content, order: engine.list.order, detent: lastRestingDetent,
-                              reduceMotion: chosenReduceMotion))
+                              reduceMotion: chosenReduceMotion, appearance: chosenAppearance))
         savedRevision = engine.list.revision
         savedDetent = lastRestingDetent
         savedReduceMotion = chosenReduceMotion
+        savedAppearance = chosenAppearance
         lastSave = now
         nextSave = nil
     }
@@ -603,6 +612,10 @@ final class EngineLoop: @unchecked Sendable {
                 logger.notice("content: \(content.items.count) item(s), title \"\(content.title)\"\(content.guarded ? ", guarded" : "")")
             case .setReduceMotion(let enabled):
                 chosenReduceMotion = enabled
+            case .setAppearance:
+                chosenAppearance = engine.appearance
+                let appearance = engine.appearance
+                logger.notice("appearance: theme \(appearance.theme.name), accent \(appearance.accent), text scale \(appearance.textScale)")
             default:
                 break
             }
@@ -654,6 +667,10 @@ final class EngineLoop: @unchecked Sendable {
         } else {
             chosenReduceMotion = nil
         }
+        // The appearance goes its own way (`setAppearance`, below): a file that changes only
+        // how the sheet looks rebuilds nothing and cancels no finger.
+        let appearanceChanged = new.engine.appearance != settings.engine.appearance
+        configuration.appearance = engine.configuration.appearance
         let configuredBefore = settings.content ?? .empty
         let untouched = engine.content == configuredBefore
         let kept = settings
@@ -675,6 +692,11 @@ final class EngineLoop: @unchecked Sendable {
         let configuredContent = new.content ?? .empty
         if untouched, configuredContent != configuredBefore {
             engine.setContent(configuredContent, at: now, into: &outputs)
+        }
+        // The file's appearance when the file changed it; else what a client set holds.
+        if appearanceChanged {
+            engine.setAppearance(new.engine.appearance, at: now, into: &outputs)
+            chosenAppearance = nil
         }
         publishOutputs()
         logger.notice("reloaded: policy \(configuration.sheet.ruleSet.rawValue), detents \(configuration.sheet.detents.map(\.name.description).joined(separator: ",")), reduced motion \(configuration.sheet.reduceMotion ? "on" : "off"), log level \(new.logLevel)")
@@ -739,7 +761,7 @@ final class EngineLoop: @unchecked Sendable {
         publishedInputActive = inputActive
         let state = SheetState(snapshot, list: list, screen: engine.configuration.screen,
                                layout: engine.configuration.list, content: engine.content,
-                               detents: detentPositions, inputActive: publishedInputActive)
+                               detents: detentPositions, inputActive: publishedInputActive, appearance: engine.appearance)
         let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
                                    state: state, gesture: pendingGesture, events: pendingEvents)
         pendingGesture = nil

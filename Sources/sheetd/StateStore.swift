@@ -23,12 +23,15 @@ struct SavedState: Equatable, Sendable {
     var refusedDetent: String?
     /// Reduced motion as a client set it (`SetReduceMotion`); nil: as configured.
     var reduceMotion: Bool?
+    /// The appearance as a client set it (`SetAppearance`); nil: as configured.
+    var appearance: Appearance?
 
-    init(content: SheetContent, order: [Int]?, detent: DetentName?, reduceMotion: Bool? = nil) {
+    init(content: SheetContent, order: [Int]?, detent: DetentName?, reduceMotion: Bool? = nil, appearance: Appearance? = nil) {
         self.content = content
         self.order = order
         self.detent = detent
         self.reduceMotion = reduceMotion
+        self.appearance = appearance
     }
 
     var bytes: [UInt8] {
@@ -40,6 +43,10 @@ struct SavedState: Equatable, Sendable {
         if let reduceMotion {
             w.append(",\"reduceMotion\":")
             w.append(reduceMotion ? "true" : "false")
+        }
+        if let appearance {
+            w.append(",\"appearance\":")
+            appearance.write(to: &w)
         }
         w.append(",\"content\":")
         content.write(to: &w, order: order)
@@ -64,6 +71,7 @@ struct SavedState: Equatable, Sendable {
             guard let enabled = value.boolValue else { throw ProtocolError("reduceMotion is not true or false") }
             self.reduceMotion = enabled
         }
+        if let value = json["appearance"], !value.isNull { appearance = try Appearance(json: value) }
     }
 }
 

@@ -31,6 +31,15 @@ import Testing
             client-stall-timeout: 2.5
             reduce-motion: true
             reduce-motion-fade-in: 0.3
+            max-width: 560
+            align: end
+            theme: dark
+            accent: "#e66100"
+            font: Noto Sans
+            text-scale: 1.25
+            card-color: "#1a1a2e"
+            dim-color: theme
+            corner-radius: 16
             """, path: "sheetd.yaml")
         #expect(settings.engine.screen == ScreenSize(widthInPixels: 800, heightInPixels: 480, scale: 2))
         #expect(settings.engine.sheet.ruleSet == .halfDrag)
@@ -44,6 +53,9 @@ import Testing
         #expect(settings.clientStallSeconds == 2.5)
         #expect(settings.engine.sheet.reduceMotion)
         #expect(settings.engine.sheet.reducedMotionFadeInSeconds == 0.3)
+        #expect(settings.engine.layout.maximumWidth == 560 && settings.engine.layout.alignment == .end)
+        #expect(settings.engine.appearance == Appearance(theme: .dark, accent: RGB(hex: 0xE66100), font: "Noto Sans", textScale: 1.25,
+                                                         card: RGB(hex: 0x1A1A2E), dim: nil, cornerRadiusInPoints: 16))
     }
 
     @Test(arguments: [
@@ -61,6 +73,15 @@ import Testing
         ("screen: 800x480\npolicy: *tutorial\n", 2, "aliases (*name) are not accepted"),
         ("screen: 800x480\nbase: &b {slop: 3}\n", 2, "anchors (&name) are not accepted"),
         (SettingsTests.aliasBomb, 1, "anchors (&name) are not accepted"),
+        ("theme: purple\n", 1, "`theme` wants light, dark, auto; got `purple`"),
+        // An unquoted # starts a YAML comment: the value is empty, and the error says to quote it.
+        ("accent: #3584e4\n", 1, "`accent` wants a colour like #3584e4 (quote it in YAML"),
+        ("card-color: blue\n", 1, "`card-color` wants a colour like #3584e4"),
+        ("text-scale: 4\n", 1, "`text-scale` wants a factor from 0.5 to 3; got `4`"),
+        ("corner-radius: -1\n", 1, "`corner-radius` wants points from 0 to 64"),
+        ("font: \"Noto\\u0007Sans\"\n", 1, "`font` wants a fontconfig pattern like Noto Sans: holds a control character"),
+        ("max-width: 100\n", 1, "`max-width` wants points from 160 to 16384"),
+        ("align: middle\n", 1, "`align` wants center, start, end; got `middle`"),
         ("slop: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "\n", 1, "nested deeper than 64"),
     ])
     func badFilesNameTheLine(_ text: String, _ line: Int, _ reason: String) {

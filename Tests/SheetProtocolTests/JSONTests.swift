@@ -152,6 +152,38 @@ import Testing
         #expect(try SheetState(json: try JSONReader.parse(old)).cardInPixels == CardSpan(left: 0, width: 1920))
     }
 
+    /// The appearance travels in every state, and `SetAppearance`'s parameters are held to the
+    /// same limits, each refusal naming its field.
+    @Test func theAppearanceSurvivesTheWire() throws {
+        let appearance = Appearance(theme: .dark, accent: RGB(hex: 0xE66100), font: "Noto Sans \"Bold\"", textScale: 1.5,
+                                    card: RGB(hex: 0x1A1A2E), dim: nil, cornerRadiusInPoints: 12)
+        let state = SheetState(state: .resting, detent: .half, target: nil, topInPixels: 960, progress: 0.5, dim: 0.7,
+                               velocityInPixelsPerSecond: 0, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920),
+                               cause: .initial, detents: [], appearance: appearance)
+        var writer = JSONWriter()
+        state.write(to: &writer)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.contains(##""appearance":{"theme":"dark","accent":"#e66100","font":"Noto Sans \"Bold\"","textScale":1.5,"card":"#1a1a2e","dim":null,"cornerRadius":12}"##), "\(text)")
+        #expect(try SheetState(json: try JSONReader.parse(text)).appearance == appearance)
+        // A daemon from before appearances: the standard one.
+        let old = try JSONReader.parse(text.replacingOccurrences(of: #"(,"appearance":\{[^}]*\})"#, with: "", options: .regularExpression))
+        #expect(try SheetState(json: old).appearance == .standard)
+
+        let change = AppearanceChange(theme: .light, card: .some(nil), cornerRadiusInPoints: 0)
+        #expect(try AppearanceChange(json: .object(change.parameters)) == change)
+        #expect(change.applied(to: appearance).card == nil && change.applied(to: appearance).font == appearance.font)
+        for (parameters, field) in [(#"{"theme":"sepia"}"#, "theme"), (#"{"accent":"blue"}"#, "accent"), (#"{"accent":3}"#, "accent"),
+                                    (#"{"textScale":0.1}"#, "textScale"), (#"{"textScale":"big"}"#, "textScale"),
+                                    (#"{"cornerRadius":65}"#, "cornerRadius"), (##"{"card":"#12345"}"##, "card"),
+                                    (#"{"dim":true}"#, "dim"), (#"{"font":"a\u0000b"}"#, "font"),
+                                    ("{\"font\":\"\(String(repeating: "x", count: 257))\"}", "font"), ("[]", "parameters")] {
+            #expect(throws: ContentProblem.self, "\(parameters)") { _ = try AppearanceChange(json: try JSONReader.parse(parameters)) }
+            do { _ = try AppearanceChange(json: try JSONReader.parse(parameters)) } catch let problem as ContentProblem {
+                #expect(problem.field == field, "\(parameters): \(problem)")
+            }
+        }
+    }
+
     /// What a broken or hostile daemon could send is a protocol error, never a trap: a
     /// sequence number past Int64, screens the daemon refuses, a negative scale, a dim past 1.
     @Test(arguments: [("\"seq\":7", "\"seq\":1e300"), ("\"timestampUSec\":123456789", "\"timestampUSec\":-1e19"),

@@ -116,6 +116,10 @@ import Testing
         Case(name: "text-arabic-540x960", width: 540, height: 960, scale: 1, top: 300, title: "الإعدادات",
              labels: ["شبكة Wi-Fi", "البلوتوث", "الشاشة والسطوع", "الأصوات", "עברית: הגדרות רשת",
                       "اللغة والمنطقة الجغرافية وتنسيق التاريخ والوقت والأرقام والعملات ووحدات القياس", "حول هذا الجهاز"]),
+        // The dark theme: libadwaita's dark dialog colour with white text.
+        Case(name: "text-korean-dark-540x960", width: 540, height: 960, scale: 1, top: 300, title: "설정 — Réglages",
+             labels: ["와이파이", "블루투스", "디스플레이 밝기", "日本語: 画面の設定", "🔋 배터리 87 %  🎵 🎉", "Über dieses Gerät"],
+             look: Look(Appearance(theme: .dark))),
         // A landscape car panel: the card 640 pt wide in the middle, the dim either side.
         Case(name: "panel-1920x720", width: 1920, height: 720, scale: 1, top: 200, title: "Climate",
              labels: ["Driver 21.5 °C", "Passenger 22 °C", "Fan speed", "Recirculate air", "Seat heating"],

@@ -1,4 +1,5 @@
 import Foundation
+import SheetCore
 import SheetRenderKit
 import SheetTestSupport
 import Testing
@@ -95,6 +96,24 @@ import Testing
 
 /// `sheetctl replay --png`: a picture per sheet state, in order, the last where the sheet rests.
 @Suite struct ReplayPictureTests {
+    /// The pictures take the configuration's appearance: a file with `theme: dark` draws the
+    /// dark card, and `--accent` and the rest override it as flags do every key.
+    @Test func picturesTakeTheConfigurationsAppearance() throws {
+        let file = trace("ts-atmel-maxtouch.1-finger-drag-up-down.evemu")
+        let folder = try temporaryFolder()
+        let config = folder.appendingPathComponent("sheetd.yaml")
+        try "theme: dark\ncorner-radius: 12\n".write(to: config, atomically: true, encoding: .utf8)
+        let pictures = folder.appendingPathComponent("dark").path
+        let outcome = try CommandLineTests().run(["replay", file, "--screen", "360x640", "--config", config.path,
+                                                  "--png", pictures, "--png-every", "1000"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let last = try #require(try FileManager.default.contentsOfDirectory(atPath: pictures).sorted().last)
+        let image = try PNG.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(pictures)/\(last)"))))
+        let bottom = ((image.height - 2) * image.width + 60) * 3
+        #expect(RGB(image.rgb[bottom], image.rgb[bottom + 1], image.rgb[bottom + 2]) == Look.Palette.dark.card,
+                "the card at the picture's foot is the dark theme's")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))
     func picturesFollowTheSheetLines() throws {
         let file = trace("ts-atmel-maxtouch.1-finger-drag-up-down.evemu")
@@ -119,9 +138,10 @@ import Testing
             return RGB(image.rgb[i], image.rgb[i + 1], image.rgb[i + 2])
         }
         let dimmed = UInt8((128 * (1 - dim)).rounded())
-        #expect(pixel(20, 5) == RGB(dimmed, dimmed, dimmed))
-        #expect(pixel(20, Int(top)) == .white)
-        #expect(pixel(20, Int(top) - 1) == RGB(dimmed, dimmed, dimmed))
+        // Clear of the 28 pt corner, where the card's top edge is straight.
+        #expect(pixel(60, 5) == RGB(dimmed, dimmed, dimmed))
+        #expect(pixel(60, Int(top)) == .white)
+        #expect(pixel(60, Int(top) - 1) == RGB(dimmed, dimmed, dimmed))
 
         // Every 10th state, and always the last one.
         #expect(try CommandLineTests().run(["replay", file, "--screen", "360x640", "--png", sparse, "--png-every", "10"]).status == 0)

@@ -1,4 +1,6 @@
 import Foundation
+import SheetClient
+import SheetCore
 import SheetProtocol
 import SheetRecordings
 import SheetTestSupport
@@ -46,6 +48,24 @@ struct ClientCommandTests {
         #expect(updates.allSatisfy { $0.state.state == .resting && $0.state.cause == .initial }, "\(updates.map(\.state))")
         #expect(updates.count >= 2, "the replay's end is a state of its own")
         #expect(updates.first?.state.inputActive == true)
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Day to night: `sheetctl appearance --theme dark` reaches every subscriber in the next
+    /// state; a value past its limit is refused before it is sent, naming the option.
+    @Test func appearanceTurnsTheSheetDarkForEverySubscriber() throws {
+        let daemon = try RunningDaemon(["--input", "none", "--accent", "#e66100"])
+        let client = try daemon.client()
+        #expect(try client.state().appearance == Appearance(accent: RGB(hex: 0xE66100)))
+        let set = try sheetctl(["appearance", "--theme", "dark", "--text-scale", "1.5"], socket: daemon.socketPath)
+        #expect(set.status == 0, "\(set.stderr)")
+        let state = try client.state()
+        #expect(state.appearance == Appearance(theme: .dark, accent: RGB(hex: 0xE66100), textScale: 1.5))
+        let refused = try sheetctl(["appearance", "--text-scale", "7"], socket: daemon.socketPath)
+        #expect(refused.status != 0 && refused.stderr.contains("--text-scale: not 0.5 to 3.0"), "\(refused.stderr)")
+        // Sent anyway by a client of its own: InvalidParameter naming the field.
+        #expect(throws: ClientError.self) { try client.setAppearance(AppearanceChange(textScale: 7)) }
+        #expect(try client.state().appearance.textScale == 1.5)
         #expect(daemon.stop() == 0)
     }
 

@@ -86,4 +86,19 @@ struct ControlCallTests {
         #expect(engine.perform(ControlRequest.dismiss(force: true), at: Timestamp(seconds: 4), into: &out) == .done)
         #expect(engine.sheet.targetDetentIndex == engine.sheet.detents.hiddenIndex || engine.sheet.detentIndex == engine.sheet.detents.hiddenIndex)
     }
+
+    @Test func anAppearanceChangePublishesOnceAndKeepsWhatItDoesNotName() {
+        var (engine, out) = engineWithContent()
+        out.removeAll()
+        let dark = AppearanceChange(theme: .dark, accent: RGB(hex: 0xE66100))
+        #expect(engine.perform(ControlRequest.setAppearance(dark), at: Timestamp(seconds: 2), into: &out) == .done)
+        #expect(out.filter { if case .sheet = $0 { true } else { false } }.count == 1, "one state carries it")
+        #expect(engine.appearance.theme == .dark && engine.appearance.accent == RGB(hex: 0xE66100) && engine.appearance.cornerRadiusInPoints == 28)
+        out.removeAll()
+        #expect(engine.perform(ControlRequest.setAppearance(dark), at: Timestamp(seconds: 3), into: &out) == .done)
+        #expect(out.isEmpty, "the same appearance again publishes nothing")
+        // A new screen rebuilds the engine; the appearance set at run time stays.
+        #expect(engine.perform(ControlRequest.setScreen(width: 800, height: 480, scale: nil), at: Timestamp(seconds: 4), into: &out) == .done)
+        #expect(engine.appearance.theme == .dark)
+    }
 }

@@ -67,18 +67,8 @@ import Testing
     @Test func reducedMotionAsAClientSetItSurvivesAReloadAndARestart() throws {
         let state = try temporaryFolder().path
         let config = try temporaryFile("motion.yaml", "policy: projection\n")
-        func start() throws -> RunningDaemon {
-            let daemon = try RunningDaemon(["--config", config, "--state-directory", state, "--socket-mode", "0666",
-                                            "--input", "replay:\(try Generated.idle())@max"])
-            try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
-            return daemon
-        }
-        func reload(_ daemon: RunningDaemon, _ text: String) throws {
-            try text.write(toFile: config, atomically: true, encoding: .utf8)
-            kill(daemon.process.processIdentifier, SIGHUP)
-            try daemon.waitForStatus { $0 == "RELOADING=1" }
-            try daemon.waitForStatus { $0 == "READY=1" }
-        }
+        func start() throws -> RunningDaemon { try Self.idleDaemon(config: config, state: state, ["--socket-mode", "0666"]) }
+        func reload(_ daemon: RunningDaemon, _ text: String) throws { try Self.reload(daemon, config: config, text) }
         var daemon = try start()
         #expect(try daemon.client().state().reduceMotion == false)
         let on = try runTool("sheetctl", ["reduce-motion", "on", "--socket", daemon.socketPath])
@@ -111,6 +101,47 @@ import Testing
         try reload(daemon, "reduce-motion: false\n")
         #expect(try daemon.client().state().reduceMotion == false, "a file that changes its setting wins")
         #expect(daemon.stop() == 0)
+    }
+
+    /// `SetAppearance` (day to night) holds across a reload that leaves the file's appearance
+    /// as it was, and across a restart; a reload that changes the file's appearance wins, and
+    /// cancels nothing (only how the sheet looks changed).
+    @Test func anAppearanceAsAClientSetItSurvivesAReloadAndARestart() throws {
+        let state = try temporaryFolder().path
+        let config = try temporaryFile("look.yaml", "accent: \"#e66100\"\n")
+        func start() throws -> RunningDaemon { try Self.idleDaemon(config: config, state: state) }
+        func reload(_ daemon: RunningDaemon, _ text: String) throws { try Self.reload(daemon, config: config, text) }
+        var daemon = try start()
+        let night = AppearanceChange(theme: .dark, textScale: 1.25)
+        try daemon.client().setAppearance(night)
+        let chosen = night.applied(to: Appearance(accent: RGB(hex: 0xE66100)))
+        #expect(try daemon.client().state().appearance == chosen)
+        try reload(daemon, "accent: \"#e66100\"\nlog-level: debug\n")
+        #expect(try daemon.client().state().appearance == chosen, "a reload that leaves the appearance keeps the client's")
+        try waitForStateFile(in: state) { $0.contains("\"theme\":\"dark\"") }
+        #expect(daemon.stop() == 0)
+
+        daemon = try start()
+        #expect(try daemon.client().state().appearance == chosen, "restored from the state directory")
+        try reload(daemon, "accent: \"#2ec27e\"\n")
+        #expect(try daemon.client().state().appearance == Appearance(accent: RGB(hex: 0x2EC27E)), "a file that changes it wins")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A daemon on `config` keeping its state in `state`, its idle recording played.
+    static func idleDaemon(config: String, state: String, _ more: [String] = []) throws -> RunningDaemon {
+        let daemon = try RunningDaemon(["--config", config, "--state-directory", state] + more
+                                       + ["--input", "replay:\(try Generated.idle())@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        return daemon
+    }
+
+    /// `text` as the configuration, then SIGHUP, until the daemon is ready again.
+    static func reload(_ daemon: RunningDaemon, config: String, _ text: String) throws {
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        try daemon.waitForStatus { $0 == "RELOADING=1" }
+        try daemon.waitForStatus { $0 == "READY=1" }
     }
 
     @Test func whatWasSavedASecondBeforeACrashSurvivesIt() throws {

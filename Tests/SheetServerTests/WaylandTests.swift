@@ -3,6 +3,7 @@ import Glibc
 import SheetClient
 import SheetProtocol
 import SheetRecordings
+import SheetCore
 import SheetRenderKit
 import SheetTestSupport
 import Testing

@@ -61,7 +61,10 @@ def check_shot(name, expected_detent):
         got = pixel(5, 5)
         check(all(abs(channel - want) <= 2 for channel in got),
               f"{name}: the dim at {dim} over #808080 is {want} a channel (screenshot: {got})")
-    column = width // 4
+    # A quarter of the way into the card, clear of its rounded corner (a card narrower than the
+    # display sits where the state says, with the dim beside it).
+    card = state.get("card") or {"x": 0, "width": width}
+    column = int(card["x"] + card["width"] // 4)
     white = next((y for y in range(height) if min(pixel(column, y)) >= 250), None)
     if top >= height:
         check(white is None and pixel(column, height - 1) == (GRAY, GRAY, GRAY),
@@ -82,13 +85,20 @@ for name, detent in shots:
     check_shot(name, detent)
 
 
+def card_half(name, width):
+    """The left half of the card in the screenshot `name` (x from, x to), as its state says."""
+    card = json.loads(text(f"{name}.state.json") or "{}").get("card") or {"x": 0, "width": width}
+    return int(card["x"]), int(card["x"] + card["width"] // 2)
+
+
 def ink_pixels(name, top, bottom):
     """How many dark pixels (a label's ink) lie between `top` and `bottom` in the left half of
     the card: a row drawn larger has more, whatever the font."""
     width, height, pixels = read_ppm(f"{name}.ppm")
+    left, right = card_half(name, width)
     count = 0
     for y in range(max(0, int(top)), min(height, int(bottom))):
-        line = pixels[y * width * 3:(y * width + width // 2) * 3]
+        line = pixels[(y * width + left) * 3:(y * width + right) * 3]
         count += sum(1 for green in line[1::3] if green < 128)
     return count
 
@@ -97,9 +107,10 @@ def ink_rows(name, top, bottom):
     """How many pixel rows between `top` and `bottom` hold a label's ink (a dark pixel in the
     left half of the card)."""
     width, height, pixels = read_ppm(f"{name}.ppm")
+    left, right = card_half(name, width)
     rows = 0
     for y in range(max(0, int(top)), min(height, int(bottom))):
-        line = pixels[y * width * 3:(y * width + width // 2) * 3]
+        line = pixels[(y * width + left) * 3:(y * width + right) * 3]
         if min(line[1::3]) < 128:
             rows += 1
     return rows

@@ -17,12 +17,13 @@ from .client import (
     DEFAULT_SOCKET, MAX_MESSAGE_BYTES, Client, ConnectionLost, ProtocolError, SheetdError, follow, socket_path,
 )
 from .types import (
-    Content, DetentPosition, Device, Event, Gesture, Item, LiftedItem, ListState, MovingItem, Screen, State, Update,
+    Appearance, Card, Content, DetentPosition, Device, Event, Gesture, Item, LiftedItem, ListState, MovingItem, Screen,
+    State, Update,
 )
 
 __all__ = [
     "Client", "follow", "socket_path", "DEFAULT_SOCKET", "MAX_MESSAGE_BYTES",
     "SheetdError", "ProtocolError", "ConnectionLost",
-    "Content", "DetentPosition", "Device", "Event", "Gesture", "Item", "LiftedItem", "ListState", "MovingItem",
+    "Appearance", "Card", "Content", "DetentPosition", "Device", "Event", "Gesture", "Item", "LiftedItem", "ListState", "MovingItem",
     "Screen", "State", "Update",
 ]

@@ -131,6 +131,18 @@ class Client:
         """Reduced motion on or off: the card placed at once, the dim cross-faded."""
         self.call("SetReduceMotion", enabled=enabled)
 
+    def set_appearance(self, theme: Optional[str] = None, accent: Optional[str] = None, font: Optional[str] = None,
+                       text_scale: Optional[float] = None, card: Optional[str] = None, dim: Optional[str] = None,
+                       corner_radius: Optional[float] = None) -> None:
+        """Changes how the sheet looks; what is left out stays. card or dim "theme": the theme's colour again."""
+        parameters = {"theme": theme, "accent": accent, "font": font, "textScale": text_scale, "cornerRadius": corner_radius}
+        parameters = {name: value for name, value in parameters.items() if value is not None}
+        for name, value in (("card", card), ("dim", dim)):
+            if value is not None:
+                parameters[name] = None if value == "theme" else value
+        self._send("SetAppearance", parameters)
+        self._read("SetAppearance")
+
     def set_screen(self, width: int, height: int, scale: Optional[float] = None) -> None:
         self.call("SetScreen", width=width, height=height, scale=scale)
 

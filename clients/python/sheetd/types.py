@@ -103,6 +103,51 @@ class DetentPosition:
         return cls(_field(value, "name", where, _string), _field(value, "top", where, _float))
 
 
+_COLOUR = __import__("re").compile(r"#[0-9a-fA-F]{6}\Z|#[0-9a-fA-F]{3}\Z")
+
+
+def _colour(value: Any, path: str) -> str:
+    text = _string(value, path)
+    if not _COLOUR.match(text):
+        raise ProtocolError(f"{path} is {text!r}, not a colour like #3584e4")
+    return text
+
+
+@dataclass(frozen=True)
+class Card:
+    """The card's horizontal extent in pixels: the screen's width, or max-width placed by align."""
+    x: float
+    width: float
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "card") -> "Card":
+        return cls(_field(value, "x", where, _float), _field(value, "width", where, _float))
+
+
+@dataclass(frozen=True)
+class Appearance:
+    """How renderers draw the sheet: theme (light, dark, auto), colours as #rrggbb (card and
+    dim None for the theme's), a fontconfig pattern, the text scale and the corners in points."""
+    theme: str = "light"
+    accent: str = "#3584e4"
+    font: str = ""
+    text_scale: float = 1.0
+    card: Optional[str] = None
+    dim: Optional[str] = None
+    corner_radius: float = 28.0
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "appearance") -> "Appearance":
+        text_scale = _field(value, "textScale", where, _float)
+        corner_radius = _field(value, "cornerRadius", where, _float)
+        if not (0.5 <= text_scale <= 3 and 0 <= corner_radius <= 64):
+            raise ProtocolError(f"{where}: text scale {text_scale} or corner radius {corner_radius} outside 0.5-3 and 0-64")
+        return cls(_field(value, "theme", where, _one_of("light", "dark", "auto")), _field(value, "accent", where, _colour),
+                   _field(value, "font", where, _string), text_scale,
+                   _field(value, "card", where, _colour, optional=True), _field(value, "dim", where, _colour, optional=True),
+                   corner_radius)
+
+
 @dataclass(frozen=True)
 class Item:
     id: str
@@ -190,6 +235,9 @@ class State:
     reduce_motion: bool
     detents: Tuple[DetentPosition, ...]
     list: Optional[ListState]
+    # From a daemon before cards had a width and appearances: None.
+    card: Optional[Card] = None
+    appearance: Optional[Appearance] = None
 
     @property
     def is_idle(self) -> bool:
@@ -215,6 +263,8 @@ class State:
             reduce_motion=_field(value, "reduceMotion", where, _bool),
             detents=_field(value, "detents", where, _list(_reader(DetentPosition))),
             list=_field(value, "list", where, _reader(ListState), optional=True),
+            card=_field(value, "card", where, _reader(Card), optional=True),
+            appearance=_field(value, "appearance", where, _reader(Appearance), optional=True),
         )
 
 

@@ -207,6 +207,26 @@ class RealDaemonTests(unittest.TestCase):
                 client.set_reduce_motion(False)
             self.assertFalse(client.get_state().reduce_motion)
 
+    def test_appearance_changes_for_every_state_after(self):
+        with Client(self.path, timeout=30) as client:
+            before = client.get_state().appearance
+            client.set_appearance(theme="dark", accent="#e66100", card="#1a1a2e")
+            try:
+                after = client.get_state().appearance
+                self.assertEqual((after.theme, after.accent, after.card, after.text_scale), ("dark", "#e66100", "#1a1a2e", 1.0))
+                client.set_appearance(card="theme")
+                self.assertIsNone(client.get_state().appearance.card)
+                with self.assertRaises(SheetdError) as raised:
+                    client.set_appearance(text_scale=9)
+                self.assertEqual(raised.exception.parameters.get("parameter"), "textScale")
+                state = client.get_state()
+                # The 640 pt card on the screen, the dim beside it on a wider one.
+                self.assertEqual(state.card.width, min(640 * state.screen.scale, state.screen.width))
+                self.assertTrue(0 <= state.card.x and state.card.x + state.card.width <= state.screen.width)
+            finally:
+                client.set_appearance(theme=before.theme, accent=before.accent, card="theme")
+            self.assertEqual(client.get_state().appearance, before)
+
     def test_monitor_starts_with_the_state(self):
         with Client(self.path, timeout=30) as client:
             first = next(client.monitor())

@@ -1,0 +1,62 @@
+import SheetCore
+@testable import SheetRenderKit
+import Testing
+
+/// The themes' colours: text reads on its card at WCAG AA (4.5:1) in both themes and on any
+/// card colour a person picks, and a published appearance reaches every part of the look.
+@Suite struct LookTests {
+    @Test(arguments: [Theme.light, .dark])
+    func everyTextMeetsWCAGAAOnItsCard(theme: Theme) {
+        let look = Look(Appearance(theme: theme))
+        for (part, colour) in [("title", look.title), ("label", look.label), ("second line", look.secondaryLabel),
+                               ("close mark", look.closeMark)] {
+            #expect(colour.contrast(with: look.card) >= 4.5, "\(theme.name): \(part) \(colour) on \(look.card) is \(colour.contrast(with: look.card)):1")
+        }
+        // The close button's mark on its disc, and the card against white and black text alike.
+        #expect(look.closeMark.contrast(with: look.closeFill) >= 4.5)
+    }
+
+    @Test func theContrastRatioIsWCAGs() {
+        #expect(abs(RGB.black.contrast(with: .white) - 21) < 1e-9)
+        #expect(RGB.white.contrast(with: .white) == 1)
+        // #767676 on white is the lightest grey that passes AA: 4.54:1.
+        #expect(abs(RGB(hex: 0x767676).contrast(with: .white) - 4.54) < 0.01)
+    }
+
+    @Test(arguments: [0x1A237E, 0xFFEB3B, 0x808080, 0x000000, 0xFFFFFF, 0xE66100] as [UInt32])
+    func aCardColourAPersonPicksKeepsItsTextLegible(_ hex: UInt32) {
+        for theme in [Theme.light, .dark] {
+            let look = Look(Appearance(theme: theme, card: RGB(hex: hex)))
+            #expect(look.card == RGB(hex: hex))
+            #expect(look.label.contrast(with: look.card) >= 4.5, "\(theme.name) on \(look.card): \(look.label)")
+            #expect(look.secondaryLabel.contrast(with: look.card) >= 4.5, "\(theme.name) on \(look.card): \(look.secondaryLabel)")
+        }
+    }
+
+    @Test func autoFollowsTheRenderersPreference() {
+        var base = Look()
+        #expect(base.applying(Appearance(theme: .auto)).card == .white)
+        base.prefersDark = true
+        #expect(base.applying(Appearance(theme: .auto)).card == Look.Palette.dark.card)
+        #expect(base.applying(Appearance(theme: .light)).card == .white, "light is light whatever the preference")
+    }
+
+    @Test func anAppearanceReachesEveryPart() {
+        let appearance = Appearance(theme: .dark, accent: RGB(hex: 0xE66100), font: "DejaVu Serif", textScale: 1.5,
+                                    dim: RGB(hex: 0x102030), cornerRadiusInPoints: 12)
+        var base = Look()
+        base.background = RGB(hex: 0x445566)
+        let look = base.applying(appearance)
+        #expect(look.accent == RGB(hex: 0xE66100) && look.font == "DejaVu Serif" && look.textScale == 1.5)
+        #expect(look.dim == RGB(hex: 0x102030) && look.cornerRadiusPoints == 12)
+        #expect(look.background == RGB(hex: 0x445566), "what lies under the dim stays the renderer's")
+        #expect(Look(Appearance.standard) == Look(), "the standard appearance is the default look")
+    }
+
+    @Test func coloursReadAsWritten() {
+        #expect(RGB(parsing: "#3584e4") == RGB(hex: 0x3584E4))
+        #expect(RGB(parsing: "#3AE") == RGB(hex: 0x33AAEE))
+        #expect(RGB(hex: 0x3584E4).description == "#3584e4")
+        for bad in ["3584e4", "#3584e", "#3584e4f", "#xyzxyz", "", "#", "blue"] { #expect(RGB(parsing: bad) == nil, "\(bad)") }
+    }
+}
