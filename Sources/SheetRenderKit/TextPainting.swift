@@ -87,8 +87,9 @@ extension Geometry {
     /// A premultiplied ARGB pixel times `fade`/256.
     @inline(__always)
     static func faded(_ value: UInt32, _ fade: UInt32) -> UInt32 {
-        let a = (value >> 24) * fade >> 8, r = (value >> 16 & 0xFF) * fade >> 8
-        let g = (value >> 8 & 0xFF) * fade >> 8, b = (value & 0xFF) * fade >> 8
+        // Swift shifts before it multiplies: each product is bracketed before its shift.
+        let a = ((value >> 24) * fade) >> 8, r = (((value >> 16) & 0xFF) * fade) >> 8
+        let g = (((value >> 8) & 0xFF) * fade) >> 8, b = ((value & 0xFF) * fade) >> 8
         return a << 24 | r << 16 | g << 8 | b
     }
 
