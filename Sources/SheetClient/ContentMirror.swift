@@ -4,8 +4,9 @@ import SheetProtocol
 /// The sheet's content as a follower of the `Monitor` stream needs it to draw: the items in
 /// the list's current order, kept in step with the states' `list.revision`.
 ///
-/// Each `reorder-moved` event is one swap and one revision, so while a finger drags an item
-/// the mirror follows by swapping, with no call; anything it cannot account for (new content,
+/// Each `reorder-moved` event is one swap and one revision, and each `item-toggled` one flip
+/// and one revision, so while a finger drags an item or flips a switch the mirror follows with
+/// no call (the renderer draws the new value in the next frame); anything it cannot account for (new content,
 /// a missed update, a daemon that restarted) makes `follow` ask for `GetContent`, whose
 /// answer `fetched` takes with its own revision.
 public struct ContentMirror: Sendable {
@@ -28,17 +29,37 @@ public struct ContentMirror: Sendable {
         guard let count = content?.items.count, let known = revision else { return failed != list.revision }
         // A fetch can be ahead of the states still queued on the stream: their swaps are in it.
         if known >= list.revision { return false }
-        var swaps = 0
-        for event in update.events where event.kind == .reorderMoved {
-            guard let from = event.from, let to = event.to, (0..<count).contains(from), (0..<count).contains(to) else {
-                revision = nil
-                return failed != list.revision
+        // Each swap and each toggle flipped is one revision.
+        var steps = 0
+        for event in update.events {
+            switch event.kind {
+            case .reorderMoved:
+                guard let from = event.from, let to = event.to, (0..<count).contains(from), (0..<count).contains(to) else {
+                    revision = nil
+                    return failed != list.revision
+                }
+            case .itemToggled:
+                guard event.on != nil, let id = event.item, content?.items.contains(where: { $0.id == id }) == true else {
+                    revision = nil
+                    return failed != list.revision
+                }
+            default:
+                continue
             }
-            swaps += 1
+            steps += 1
         }
-        guard known + swaps == list.revision else { return failed != list.revision }
-        for event in update.events where event.kind == .reorderMoved {
-            content?.items.swapAt(event.from!, event.to!)
+        guard known + steps == list.revision else { return failed != list.revision }
+        for event in update.events {
+            switch event.kind {
+            case .reorderMoved:
+                content?.items.swapAt(event.from!, event.to!)
+            case .itemToggled:
+                if let index = content?.items.firstIndex(where: { $0.id == event.item }) {
+                    content?.items[index].accessory = .toggle(isOn: event.on!)
+                }
+            default:
+                break
+            }
         }
         revision = list.revision
         return false

@@ -1,14 +1,17 @@
 import SheetCore
+import SheetProtocol
 import Yams
 
-/// Content from a file (JSON or YAML: `title`, `items` of `id` and `label`, `guarded`) or
-/// from the `content:` key of sheetd.yaml. Errors say `FILE:LINE: reason`.
+/// Content from a file (JSON or YAML: `title`, `items`, `guarded`) or from the `content:` key
+/// of sheetd.yaml. Errors say `FILE:LINE: reason`. An item has an `id` and a `label`, and may
+/// have a `subtitle`, an `icon` name, an `accessory` (`toggle` or `check` with `on`, `chevron`,
+/// `value` with `value`), `disabled` and a `section`, as `SetContent` takes them.
 ///
 ///     title: Settings
 ///     guarded: false
 ///     items:
-///       - {id: wifi, label: Wi-Fi}
-///       - {id: bluetooth, label: Bluetooth}
+///       - {id: wifi, label: Wi-Fi, subtitle: Home, icon: network-wireless-symbolic, accessory: toggle, on: true, section: Network}
+///       - {id: bluetooth, label: Bluetooth, accessory: chevron}
 public enum ContentFile {
     public static func load(path: String) throws(ConfigurationError) -> SheetContent {
         let text: String
@@ -60,18 +63,7 @@ public enum ContentFile {
                 }
                 for item in items {
                     itemLines.append(item.mark?.line)
-                    guard case .mapping(let fields) = item, case .scalar(let id)? = fields["id"] else {
-                        throw ConfigurationError(file: path, line: item.mark?.line ?? line,
-                                                 reason: "item \(content.items.count) wants an `id` (and a `label`)")
-                    }
-                    var label = ""
-                    if let labelNode = fields["label"] {
-                        guard case .scalar(let text) = labelNode else {
-                            throw ConfigurationError(file: path, line: labelNode.mark?.line, reason: "`label` wants text")
-                        }
-                        label = text.string
-                    }
-                    content.items.append(SheetItem(id: id.string, label: label))
+                    content.items.append(try Self.item(item, index: content.items.count, path: path, line: line))
                 }
             default:
                 throw ConfigurationError(file: path, line: line,
@@ -83,5 +75,39 @@ public enum ContentFile {
             throw ConfigurationError(file: path, line: line, reason: problem.description)
         }
         return content
+    }
+
+    /// The keys an item may have.
+    static let itemKeys = ["id", "label", "subtitle", "icon", "accessory", "on", "value", "disabled", "section"]
+
+    /// One item of `items`: its scalars read as `SetContent` reads an item's JSON (`on` and
+    /// `disabled` as booleans, the rest as text), so the file and the wire share one reading.
+    static func item(_ node: Node, index: Int, path: String, line: Int?) throws(ConfigurationError) -> SheetItem {
+        guard case .mapping(let fields) = node else {
+            throw ConfigurationError(file: path, line: node.mark?.line ?? line, reason: "item \(index) wants an `id` (and a `label`)")
+        }
+        var json: [String: JSONValue] = [:]
+        for (keyNode, valueNode) in fields {
+            guard case .scalar(let key) = keyNode, itemKeys.contains(key.string) else {
+                throw ConfigurationError(file: path, line: keyNode.mark?.line,
+                                         reason: "item \(index): unknown key; an item's keys are \(itemKeys.joined(separator: ", "))")
+            }
+            guard case .scalar(let value) = valueNode else {
+                throw ConfigurationError(file: path, line: valueNode.mark?.line, reason: "item \(index): `\(key.string)` wants a single value")
+            }
+            if key.string == "on" || key.string == "disabled" {
+                guard let flag = Bool.construct(from: value) else {
+                    throw ConfigurationError(file: path, line: valueNode.mark?.line, reason: "item \(index): `\(key.string)` wants true or false")
+                }
+                json[key.string] = .bool(flag)
+            } else {
+                json[key.string] = .string(value.string)
+            }
+        }
+        do {
+            return try SheetItem(json: .object(json), index: index)
+        } catch {
+            throw ConfigurationError(file: path, line: node.mark?.line ?? line, reason: error.description)
+        }
     }
 }

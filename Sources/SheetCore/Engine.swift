@@ -181,10 +181,11 @@ public struct Engine: Sendable {
         advance(to: time, into: &out)
         var content = content
         if content.items.count > SheetContent.Limits.items { content.items.removeLast(content.items.count - SheetContent.Limits.items) }
+        content = content.withSectionsWrittenOut
         self.content = content
         sheet.guarded = content.guarded
         sheet.titleDirection = TextDirection.of(content.title)
-        list.setItems(count: content.items.count, order: order, offset: scrollInPoints, after: revision)
+        list.setItems(content.items, order: order, offset: scrollInPoints, after: revision)
         arena.enableItemHold(!content.items.isEmpty)
         panRoute = .sheet
         publish(at: time, into: &out)
@@ -461,10 +462,21 @@ public struct Engine: Sendable {
 
     /// A tap on a row of a resting sheet taps its item (the title bar, the close button and
     /// the dim keep their meaning).
+    /// A disabled item takes no tap; a toggle flips at once, so the next state draws it, and
+    /// its client hears `itemToggled` (and may set it back).
     private mutating func tapItem(at point: Point, _ time: Timestamp, into out: inout [EngineOutput]) {
         guard sequenceBeganAtRest, source == .touchscreen, !content.items.isEmpty, sheet.kind == .resting,
               let position = list.position(at: point, cardTop: sheet.top) else { return }
-        out.append(.content(ContentEventReport(time: time, event: .itemTapped(item: list.order[position]))))
+        let index = list.order[position]
+        guard !content.items[index].disabled else { return }
+        if case .toggle(let isOn) = content.items[index].accessory {
+            content.items[index].accessory = .toggle(isOn: !isOn)
+            list.contentChanged()
+            out.append(.content(ContentEventReport(time: time, event: .itemToggled(item: index, isOn: !isOn))))
+            publish(at: time, into: &out)
+            return
+        }
+        out.append(.content(ContentEventReport(time: time, event: .itemTapped(item: index))))
     }
 
     private func beginsNestedPan(at start: Point, translation: Vector) -> Bool {

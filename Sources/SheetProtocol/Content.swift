@@ -25,18 +25,7 @@ extension ContentChange {
             var parsed: [SheetItem] = []
             parsed.reserveCapacity(list.count)
             for (index, item) in list.enumerated() {
-                guard case .object = item else { throw ContentProblem(field: "items", index: index, reason: "not an object") }
-                guard let id = item["id"]?.stringValue else {
-                    throw ContentProblem(field: "items.id", index: index, reason: "missing or not a string")
-                }
-                var label = ""
-                if let value = item["label"], !value.isNull {
-                    guard let text = value.stringValue else {
-                        throw ContentProblem(field: "items.label", index: index, reason: "not a string")
-                    }
-                    label = text
-                }
-                parsed.append(SheetItem(id: id, label: label))
+                parsed.append(try SheetItem(json: item, index: index))
             }
             self.items = parsed
         }
@@ -48,10 +37,102 @@ extension ContentChange {
         var parameters: [String: JSONValue] = [:]
         if let title { parameters["title"] = .string(title) }
         if let guarded { parameters["guarded"] = .bool(guarded) }
-        if let items {
-            parameters["items"] = .array(items.map { .object(["id": .string($0.id), "label": .string($0.label)]) })
-        }
+        if let items { parameters["items"] = .array(items.map(\.json)) }
         return parameters
+    }
+}
+
+extension SheetItem {
+    /// Reads one item of `SetContent`'s `items` (at `index`, for the error): `id` and `label`,
+    /// and each of `subtitle`, `icon`, `accessory` (`toggle` and `check` with `on`, `value`
+    /// with `value`), `disabled` and `section` absent or null when the item has none.
+    public init(json item: JSONValue, index: Int) throws(ContentProblem) {
+        guard case .object = item else { throw ContentProblem(field: "items", index: index, reason: "not an object") }
+        func text(_ key: String) throws(ContentProblem) -> String? {
+            guard let value = item[key], !value.isNull else { return nil }
+            guard let text = value.stringValue else { throw ContentProblem(field: "items.\(key)", index: index, reason: "not a string") }
+            return text
+        }
+        func flag(_ key: String) throws(ContentProblem) -> Bool? {
+            guard let value = item[key], !value.isNull else { return nil }
+            guard let flag = value.boolValue else { throw ContentProblem(field: "items.\(key)", index: index, reason: "not a boolean") }
+            return flag
+        }
+        guard let id = item["id"]?.stringValue else {
+            throw ContentProblem(field: "items.id", index: index, reason: "missing or not a string")
+        }
+        var accessory: ItemAccessory?
+        if let name = try text("accessory") {
+            guard let kind = ItemAccessory.Kind(name: name) else {
+                throw ContentProblem(field: "items.accessory", index: index,
+                                     reason: "not one of \(ItemAccessory.Kind.names.joined(separator: ", "))")
+            }
+            let on = try flag("on") ?? false
+            switch kind {
+            case .toggle: accessory = .toggle(isOn: on)
+            case .check: accessory = .check(isChecked: on)
+            case .chevron: accessory = .chevron
+            case .value: accessory = .value(try text("value") ?? "")
+            }
+        }
+        self.init(id: id, label: try text("label") ?? "", subtitle: try text("subtitle") ?? "", icon: try text("icon") ?? "",
+                  accessory: accessory, disabled: try flag("disabled") ?? false, section: try text("section") ?? "")
+    }
+
+    /// The fields it has, as `SetContent` takes them.
+    public var json: JSONValue {
+        var fields: [String: JSONValue] = ["id": .string(id), "label": .string(label)]
+        if !subtitle.isEmpty { fields["subtitle"] = .string(subtitle) }
+        if !icon.isEmpty { fields["icon"] = .string(icon) }
+        if let accessory {
+            fields["accessory"] = .string(accessory.kind.name.description)
+            switch accessory {
+            case .toggle(let on), .check(let on): fields["on"] = .bool(on)
+            case .value(let text): fields["value"] = .string(text)
+            case .chevron: break
+            }
+        }
+        if disabled { fields["disabled"] = .bool(true) }
+        if !section.isEmpty { fields["section"] = .string(section) }
+        return .object(fields)
+    }
+
+    /// `{"id":…,"label":…}` and, when the item has them, `subtitle`, `icon`, `accessory` with
+    /// `on` or `value`, `disabled` and `section`, in that order.
+    public func write(to w: inout JSONWriter) {
+        w.append("{\"id\":")
+        w.appendString(id)
+        w.append(",\"label\":")
+        w.appendString(label)
+        if !subtitle.isEmpty {
+            w.append(",\"subtitle\":")
+            w.appendString(subtitle)
+        }
+        if !icon.isEmpty {
+            w.append(",\"icon\":")
+            w.appendString(icon)
+        }
+        if let accessory {
+            w.append(",\"accessory\":\"")
+            w.append(accessory.kind.name)
+            w.append(UInt8(ascii: "\""))
+            switch accessory {
+            case .toggle(let on), .check(let on):
+                w.append(",\"on\":")
+                w.append(on ? "true" : "false")
+            case .value(let text):
+                w.append(",\"value\":")
+                w.appendString(text)
+            case .chevron:
+                break
+            }
+        }
+        if disabled { w.append(",\"disabled\":true") }
+        if !section.isEmpty {
+            w.append(",\"section\":")
+            w.appendString(section)
+        }
+        w.append(UInt8(ascii: "}"))
     }
 }
 
@@ -65,11 +146,7 @@ extension SheetContent {
         let positions = order.flatMap { ListMachine.isPermutation($0, of: items.count) ? $0 : nil } ?? Array(items.indices)
         for (position, index) in positions.enumerated() {
             if position > 0 { w.append(UInt8(ascii: ",")) }
-            w.append("{\"id\":")
-            w.appendString(items[index].id)
-            w.append(",\"label\":")
-            w.appendString(items[index].label)
-            w.append(UInt8(ascii: "}"))
+            items[index].write(to: &w)
         }
         w.append("],\"guarded\":")
         w.append(guarded ? "true" : "false")
@@ -100,9 +177,12 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
     public var order: [String]?
     /// For `dismiss-attempted`: `swipe-down`, `drag`, `dim-tap` or `close-button`.
     public var cause: DismissCause?
+    /// For `item-toggled`: the toggle's new value.
+    public var on: Bool?
 
     public init(kind: ContentEvent.Kind, item: String? = nil, index: Int? = nil, from: Int? = nil, to: Int? = nil,
-                order: [String]? = nil, cause: DismissCause? = nil) {
+                order: [String]? = nil, cause: DismissCause? = nil, on: Bool? = nil) {
+        self.on = on
         self.kind = kind
         self.item = item
         self.index = index
@@ -120,6 +200,9 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
         switch event {
         case .itemTapped(let item):
             self.item = id(item)
+        case .itemToggled(let item, let isOn):
+            self.item = id(item)
+            self.on = isOn
         case .reorderBegan(let item, let index):
             self.item = id(item)
             self.index = index
@@ -175,6 +258,10 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
             w.append(cause.name)
             w.append(UInt8(ascii: "\""))
         }
+        if let on {
+            w.append(",\"on\":")
+            w.append(on ? "true" : "false")
+        }
     }
 
     /// For people: `reorder-moved wifi 1 → 2`, `dismiss-attempted dim-tap`.
@@ -185,6 +272,7 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
         if let from, let to { text += " \(from) → \(to)" }
         if let order { text += " order \(order.joined(separator: ","))" }
         if let cause { text += " \(cause.name)" }
+        if let on { text += on ? " on" : " off" }
         return text
     }
 
@@ -194,7 +282,8 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
         var cause: DismissCause?
         if let value = json["cause"], !value.isNull { cause = try named(json, "cause") }
         self.init(kind: try named(json, "event"), item: json["item"]?.stringValue, index: json["index"]?.intValue,
-                  from: json["from"]?.intValue, to: json["to"]?.intValue, order: order, cause: cause)
+                  from: json["from"]?.intValue, to: json["to"]?.intValue, order: order, cause: cause,
+                  on: json["on"]?.boolValue)
     }
 }
 
@@ -234,6 +323,10 @@ public struct ListState: Sendable, Equatable {
 
     public var titleBarHeightInPixels: Double
     public var itemHeightInPixels: Double
+    /// A row with a second line, and a section's header (`ListLayout` places them); a daemon
+    /// before them sent neither, and its items had neither.
+    public var twoLineItemHeightInPixels: Double
+    public var headerHeightInPixels: Double
     public var scrollInPixels: Double
     public var revision: Int
     /// Nothing in the list moves: no finger on it, no momentum, no animation.
@@ -242,10 +335,13 @@ public struct ListState: Sendable, Equatable {
     public var othersScale: Double
     public var moving: [Moving]
 
-    public init(titleBarHeightInPixels: Double, itemHeightInPixels: Double, scrollInPixels: Double, revision: Int,
+    public init(titleBarHeightInPixels: Double, itemHeightInPixels: Double, twoLineItemHeightInPixels: Double? = nil,
+                headerHeightInPixels: Double? = nil, scrollInPixels: Double, revision: Int,
                 isSettled: Bool = true, lifted: Lifted?, othersScale: Double, moving: [Moving]) {
         self.titleBarHeightInPixels = titleBarHeightInPixels
         self.itemHeightInPixels = itemHeightInPixels
+        self.twoLineItemHeightInPixels = twoLineItemHeightInPixels ?? itemHeightInPixels * 72 / 56
+        self.headerHeightInPixels = headerHeightInPixels ?? itemHeightInPixels * 48 / 56
         self.scrollInPixels = scrollInPixels
         self.revision = revision
         self.isSettled = isSettled
@@ -259,6 +355,8 @@ public struct ListState: Sendable, Equatable {
         func id(_ index: UInt16) -> String { Int(index) < content.items.count ? content.items[Int(index)].id : "" }
         self.init(titleBarHeightInPixels: layout.titleBarHeightInPoints * scale,
                   itemHeightInPixels: layout.itemHeightInPoints * scale,
+                  twoLineItemHeightInPixels: layout.twoLineItemHeightInPoints * scale,
+                  headerHeightInPixels: layout.sectionHeaderHeightInPoints * scale,
                   scrollInPixels: list.scrollInPoints * scale, revision: Int(list.revision), isSettled: list.isSettled,
                   lifted: list.lifted.map { Lifted(item: id($0.item), index: Int($0.position),
                                                    offsetInPixels: Double($0.offsetInPoints) * scale,
@@ -273,6 +371,10 @@ public struct ListState: Sendable, Equatable {
         w.append(titleBarHeightInPixels, decimals: 2)
         w.append(",\"itemHeight\":")
         w.append(itemHeightInPixels, decimals: 2)
+        w.append(",\"twoLineItemHeight\":")
+        w.append(twoLineItemHeightInPixels, decimals: 2)
+        w.append(",\"headerHeight\":")
+        w.append(headerHeightInPixels, decimals: 2)
         w.append(",\"scroll\":")
         w.append(scrollInPixels, decimals: 2)
         w.append(",\"revision\":")
@@ -333,7 +435,13 @@ public struct ListState: Sendable, Equatable {
                                      offsetInPixels: try number(value, "offset")))
             }
         }
+        func optionalNumber(_ key: String) throws(ProtocolError) -> Double? {
+            guard let value = json[key], !value.isNull else { return nil }
+            return try number(json, key)
+        }
         self.init(titleBarHeightInPixels: try number(json, "titleBar"), itemHeightInPixels: try number(json, "itemHeight"),
+                  twoLineItemHeightInPixels: try optionalNumber("twoLineItemHeight"),
+                  headerHeightInPixels: try optionalNumber("headerHeight"),
                   scrollInPixels: try number(json, "scroll"), revision: try integer(json, "revision"),
                   isSettled: json["settled"]?.boolValue ?? true, lifted: lifted, othersScale: try number(json, "othersScale"), moving: moving)
     }

@@ -76,8 +76,15 @@ public enum SheetInterface {
     )
 
     # One row of the sheet's list: an id the client chose (1 to 64 bytes, unique) and its
-    # label (at most 256 bytes).
-    type Item (id: string, label: string)
+    # label (at most 256 bytes); a second line (subtitle, at most 256 bytes; the row is
+    # 72 pt instead of 56); an icon (a freedesktop icon name: 1 to 64 bytes of letters,
+    # digits, -, _ and ., not starting with a dot; never a path); an accessory at the
+    # trailing edge: toggle or check with on, chevron, or value with a short value (at
+    # most 64 bytes); disabled (drawn faded, taps and long presses do nothing); and the
+    # section it is in (at most 128 bytes; an item that names none is in the section of
+    # the item before it, and the daemon writes it out on every item): a header stands
+    # above the first item of each section, and a reorder stays within its section.
+    type Item (id: string, label: string, subtitle: ?string, icon: ?string, accessory: ?string, on: ?bool, value: ?string, disabled: ?bool, section: ?string)
 
     # What the sheet holds: a title (at most 256 bytes), up to 1024 items, and guarded
     # (unsaved changes: a user cannot dismiss the sheet, Dismiss needs force).
@@ -89,16 +96,19 @@ public enum SheetInterface {
     type MovingItem (item: string, index: int, offset: float)
 
     # The list while the sheet has content: it starts titleBar pixels below the card's
-    # top, in rows itemHeight pixels tall, scrolled by scroll pixels (0 = first item at
+    # top, in rows itemHeight pixels tall (twoLineItemHeight for an item with a second
+    # line, and a section's header headerHeight tall above its first row), scrolled by scroll pixels (0 = first item at
     # the top); the picked-up item and the items still sliding after a swap are drawn
     # away from their slots, every other item sits in its slot at othersScale. revision
-    # changes with the content and its order: one per reorder-moved swap, so a renderer
-    # that applies the swaps keeps up, and one per SetContent (GetContent says which
+    # changes with the content and its order: one per reorder-moved swap and one per
+    # item-toggled, so a renderer that applies them keeps up, and one per SetContent (GetContent says which
     # revision it returns). settled: nothing in the list moves (no finger on it, no
     # momentum, no animation).
     type List (
       titleBar: float,
       itemHeight: float,
+      twoLineItemHeight: ?float,
+      headerHeight: ?float,
       scroll: float,
       revision: int,
       settled: bool,
@@ -107,7 +117,8 @@ public enum SheetInterface {
       moving: []MovingItem
     )
 
-    # What the content's client hears. event is item-tapped (item), reorder-began (item,
+    # What the content's client hears. event is item-tapped (item), item-toggled (item, on:
+    # a tap flipped its toggle, already flipped in the daemon), reorder-began (item,
     # index), reorder-moved (item, from, to), reorder-ended (item, order) or
     # dismiss-attempted (cause: swipe-down, drag, dim-tap or close-button).
     type Event (
@@ -117,7 +128,8 @@ public enum SheetInterface {
       from: ?int,
       to: ?int,
       order: ?[]string,
-      cause: ?string
+      cause: ?string,
+      on: ?bool
     )
 
     # An input device, whether the daemon uses it, and why. A device a program feeds

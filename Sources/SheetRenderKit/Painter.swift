@@ -21,14 +21,17 @@ public struct Painter: Sendable {
     }
 
     public var text: Text
+    /// The items' icons, from the icon theme; none drawn when nil.
+    public var icons: IconCache?
 
     /// A painter with the console font, or with no text when `font` is nil.
     public init(font: PSF2Font? = nil) {
         text = font.map(Text.console) ?? .none
     }
 
-    public init(typesetter: Typesetter) {
+    public init(typesetter: Typesetter, icons: IconCache? = nil) {
         text = .typeset(typesetter)
+        self.icons = icons
     }
 
     /// The painter a renderer uses: Pango with the fontconfig pattern `font` (the system's
@@ -36,7 +39,7 @@ public struct Painter: Sendable {
     /// reason to log. `fallback` is nil when the text is typeset.
     public static func standard(font: String = "") -> (painter: Painter, fallback: String?) {
         do {
-            return (Painter(typesetter: try Typesetter(font: font)), nil)
+            return (Painter(typesetter: try Typesetter(font: font), icons: IconCache()), nil)
         } catch {
             let console = PSF2Font.system()
             let used = console == nil ? "no text at all: no console font in \(PSF2Font.searchPaths.joined(separator: ", ")) either"
@@ -63,7 +66,7 @@ public struct Painter: Sendable {
         case .console(let font): geometry.drawTitle(font: font, rows: rows, into: canvas)
         case .none: break
         }
-        if let list = scene.list { geometry.drawList(list, text: text, rows: rows, into: canvas) }
+        if let list = scene.list { geometry.drawList(list, text: text, icons: icons, rows: rows, into: canvas) }
     }
 }
 
@@ -284,17 +287,22 @@ struct Geometry {
     /// the white card, so a label and a separator), then the sliding ones, then the lifted
     /// one over its shadow. A row scaled about its centre is drawn by mapping each pixel back
     /// into the row at rest, so every scale shares one way of drawing.
-    func drawList(_ list: ListScene, text: Painter.Text, rows: Range<Int>, into canvas: Canvas) {
+    func drawList(_ list: ListScene, text: Painter.Text, icons: IconCache?, rows: Range<Int>, into canvas: Canvas) {
         let clipTop = max(top + list.titleBarHeight, 0)
         guard clipTop < Double(scene.height) else { return }
         let clip = rows.clamped(to: Int(clipTop.rounded(.up))..<scene.height)
         guard !clip.isEmpty else { return }
+        if case .typeset(let typesetter) = text {
+            list.headers(top: top, clip: Double(clip.lowerBound)..<Double(clip.upperBound)) { title, y0, y1 in
+                drawHeader(title, y0: y0, y1: y1, typesetter: typesetter, clip: clip, into: canvas)
+            }
+        }
         list.rows(top: top, clip: Double(clip.lowerBound)..<Double(clip.upperBound)) { row in
             if row.isLifted { drawLifted(row, list: list, clip: clip, into: canvas) }
             if !row.isLifted, row.scale > 0 { drawSeparator(row, list: list, clip: clip, into: canvas) }
             switch text {
             case .typeset(let typesetter):
-                drawLabel(list.items[row.position].label, row: row, list: list, typesetter: typesetter, clip: clip, into: canvas)
+                drawRow(list.items[row.position], row: row, typesetter: typesetter, icons: icons, clip: clip, into: canvas)
             case .console(let font):
                 drawLabel(list.items[row.position].label, row: row, list: list, font: font, clip: clip, into: canvas)
             case .none: break
@@ -304,7 +312,7 @@ struct Geometry {
 
     /// A row's box at its scale: left, top, right, bottom (px).
     func box(_ row: ListScene.Row, list: ListScene) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
-        let halfWidth = (right - left) * row.scale / 2, halfHeight = list.itemHeight * row.scale / 2
+        let halfWidth = (right - left) * row.scale / 2, halfHeight = row.height * row.scale / 2
         let middle = (left + right) / 2
         return (middle - halfWidth, row.centre - halfHeight, middle + halfWidth, row.centre + halfHeight)
     }
@@ -365,13 +373,13 @@ struct Geometry {
         for scalar in label.unicodeScalars.prefix(fits) { glyphs.append(font.glyph(for: scalar)) }
         guard !glyphs.isEmpty else { return }
         // The text's box in the row at rest (x from the card's left, y from the row's top).
-        let textTop = (list.itemHeight - glyphHeight) / 2
+        let textTop = (row.height - glyphHeight) / 2
         let middle = (left + right) / 2, start = left + inset
         let s = row.scale
         // Scaled about the row's centre, but never left of the inset: a row grown past the
         // card's edges keeps its label on the screen.
         let left = max(middle + (start - middle) * s, start), right = left + Double(glyphs.count) * glyphWidth * s
-        let upper = row.centre + (textTop - list.itemHeight / 2) * s, lower = upper + glyphHeight * s
+        let upper = row.centre + (textTop - row.height / 2) * s, lower = upper + glyphHeight * s
         let ink = scene.look.label
         let columns = Range(pixels: left, right).clamped(to: 0..<width)
         guard !columns.isEmpty else { return }

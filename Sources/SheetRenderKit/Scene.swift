@@ -328,17 +328,30 @@ public struct ListScene: Sendable, Equatable {
     public var othersScale: Double
     public var lifted: Lifted?
     public var moving: [Moving]
+    /// Where each row lies (px from the list's top), as the core lays the same items out.
+    public let layout: ListLayout
+    /// The tallest row (px).
+    let tallest: Double
 
     /// A row is at least a pixel tall; scales stay within 0…4, offsets and the scroll within
-    /// the list's length and a few screens either way.
-    public init(items: [SheetItem], titleBarHeight: Double, itemHeight: Double, scroll: Double, othersScale: Double,
-                lifted: Lifted?, moving: [Moving], height: Int) {
+    /// the list's length and a few screens either way. Two-line rows and headers are as tall
+    /// as given, or in the core's proportion to `itemHeight` (72 and 48 to 56).
+    public init(items: [SheetItem], titleBarHeight: Double, itemHeight: Double, twoLineItemHeight: Double? = nil,
+                headerHeight: Double? = nil, scroll: Double, othersScale: Double, lifted: Lifted?, moving: [Moving], height: Int) {
         func clamp(_ value: Double, _ low: Double, _ high: Double) -> Double { value.isFinite ? min(max(value, low), high) : low }
         let screens = 4 * Double(max(height, 1))
         self.items = items
         self.itemHeight = clamp(itemHeight, 1, screens)
         self.titleBarHeight = clamp(titleBarHeight, 0, screens)
-        let reach = Double(items.count) * self.itemHeight + screens
+        var sizes = ListConfiguration()
+        sizes.itemHeightInPoints = self.itemHeight
+        sizes.twoLineItemHeightInPoints = clamp(twoLineItemHeight ?? self.itemHeight * 72 / 56, 1, screens)
+        sizes.sectionHeaderHeightInPoints = clamp(headerHeight ?? self.itemHeight * 48 / 56, 0, screens)
+        var layout = ListLayout()
+        layout.layOut(items, order: Array(items.indices), configuration: sizes)
+        self.layout = layout
+        tallest = layout.heights.max() ?? self.itemHeight
+        let reach = layout.height + screens
         self.scroll = clamp(scroll, -reach, reach)
         self.othersScale = clamp(othersScale, 0, 4)
         let positions = 0..<items.count
@@ -356,7 +369,8 @@ public struct ListScene: Sendable, Equatable {
     /// display `height` pixels tall.
     public init(_ state: ListState, items: [SheetItem], zoom: Double, height: Int) {
         self.init(items: items, titleBarHeight: state.titleBarHeightInPixels * zoom,
-                  itemHeight: state.itemHeightInPixels * zoom, scroll: state.scrollInPixels * zoom,
+                  itemHeight: state.itemHeightInPixels * zoom, twoLineItemHeight: state.twoLineItemHeightInPixels * zoom,
+                  headerHeight: state.headerHeightInPixels * zoom, scroll: state.scrollInPixels * zoom,
                   othersScale: state.othersScale,
                   lifted: state.lifted.map { Lifted(position: $0.index, offset: $0.offsetInPixels * zoom, scale: $0.scale,
                                                     opacity: $0.opacity) },
@@ -364,11 +378,12 @@ public struct ListScene: Sendable, Equatable {
                   height: height)
     }
 
-    /// One row where this frame draws it: the centre of its box (px from the screen's top),
-    /// its scale about that centre and its opacity.
+    /// One row where this frame draws it: the centre of its box (px from the screen's top), its
+    /// height at rest, its scale about that centre and its opacity.
     public struct Row: Sendable, Equatable {
         public var position: Int
         public var centre: Double
+        public var height: Double
         public var scale: Double
         public var opacity: Double
         public var isLifted: Bool
@@ -379,30 +394,58 @@ public struct ListScene: Sendable, Equatable {
     public func rows(top: Double, clip: Range<Double>, _ body: (Row) -> Void) {
         guard !items.isEmpty, !clip.isEmpty else { return }
         let listTop = top + titleBarHeight
-        func centre(_ position: Int) -> Double { listTop + (Double(position) + 0.5) * itemHeight - scroll }
+        func centre(_ position: Int) -> Double { listTop + layout.centre(position) - scroll }
         // Rows at rest: those whose slot, scaled, reaches the clip (a row reaches half its
         // height times its scale either side of its centre).
-        let reach = itemHeight * max(othersScale, 1) / 2
-        let first = ((clip.lowerBound - reach - listTop + scroll) / itemHeight - 0.5).rounded(.down)
-        let last = ((clip.upperBound + reach - listTop + scroll) / itemHeight - 0.5).rounded(.up)
-        let count = Double(items.count)
-        if last >= 0, first < count {
-            for position in Int(max(first, 0))...Int(min(last, count - 1)) {
-                if position == lifted?.position || moving.contains(where: { $0.position == position }) { continue }
-                body(Row(position: position, centre: centre(position), scale: othersScale, opacity: 1, isLifted: false))
+        let grow = max(othersScale, 1)
+        var position = firstRow(reaching: clip.lowerBound - listTop + scroll - tallest * (grow - 1))
+        while position < items.count, listTop + layout.top(position) - scroll - layout.heights[position] * (grow - 1) / 2 < clip.upperBound {
+            if position != lifted?.position, !moving.contains(where: { $0.position == position }) {
+                body(Row(position: position, centre: centre(position), height: layout.heights[position], scale: othersScale,
+                         opacity: 1, isLifted: false))
             }
+            position += 1
         }
         for entry in moving {
-            let y = centre(entry.position) + entry.offset
+            let y = centre(entry.position) + entry.offset, reach = layout.heights[entry.position] * grow / 2
             if y + reach > clip.lowerBound, y - reach < clip.upperBound {
-                body(Row(position: entry.position, centre: y, scale: othersScale, opacity: 1, isLifted: false))
+                body(Row(position: entry.position, centre: y, height: layout.heights[entry.position], scale: othersScale,
+                         opacity: 1, isLifted: false))
             }
         }
         if let lifted {
-            let y = centre(lifted.position) + lifted.offset, half = itemHeight * lifted.scale / 2
-            if y + half > clip.lowerBound - itemHeight, y - half < clip.upperBound + itemHeight {
-                body(Row(position: lifted.position, centre: y, scale: lifted.scale, opacity: lifted.opacity, isLifted: true))
+            let height = layout.heights[lifted.position]
+            let y = centre(lifted.position) + lifted.offset, half = height * lifted.scale / 2
+            if y + half > clip.lowerBound - height, y - half < clip.upperBound + height {
+                body(Row(position: lifted.position, centre: y, height: height, scale: lifted.scale, opacity: lifted.opacity,
+                         isLifted: true))
             }
         }
+    }
+
+    /// The section headers that reach into `clip`: each one's title, and its box's top and
+    /// bottom (px from the screen's top), above the row it heads, scaled with the others.
+    public func headers(top: Double, clip: Range<Double>, _ body: (_ title: String, _ y0: Double, _ y1: Double) -> Void) {
+        guard !items.isEmpty, !clip.isEmpty, layout.headerHeight > 0 else { return }
+        let listTop = top + titleBarHeight
+        var position = firstRow(reaching: clip.lowerBound - listTop + scroll)
+        while position < items.count, listTop + layout.top(position) - layout.headerHeight - scroll < clip.upperBound {
+            if layout.headed[position] {
+                let bottom = listTop + layout.top(position) - scroll
+                body(items[position].section, bottom - layout.headerHeight, bottom)
+            }
+            position += 1
+        }
+    }
+
+    /// The first position whose row (or the header above it) ends below `y` (px from the
+    /// list's top).
+    private func firstRow(reaching y: Double) -> Int {
+        var low = 0, high = items.count
+        while low < high {
+            let middle = (low + high) / 2
+            if layout.top(middle) + layout.heights[middle] <= y { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -22,35 +22,6 @@ extension Geometry {
         blend(image, left: origin.rounded(), top: upper.rounded(), scale: 1, opacity: 1, clip: rows, into: canvas)
     }
 
-    /// A label, 20 pt in from the side it starts on and centred on its row, ending in an
-    /// ellipsis 20 pt before the other side; scaled with the row about the row's centre, its
-    /// starting edge kept at the inset or further in, so a row grown past the card keeps its
-    /// label on the screen.
-    func drawLabel(_ label: String, row: ListScene.Row, list: ListScene, typesetter: Typesetter, clip: Range<Int>,
-                   into canvas: Canvas) {
-        guard row.scale > 0.01, row.opacity > 0, !label.isEmpty else { return }
-        let inset = scene.points(scene.look.labelInsetPoints)
-        let direction = TextDirection.of(label)
-        let style = TextStyle(sizeInPixels: scene.points(scene.look.labelSizePoints) * scene.look.textScale,
-                              color: scene.look.label, maximumWidthInPixels: Int(right - left - 2 * inset),
-                              direction: direction, font: scene.look.font)
-        let image = typesetter.image(label, style: style)
-        guard image.width > 0 else { return }
-        let middle = (left + right) / 2, s = row.scale
-        let restLeft = direction == .rightToLeft ? right - inset - Double(image.width) : left + inset
-        var origin = middle + (restLeft - middle) * s
-        if direction == .rightToLeft {
-            origin = min(origin + Double(image.width) * s, right - inset) - Double(image.width) * s
-        } else {
-            origin = max(origin, left + inset)
-        }
-        let upper = row.centre - Double(image.height) * s / 2
-        // At rest a line sits on whole pixels, as it was set.
-        let exact = s == 1
-        blend(image, left: exact ? origin.rounded() : origin, top: exact ? upper.rounded() : upper, scale: s, opacity: row.opacity,
-              clip: clip, into: canvas)
-    }
-
     /// `image` with its top-left corner at (`left`, `top`) px, magnified by `scale` (each
     /// pixel takes the image's pixel under its centre), at `opacity`, over what the canvas
     /// holds, in rows `clip` only. Premultiplied: out = text + (1 − text's alpha) · below.

@@ -130,6 +130,32 @@ import Testing
         }
     }
 
+    /// The rich example reads to the items it shows, sections written out on every item; an
+    /// item key that does not exist, or an icon that could be a path, names its line.
+    @Test func richContentReadsFromYAML() throws {
+        let content = try ContentFile.load(path: fixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("examples/settings.yaml").path)
+        #expect(content.items.count == 6)
+        #expect(content.items[0] == SheetItem(id: "wifi", label: "Wi-Fi", subtitle: "Home network", icon: "network-wireless-symbolic",
+                                              accessory: .toggle(isOn: true), section: "Connections"))
+        #expect(content.items[2].disabled && content.items[2].accessory == .toggle(isOn: false))
+        #expect(content.items[3].accessory == .value("80 %") && content.items[4].accessory == .check(isChecked: true))
+        #expect(content.items[5].accessory == .chevron)
+        #expect(content.withSectionsWrittenOut.items.map(\.section) == ["Connections", "Connections", "Connections", "Display", "Display", "Display"])
+        for (text, line, reason) in [
+            ("items:\n  - {id: a, label: A}\n  - {id: b, colour: red}\n", 3, "item 1: unknown key; an item's keys are id, label"),
+            ("items:\n  - {id: a, icon: ../../etc/shadow}\n", 2, "items[0].icon: not an icon name"),
+            ("items:\n  - {id: a, accessory: toggle, on: maybe}\n", 2, "item 0: `on` wants true or false"),
+        ] {
+            do {
+                _ = try ContentFile.parse(text: text, path: "menu.yaml")
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect(error.line == line && error.reason.hasPrefix(reason), "\(error)")
+            }
+        }
+    }
+
     @Test func contentFilesRefuseAliasesToo() throws {
         do {
             _ = try ContentFile.parse(text: "title: &t Settings\nitems: []\n", path: "menu.yaml")

@@ -192,7 +192,7 @@ let pointerEvents: [(String, PointerEvent)] = [
         let screen = ScreenSize.portraitFullHD
         func machine(_ setup: [ListMachine.Event]) -> ListMachine {
             var list = ListMachine(configuration: ListConfiguration(), sheet: SheetConfiguration(), screen: screen, topmostTop: 30)
-            list.setItems(count: 60, offset: 100)
+            list.setItems((0..<60).map { SheetItem(id: "\($0)", label: "Item \($0)") }, offset: 100)
             var out: [ContentEventReport] = []
             for event in setup { _ = list.handle(event, into: &out) }
             return list

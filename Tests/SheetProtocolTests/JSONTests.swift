@@ -137,6 +137,41 @@ import Testing
         #expect(try MonitorUpdate(json: try JSONReader.parse(writer.bytes)) == update)
     }
 
+    /// An item with every field travels whole, in `SetContent` and in `GetContent`'s answer;
+    /// each field past its limit, of the wrong type, or an icon that could be a path, is
+    /// refused with the item's index and field.
+    @Test func richItemsSurviveTheWireAndBadOnesAreNamed() throws {
+        let items = [
+            SheetItem(id: "wifi", label: "Wi-Fi", subtitle: "Home", icon: "network-wireless-symbolic",
+                      accessory: .toggle(isOn: true), section: "Net"),
+            SheetItem(id: "dark", label: "Dark", accessory: .check(isChecked: false), disabled: true, section: "Net"),
+            SheetItem(id: "size", label: "Text size", accessory: .value("120 %")),
+            SheetItem(id: "about", label: "About", accessory: .chevron),
+        ]
+        let change = ContentChange(title: "Settings", items: items)
+        #expect(try ContentChange(json: .object(change.parameters)) == change)
+        var writer = JSONWriter()
+        SheetContent(title: "Settings", items: items).write(to: &writer)
+        #expect(try SheetContent(json: try JSONReader.parse(writer.bytes)).items == items)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.contains(#"{"id":"wifi","label":"Wi-Fi","subtitle":"Home","icon":"network-wireless-symbolic","accessory":"toggle","on":true,"section":"Net"}"#), "\(text)")
+
+        let long = String(repeating: "x", count: 300)
+        for (item, field) in [(#"{"id":"a","icon":"../../etc/passwd"}"#, "items[0].icon"), (#"{"id":"a","icon":"a/b"}"#, "items[0].icon"),
+                              (#"{"id":"a","icon":".hidden"}"#, "items[0].icon"), (#"{"id":"a","icon":7}"#, "items[0].icon"),
+                              (#"{"id":"a","accessory":"slider"}"#, "items[0].accessory"), (#"{"id":"a","accessory":"toggle","on":"yes"}"#, "items[0].on"),
+                              (#"{"id":"a","disabled":1}"#, "items[0].disabled"), ("{\"id\":\"a\",\"subtitle\":\"\(long)\"}", "items[0].subtitle"),
+                              ("{\"id\":\"a\",\"accessory\":\"value\",\"value\":\"\(long)\"}", "items[0].value"),
+                              ("{\"id\":\"a\",\"section\":\"\(long)\"}", "items[0].section")] {
+            do {
+                _ = try ContentChange(json: try JSONReader.parse("{\"items\":[\(item)]}"))
+                Issue.record("accepted \(item)")
+            } catch let problem as ContentProblem {
+                #expect(problem.path == field, "\(item): \(problem)")
+            }
+        }
+    }
+
     /// The card's extent travels in pixels; a state from a daemon that sends none spans the
     /// screen, as every card did before it had a width of its own.
     @Test func theCardsExtentSurvivesTheWireAndDefaultsToTheScreen() throws {
@@ -239,7 +274,7 @@ import Testing
             (#""phase":"changed""#, #""phase":"done""#, #"field "phase" is not one of began, changed, ended, cancelled, recognized"#),
             (#""y":2"#, #""y":2,"direction":"north""#, #"field "direction" is not one of up, down, left, right"#),
             (#""event":"dismiss-attempted""#, #""event":"item-swiped""#,
-             #"field "event" is not one of item-tapped, reorder-began, reorder-moved, reorder-ended, dismiss-attempted"#),
+             #"field "event" is not one of item-tapped, item-toggled, reorder-began, reorder-moved, reorder-ended, dismiss-attempted"#),
             (#""cause":"dim-tap""#, #""cause":"shake""#, #"field "cause" is not one of swipe-down, drag, dim-tap, close-button"#),
         ] {
             #expect(text.contains(field))

@@ -35,6 +35,22 @@ import Testing
         #expect(mirror.content?.items.map(\.id) == ["a", "c", "d", "b"])
     }
 
+    /// A switch flipped by a tap is drawn flipped in the next frame: the `item-toggled` event
+    /// accounts for its revision, so the mirror flips it with no call.
+    @Test func aFlippedSwitchIsFollowedWithoutACall() {
+        var mirror = ContentMirror()
+        var content = Self.content
+        content.items[1].accessory = .toggle(isOn: false)
+        mirror.fetched(content, revision: 3)
+        var flipped = update(revision: 4)
+        flipped.events = [SheetEvent(kind: .itemToggled, item: "b", on: true)]
+        #expect(ask(&mirror, flipped) == false)
+        #expect(mirror.content?.items[1].accessory == .toggle(isOn: true) && mirror.revision == 4)
+        var unknown = update(revision: 5)
+        unknown.events = [SheetEvent(kind: .itemToggled, item: "zz", on: true)]
+        #expect(ask(&mirror, unknown) == true, "an item the mirror does not have: ask")
+    }
+
     @Test func aRevisionTheSwapsDoNotExplainAsksForTheContent() {
         var mirror = ContentMirror()
         mirror.fetched(Self.content, revision: 3)

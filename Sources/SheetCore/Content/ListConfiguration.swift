@@ -7,6 +7,10 @@ public struct ListConfiguration: Sendable, Hashable {
     public var titleBarHeightInPoints: Double = 56
     /// One row of the list (`item-height`). 56 pt: Material's one-line list item with an icon.
     public var itemHeightInPoints: Double = 56
+    /// A row with a second line. 72 pt: Material's two-line list item.
+    public var twoLineItemHeightInPoints: Double = 72
+    /// A section's header above its first row. 48 pt: Material's list subheader.
+    public var sectionHeaderHeightInPoints: Double = 48
     // How long a still finger on an item waits before picking it up is a gesture threshold:
     // `GestureConfiguration.itemLongPressSeconds`.
 

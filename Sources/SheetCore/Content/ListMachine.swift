@@ -121,6 +121,10 @@ public struct ListMachine: Sendable {
     public private(set) var state: State = .idle
     /// The list's order: position → index into the content's items.
     public private(set) var order: [Int] = []
+    /// Where each row lies in the list's order (laid out again at each swap).
+    public private(set) var layout = ListLayout()
+    /// The content's items: their sizes, sections and whether they can be used.
+    private var items: [SheetItem] = []
     /// Counts changes of the content and its order: each new content (`setItems`) and each
     /// swap adds one, so a consumer that saw every `reorderMoved` knows the order without
     /// asking, and one that did not knows to ask.
@@ -164,15 +168,18 @@ public struct ListMachine: Sendable {
 
     // MARK: Content
 
-    /// Gives the list `count` items in `order` (the given order when it is a permutation of
-    /// 0..<count, else 0, 1, 2…). What was picked up or moving ends at once.
-    public mutating func setItems(count: Int, order requested: [Int]? = nil, offset newOffset: Double = 0,
+    /// Gives the list `items` in `order` (the given order when it is a permutation of their
+    /// indices, else 0, 1, 2…). What was picked up or moving ends at once.
+    public mutating func setItems(_ items: [SheetItem], order requested: [Int]? = nil, offset newOffset: Double = 0,
                                   after previousRevision: Int = 0) {
+        let count = items.count
+        self.items = items
         if let requested, Self.isPermutation(requested, of: count) {
             order = requested
         } else {
             order = Array(0..<count)
         }
+        layout.layOut(items, order: order, configuration: configuration)
         revision = max(revision, previousRevision) + 1
         state = .idle
         lifted = nil
@@ -205,7 +212,6 @@ public struct ListMachine: Sendable {
     }
 
     public var count: Int { order.count }
-    private var rowHeight: Double { configuration.itemHeightInPoints }
 
     /// The list's height on the screen with the card at its highest detent.
     private var visibleHeight: Double {
@@ -214,7 +220,7 @@ public struct ListMachine: Sendable {
 
     /// How far the list can scroll: its height past what fits under the title bar with the
     /// card at its highest detent.
-    public var maximumOffset: Double { max(0, Double(order.count) * rowHeight - visibleHeight) }
+    public var maximumOffset: Double { max(0, layout.height - visibleHeight) }
 
     /// The list is longer than the card shows: pans on it scroll.
     public var scrolls: Bool { maximumOffset > 0 }
@@ -224,9 +230,7 @@ public struct ListMachine: Sendable {
         let listTop = cardTop + configuration.titleBarHeightInPoints
         guard point.y >= listTop, point.y < screen.heightInPoints, span.contains(x: point.x)
         else { return nil }
-        let row = ((point.y - listTop + offset) / rowHeight).rounded(.down)
-        guard row >= 0, row < Double(order.count) else { return nil }
-        return Int(row)
+        return layout.position(atY: point.y - listTop + offset)
     }
 
     /// Whether `point` is on the list (below the title bar, on the card).
@@ -410,13 +414,13 @@ public struct ListMachine: Sendable {
 
     private mutating func pickUp(at point: Point, cardTop: Double, time: Timestamp,
                                  into out: inout [ContentEventReport]) -> Effect {
-        guard let position = position(at: point, cardTop: cardTop) else { return .none }
+        guard let position = position(at: point, cardTop: cardTop), !items[order[position]].disabled else { return .none }
         // A drop still in flight ends where it was going.
         lifted = nil
         moving.removeAll(keepingCapacity: true)
         let listTop = cardTop + configuration.titleBarHeightInPoints
         let item = order[position]
-        let grab = point.y - listTop + offset - Double(position) * rowHeight
+        let grab = point.y - listTop + offset - layout.top(position)
         state = .reordering(Reorder(item: item, position: position, grabInPoints: grab, fingerY: point.y,
                                     listTop: listTop, lastStep: time))
         var tween = LiftedTween(item: item, position: position, offset: Tween(value: 0, restDistance: restDistance),
@@ -468,17 +472,20 @@ public struct ListMachine: Sendable {
             }
         }
         let top = reorder.fingerY - reorder.listTop + offset - reorder.grabInPoints
-        // Centre below the next one's centre is top below the next one's top.
-        while reorder.position + 1 < order.count, top > Double(reorder.position + 1) * rowHeight {
+        // The held item swaps with a neighbour whose centre its centre has crossed, within its
+        // section (a header is a wall).
+        let section = layout.section(of: reorder.position)
+        var centre: Double { top + layout.heights[reorder.position] / 2 }
+        while reorder.position + 1 < section.upperBound, centre > layout.centre(reorder.position + 1) {
             swap(&reorder, to: reorder.position + 1, at: time, into: &out)
             changed = true
         }
-        while reorder.position > 0, top < Double(reorder.position - 1) * rowHeight {
+        while reorder.position > section.lowerBound, centre < layout.centre(reorder.position - 1) {
             swap(&reorder, to: reorder.position - 1, at: time, into: &out)
             changed = true
         }
         state = .reordering(reorder)
-        let itemOffset = top - Double(reorder.position) * rowHeight
+        let itemOffset = top - layout.top(reorder.position)
         if var tween = lifted, tween.offset.restValue != itemOffset || tween.position != reorder.position {
             tween.offset = Tween(value: itemOffset, restDistance: restDistance)
             tween.position = reorder.position
@@ -492,11 +499,13 @@ public struct ListMachine: Sendable {
                                into out: inout [ContentEventReport]) {
         let from = reorder.position
         let neighbour = order[position]
+        let neighbourTop = layout.top(position)
         order.swapAt(from, position)
+        layout.layOut(items, order: order, configuration: configuration)
         revision += 1
         reorder.position = position
         // The neighbour slides from where it is drawn to its new slot.
-        var start = Double(position - from) * rowHeight
+        var start = neighbourTop - layout.top(from)
         if let index = moving.firstIndex(where: { $0.item == neighbour }) {
             start += moving[index].offset.value(at: time)
             moving.remove(at: index)

@@ -1,12 +1,81 @@
-/// One row of the sheet's list: an id the client chose and the label people read.
-/// Example: `SheetItem(id: "wifi", label: "Wi-Fi")`.
+/// What an item shows at its trailing edge, as settings lists have it.
+public enum ItemAccessory: Hashable, Sendable {
+    /// A switch, on or off. A tap flips it at once (the client hears `item-toggled`).
+    case toggle(isOn: Bool)
+    /// A check mark, shown or not (a choice among the items).
+    case check(isChecked: Bool)
+    /// A chevron: the item opens something more.
+    case chevron
+    /// A short text, such as `80 %` or `Home`.
+    case value(String)
+
+    /// What it is, without its value: `toggle`, `check`, `chevron` or `value` on the wire.
+    public enum Kind: UInt8, Sendable, BitwiseCopyable, Named {
+        case toggle, check, chevron, value
+
+        public var name: StaticString {
+            switch self {
+            case .toggle: return "toggle"
+            case .check: return "check"
+            case .chevron: return "chevron"
+            case .value: return "value"
+            }
+        }
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .toggle: return .toggle
+        case .check: return .check
+        case .chevron: return .chevron
+        case .value: return .value
+        }
+    }
+}
+
+/// One row of the sheet's list: an id the client chose and the label people read, and what a
+/// settings row has besides: a second line, an icon, an accessory, whether it can be used, and
+/// the section it is in. Example: `SheetItem(id: "wifi", label: "Wi-Fi", subtitle: "Home",
+/// icon: "network-wireless-symbolic", accessory: .toggle(isOn: true), section: "Network")`.
 public struct SheetItem: Hashable, Sendable {
     public var id: String
     public var label: String
+    /// A second line under the label; the row grows to two lines (72 pt). Empty: none.
+    public var subtitle: String
+    /// A freedesktop icon name (`network-wireless-symbolic`), looked up by renderers in the
+    /// icon theme; never a path. Empty: none.
+    public var icon: String
+    public var accessory: ItemAccessory?
+    /// Drawn dimmed; taps and long presses on it do nothing.
+    public var disabled: Bool
+    /// The section the item is in: a header with this name stands above the first item of
+    /// each run of items in one section, and a reorder stays within the run. Empty: none, or
+    /// (in content as a client gives it) the section of the item before it.
+    public var section: String
 
-    public init(id: String, label: String) {
+    public init(id: String, label: String, subtitle: String = "", icon: String = "", accessory: ItemAccessory? = nil,
+                disabled: Bool = false, section: String = "") {
         self.id = id
         self.label = label
+        self.subtitle = subtitle
+        self.icon = icon
+        self.accessory = accessory
+        self.disabled = disabled
+        self.section = section
+    }
+
+    /// Whether `name` can be an icon's name: 1 to 64 bytes of ASCII letters, digits, `-`, `_`
+    /// and `.`, not starting with a dot (so no path, no `..`, nothing hidden).
+    public static func isIconName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard (1...SheetContent.Limits.iconBytes).contains(bytes.count), bytes.first != UInt8(ascii: ".") else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): return true
+            default: return false
+            }
+        }
     }
 }
 
@@ -30,6 +99,18 @@ public struct SheetContent: Hashable, Sendable {
     /// No title, no items, no guard: nothing for a renderer to draw.
     public var isEmpty: Bool { title.isEmpty && items.isEmpty && !guarded }
 
+    /// The same content with every item's section written out: an item that names none is in
+    /// the section of the item before it, so that a section keeps its name on every item
+    /// whatever order a reorder leaves them in.
+    public var withSectionsWrittenOut: SheetContent {
+        var content = self
+        var section = ""
+        for index in content.items.indices {
+            if content.items[index].section.isEmpty { content.items[index].section = section } else { section = content.items[index].section }
+        }
+        return content
+    }
+
     /// The limits every boundary holds content to (the wire, files, the configuration).
     public enum Limits {
         /// Bytes of UTF-8 in the title.
@@ -37,8 +118,14 @@ public struct SheetContent: Hashable, Sendable {
         public static let items = 1024
         /// Bytes of UTF-8 in an item's id: 1 to 64.
         public static let idBytes = 64
-        /// Bytes of UTF-8 in an item's label.
+        /// Bytes of UTF-8 in an item's label, and in its second line.
         public static let labelBytes = 256
+        public static let subtitleBytes = 256
+        /// Bytes of an icon's name (`SheetItem.isIconName`).
+        public static let iconBytes = 64
+        /// Bytes of UTF-8 in a `value` accessory's text, and in a section's name.
+        public static let valueBytes = 64
+        public static let sectionBytes = 128
     }
 
     /// The first thing wrong with this content, or nil when every limit holds.
@@ -64,6 +151,19 @@ public struct SheetContent: Hashable, Sendable {
             seen[item.id] = index
             if item.label.utf8.count > Limits.labelBytes {
                 return ContentProblem(field: "items.label", index: index, reason: "longer than \(Limits.labelBytes) bytes")
+            }
+            if item.subtitle.utf8.count > Limits.subtitleBytes {
+                return ContentProblem(field: "items.subtitle", index: index, reason: "longer than \(Limits.subtitleBytes) bytes")
+            }
+            if !item.icon.isEmpty, !SheetItem.isIconName(item.icon) {
+                return ContentProblem(field: "items.icon", index: index,
+                                      reason: "not an icon name (1 to \(Limits.iconBytes) bytes of letters, digits, -, _ and ., not starting with a dot; never a path)")
+            }
+            if case .value(let text) = item.accessory, text.utf8.count > Limits.valueBytes {
+                return ContentProblem(field: "items.value", index: index, reason: "longer than \(Limits.valueBytes) bytes")
+            }
+            if item.section.utf8.count > Limits.sectionBytes {
+                return ContentProblem(field: "items.section", index: index, reason: "longer than \(Limits.sectionBytes) bytes")
             }
         }
         return nil
@@ -102,7 +202,9 @@ public struct ContentChange: Sendable, Equatable {
 /// Why content was refused: the field, the item's index when it is an item's, and the reason.
 /// Example: `items[3].id: the same as item 1's`.
 public struct ContentProblem: Error, Hashable, Sendable, CustomStringConvertible {
-    /// `title`, `items`, `items.id`, `items.label`, `guarded`.
+    /// `title`, `items`, `items.id`, `items.label`, `items.subtitle`, `items.icon`,
+    /// `items.accessory`, `items.on`, `items.value`, `items.disabled`, `items.section`, `guarded`;
+    /// an appearance's `theme`, `accent`, `font`, `textScale`, `card`, `dim`, `cornerRadius`.
     public var field: String
     public var index: Int?
     public var reason: String
@@ -148,6 +250,8 @@ public enum DismissCause: UInt8, Sendable, BitwiseCopyable, Named {
 /// index in `SheetContent.items`; the list's order is given in the same indices.
 public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
     case itemTapped(item: Int)
+    /// A tap flipped the item's toggle; it is `isOn` now (`SheetContent.items` says so too).
+    case itemToggled(item: Int, isOn: Bool)
     /// A long press picked the item up at this position of the list.
     case reorderBegan(item: Int, index: Int)
     /// The dragged item moved from one position to another (one per swap).
@@ -161,11 +265,12 @@ public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
 
     /// Which event it is, without its numbers: what a reader of the socket matches on.
     public enum Kind: UInt8, Sendable, BitwiseCopyable, Named {
-        case itemTapped, reorderBegan, reorderMoved, reorderEnded, dismissAttempted
+        case itemTapped, itemToggled, reorderBegan, reorderMoved, reorderEnded, dismissAttempted
 
         public var name: StaticString {
             switch self {
             case .itemTapped: return "item-tapped"
+            case .itemToggled: return "item-toggled"
             case .reorderBegan: return "reorder-began"
             case .reorderMoved: return "reorder-moved"
             case .reorderEnded: return "reorder-ended"
@@ -177,6 +282,7 @@ public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
     public var kind: Kind {
         switch self {
         case .itemTapped: return .itemTapped
+        case .itemToggled: return .itemToggled
         case .reorderBegan: return .reorderBegan
         case .reorderMoved: return .reorderMoved
         case .reorderEnded: return .reorderEnded
