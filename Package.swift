@@ -75,9 +75,7 @@ let package = Package(
         // Pango over Cairo from Debian (libpango1.0-dev, libcairo2-dev): text in every script
         // (fontconfig, HarfBuzz, FriBidi, FreeType underneath) and anti-aliased shapes.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
-        // librsvg from Debian (librsvg2-dev): the items' icons, SVG from the icon theme.
-        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
-        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo", "CRsvg"]),
+        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo"]),
         .executableTarget(name: "sheetctl", dependencies: [
             "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig", "SheetRenderKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -19,3 +19,17 @@ static inline FriBidiParType sheet_fribidi_paragraph(int right_to_left) {
 #include <wchar.h>
 extern int wcwidth(wchar_t c);
 static inline int sheet_wcwidth(uint32_t c) { return wcwidth((wchar_t)c); }
+
+// librsvg (librsvg2-dev): the items' SVG icons, drawn with the same Cairo. Its header would
+// bring a second copy of Cairo's into another module; these are its two calls the renderer
+// kit makes, as librsvg 2.46 and later declare them (Debian 12 ships 2.54).
+typedef struct _RsvgHandle RsvgHandle;
+typedef struct {
+    double x;
+    double y;
+    double width;
+    double height;
+} RsvgRectangle;
+extern RsvgHandle *rsvg_handle_new_from_file(const char *filename, GError **error);
+extern gboolean rsvg_handle_render_document(RsvgHandle *handle, cairo_t *cr, const RsvgRectangle *viewport,
+                                            GError **error);

@@ -1,4 +1,4 @@
-import CRsvg
+import CPangoCairo
 import SheetCore
 import Synchronization
 #if canImport(Glibc)

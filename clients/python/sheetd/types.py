@@ -150,15 +150,43 @@ class Appearance:
 
 @dataclass(frozen=True)
 class Item:
+    """A row: id and label, and optionally a second line, a freedesktop icon name, an accessory
+    (toggle or check with on, chevron, value with value), disabled, and its section."""
     id: str
     label: str
+    subtitle: str = ""
+    icon: str = ""
+    accessory: Optional[str] = None
+    on: bool = False
+    value: str = ""
+    disabled: bool = False
+    section: str = ""
 
     @classmethod
     def from_json(cls, value: dict, where: str) -> "Item":
-        return cls(_field(value, "id", where, _string), _field(value, "label", where, _string))
+        accessory = _field(value, "accessory", where, _one_of("toggle", "check", "chevron", "value"), optional=True)
+        return cls(_field(value, "id", where, _string), _field(value, "label", where, _string),
+                   _field(value, "subtitle", where, _string, optional=True) or "",
+                   _field(value, "icon", where, _string, optional=True) or "", accessory,
+                   bool(_field(value, "on", where, _bool, optional=True)),
+                   _field(value, "value", where, _string, optional=True) or "",
+                   bool(_field(value, "disabled", where, _bool, optional=True)),
+                   _field(value, "section", where, _string, optional=True) or "")
 
     def to_json(self) -> dict:
-        return {"id": self.id, "label": self.label}
+        fields = {"id": self.id, "label": self.label}
+        for name in ("subtitle", "icon", "section"):
+            if getattr(self, name):
+                fields[name] = getattr(self, name)
+        if self.accessory:
+            fields["accessory"] = self.accessory
+            if self.accessory in ("toggle", "check"):
+                fields["on"] = self.on
+            if self.accessory == "value":
+                fields["value"] = self.value
+        if self.disabled:
+            fields["disabled"] = True
+        return fields
 
 
 @dataclass(frozen=True)
@@ -288,8 +316,9 @@ class Gesture:
 
 @dataclass(frozen=True)
 class Event:
-    """What the content's client hears: item-tapped (item), reorder-began (item, index),
-    reorder-moved (item, from_, to), reorder-ended (item, order) or dismiss-attempted (cause)."""
+    """What the content's client hears: item-tapped (item), item-toggled (item, on),
+    reorder-began (item, index), reorder-moved (item, from_, to), reorder-ended (item, order)
+    or dismiss-attempted (cause)."""
     event: str
     item: Optional[str] = None
     index: Optional[int] = None
@@ -297,6 +326,7 @@ class Event:
     to: Optional[int] = None
     order: Optional[Tuple[str, ...]] = None
     cause: Optional[str] = None
+    on: Optional[bool] = None
 
     @classmethod
     def from_json(cls, value: dict, where: str) -> "Event":
@@ -304,7 +334,8 @@ class Event:
                    _field(value, "index", where, _int, optional=True), _field(value, "from", where, _int, optional=True),
                    _field(value, "to", where, _int, optional=True),
                    _field(value, "order", where, _list(_string), optional=True),
-                   _field(value, "cause", where, _string, optional=True))
+                   _field(value, "cause", where, _string, optional=True),
+                   _field(value, "on", where, _bool, optional=True))
 
 
 @dataclass(frozen=True)

@@ -207,6 +207,25 @@ class RealDaemonTests(unittest.TestCase):
                 client.set_reduce_motion(False)
             self.assertFalse(client.get_state().reduce_motion)
 
+    def test_rich_items_round_trip(self):
+        with Client(self.path, timeout=30) as client:
+            before, _ = client.get_content()
+            items = [Item("wifi", "Wi-Fi", subtitle="Home", icon="network-wireless-symbolic", accessory="toggle", on=True,
+                          section="Net"),
+                     Item("vpn", "VPN", accessory="value", value="Off", disabled=True),
+                     Item("about", "About", accessory="chevron", section="System")]
+            try:
+                client.set_content(items=items)
+                content, _ = client.get_content()
+                # The section is written out on every item: VPN is in Net.
+                self.assertEqual(content.items, (items[0], Item("vpn", "VPN", accessory="value", value="Off", disabled=True,
+                                                                section="Net"), items[2]))
+                with self.assertRaises(SheetdError) as raised:
+                    client.set_content(items=[Item("x", "X", icon="../../etc/shadow")])
+                self.assertEqual(raised.exception.parameters.get("parameter"), "items[0].icon")
+            finally:
+                client.set_content(title=before.title, items=before.items, guarded=before.guarded)
+
     def test_appearance_changes_for_every_state_after(self):
         with Client(self.path, timeout=30) as client:
             before = client.get_state().appearance
