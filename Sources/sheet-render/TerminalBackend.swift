@@ -83,8 +83,12 @@ final class TerminalBackend: Backend {
                 if let overlay, let character = overlay.character(column) {
                     // The second cell of a wide character: the terminal moved past it already.
                     if character.isEmpty { continue }
-                    // Text on the card: its background (or the lifted row's) behind, ink in front.
-                    let ground = overlay.highlighted ? scene.look.separator : scene.look.card, ink = scene.look.label
+                    // Text on the card: its background (or the lifted row's) behind, ink in front:
+                    // a header and a disabled row in the second line's colour, an accessory in the
+                    // accent.
+                    let ground = overlay.highlighted ? scene.look.separator : scene.look.card
+                    let ink = overlay.isTrailing(column) ? scene.look.accent
+                        : overlay.faint ? scene.look.secondaryLabel : scene.look.label
                     out += "\u{1B}[38;2;\(ink.r);\(ink.g);\(ink.b);48;2;\(ground.r);\(ground.g);\(ground.b)m\(character)"
                     previous = nil
                     continue
@@ -102,11 +106,13 @@ final class TerminalBackend: Backend {
         return .shown(rows: rows)
     }
 
-    /// A line of text over the card: the title with the close mark, or a row of the list, in
-    /// cells (`TerminalText`: visual order, a wide character's second cell empty), within the
-    /// card's columns.
+    /// A line of text over the card: the title with the close mark, a row of the list with its
+    /// accessory as text at the trailing edge (`on`, `off`, `✓`, `›`, a value), or a section's
+    /// header, in cells (`TerminalText`: visual order, a wide character's second cell empty),
+    /// within the card's columns.
     struct TextLine: Equatable {
         var cells: [String]
+        var trailing: [String]
         /// The card's columns: the whole terminal, or a narrower card's.
         var card: Range<Int>
         var close: Bool
@@ -114,20 +120,42 @@ final class TerminalBackend: Backend {
         var rightToLeft: Bool
         /// The picked-up row: the whole line on a darker ground.
         var highlighted: Bool
+        /// A header or a disabled row: drawn in the second line's colour.
+        var faint: Bool
 
-        init(_ text: String, card: Range<Int>, close: Bool, highlighted: Bool) {
+        init(_ text: String, card: Range<Int>, close: Bool = false, highlighted: Bool = false, faint: Bool = false,
+             accessory: ItemAccessory? = nil) {
             let direction = TextDirection.of(text)
             rightToLeft = direction == .rightToLeft
-            cells = TerminalText.cells(text, columns: max(card.count - (close ? 8 : 4), 1), direction: direction)
+            var mark = ""
+            switch accessory {
+            case .toggle(let isOn): mark = isOn ? "on" : "off"
+            case .check(let isChecked): mark = isChecked ? "✓" : ""
+            case .chevron: mark = "›"
+            case .value(let value): mark = value
+            case nil: break
+            }
+            trailing = mark.isEmpty ? [] : TerminalText.cells(mark, columns: max(card.count / 3, 1), direction: TextDirection.of(mark))
+            let room = card.count - (close ? 8 : 4) - (trailing.isEmpty ? 0 : trailing.count + 1)
+            cells = TerminalText.cells(text, columns: max(room, 1), direction: direction)
             self.card = card
             self.close = close
             self.highlighted = highlighted
+            self.faint = faint
+        }
+
+        /// Where the accessory starts: 2 columns in from the trailing edge.
+        private var trailingStart: Int { rightToLeft ? card.lowerBound + 2 : card.upperBound - 2 - trailing.count }
+
+        func isTrailing(_ column: Int) -> Bool {
+            !trailing.isEmpty && column >= trailingStart && column < trailingStart + trailing.count
         }
 
         /// What column `column` shows: a character, "" for the second cell of a wide one
         /// (nothing to write), or nil where the card's pixels show.
         func character(_ column: Int) -> String? {
             if close && column == (rightToLeft ? card.lowerBound + 2 : card.upperBound - 3) { return "×" }
+            if isTrailing(column) { return trailing[column - trailingStart] }
             let start = rightToLeft ? card.upperBound - 2 - cells.count : card.lowerBound + 2
             if column >= start && column < start + cells.count { return cells[column - start] }
             return highlighted && card.contains(column) ? " " : nil
@@ -142,21 +170,28 @@ final class TerminalBackend: Backend {
         let titleLine = Int((scene.top / 2).rounded(.up)) + 1
         let card = Int(scene.cardLeft)..<Int(scene.cardLeft + scene.cardWidth)
         guard titleLine < lines, card.count >= 12 else { return text }
-        text[titleLine] = TextLine(scene.title, card: card, close: true, highlighted: false)
+        text[titleLine] = TextLine(scene.title, card: card, close: true)
         guard let list else { return text }
         let firstLine = titleLine + 2
         guard firstLine < lines else { return text }
         // The same list a line a row: two canvas pixels are one line.
         let rows = 2 / list.itemHeight
+        // Every row a line, two lines or one, and a section's header a line of its own.
         let lined = ListScene(items: list.items, titleBarHeight: Double(firstLine * 2) - scene.top, itemHeight: 2,
-                              scroll: list.scroll * rows, othersScale: 1,
+                              twoLineItemHeight: 2, headerHeight: 2, scroll: list.scroll * rows, othersScale: 1,
                               lifted: list.lifted.map { .init(position: $0.position, offset: $0.offset * rows, scale: 1, opacity: 1) },
                               moving: list.moving.map { .init(position: $0.position, offset: $0.offset * rows) },
                               height: lines * 2)
+        lined.headers(top: scene.top, clip: Double(firstLine * 2)..<Double(lines * 2)) { title, y0, _ in
+            let line = Int((y0 / 2).rounded(.down))
+            guard line >= firstLine, line < lines else { return }
+            text[line] = TextLine(title, card: card, faint: true)
+        }
         lined.rows(top: scene.top, clip: Double(firstLine * 2)..<Double(lines * 2)) { row in
             let line = Int((row.centre / 2).rounded(.down))
             guard line >= firstLine, line < lines, text[line]?.highlighted != true else { return }
-            text[line] = TextLine(list.items[row.position].label, card: card, close: false, highlighted: row.isLifted)
+            let item = list.items[row.position]
+            text[line] = TextLine(item.label, card: card, highlighted: row.isLifted, faint: item.disabled, accessory: item.accessory)
         }
         return text
     }

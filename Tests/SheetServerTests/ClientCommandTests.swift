@@ -69,6 +69,41 @@ struct ClientCommandTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A tap on a switch row of examples/settings.yaml (Wi-Fi, under the Connections header at
+    /// half: 1064..<1136): the update that says `item-toggled` already carries its revision,
+    /// a mirror that follows the stream flips the switch with no `GetContent`, and the
+    /// daemon's content says so too.
+    @Test func aTappedSwitchIsFlippedInTheStateThatSaysSo() throws {
+        let settings = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/settings.yaml").path
+        var recording = SyntheticRecording()
+        recording.wait(1)
+        recording.tap(x: 400, y: 1100)
+        recording.wait(0.1)
+        let file = try temporaryFile("tap.evemu", recording.evemu())
+        let config = try temporaryFile("settings.yaml", "content: \(settings)\n")
+        let daemon = try RunningDaemon(["--config", config, "--input", "replay:\(file)"])
+        let client = try daemon.client()
+        var mirror = ContentMirror()
+        let first = try client.contentAndRevision()
+        var flipped: MonitorUpdate?
+        _ = try monitor(try daemon.client()) { update in
+            if mirror.revision == nil { mirror.fetched(first.content, revision: first.revision) }
+            let needsFetch = mirror.follow(update)
+            if update.events.contains(where: { $0.kind == .itemToggled }) {
+                flipped = update
+                #expect(!needsFetch, "the event accounts for the revision")
+            }
+            // Idle only once the recording has played (the tap comes 1 s in).
+            return update.state.isIdle
+        }
+        let update = try #require(flipped)
+        #expect(update.events.map(\.description) == ["item-toggled wifi off"])
+        #expect(update.state.list?.revision == first.revision + 1)
+        #expect(mirror.content?.items.first?.accessory == .toggle(isOn: false))
+        #expect(try client.content().items.first?.accessory == .toggle(isOn: false))
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func waitWaitsForADaemonThatIsStarting() throws {
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
