@@ -186,6 +186,7 @@ deb-check: deb
 wayland-screenshot:
 	$(SWIFT) build
 	docs/images/wayland-screenshot docs/images/wayland-sway.png
+	docs/images/wayland-screenshot docs/images/wayland-sway-korean.png examples/korean.yaml
 
 # The Wayland protocol code, from the descriptions (needs wayland-scanner and wayland-protocols).
 wayland-protocols:

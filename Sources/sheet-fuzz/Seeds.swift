@@ -59,6 +59,7 @@ enum Seeds {
             try put(.json, "replay-\(index).json", Array(line.utf8))
         }
         try put(.json, "appearance.json", Array(##"{"theme":"auto","accent":"#3ae","font":"DejaVu Sans:bold","textScale":3,"card":"#1a1a2e","dim":null,"cornerRadius":0}"##.utf8))
+        try put(.json, "rich-content.json", Array(##"{"title":"Settings","items":[{"id":"wifi","label":"Wi-Fi","subtitle":"Home","icon":"network-wireless-symbolic","accessory":"toggle","on":true,"section":"Net"},{"id":"v","label":"V","accessory":"value","value":"80 %","disabled":true}],"guarded":false}"##.utf8))
         try put(.json, "content.json", Array(#"{"title":"Menu","items":[{"id":"a","label":"A"},{"id":"b"}],"guarded":false}"#.utf8))
         // Sessions of calls as clients make them.
         let sessions: [[VarlinkCall]] = [
@@ -76,6 +77,13 @@ enum Seeds {
                 "items": .array([.object(["id": .string("a"), "label": .string("A")]), .object(["id": .string("b")])])])),
              VarlinkCall(method: "io.sheetd.Sheet.GetContent"), VarlinkCall(method: "io.sheetd.Sheet.Dismiss")],
             [VarlinkCall(method: "io.sheetd.Sheet.GetState"), VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true)],
+            [VarlinkCall(method: "io.sheetd.Sheet.SetContent", parameters: .object(["items": .array([
+                SheetItem(id: "wifi", label: "Wi-Fi", subtitle: "Home", icon: "network-wireless-symbolic",
+                          accessory: .toggle(isOn: true), section: "Net").json,
+                SheetItem(id: "dark", label: "Dark", accessory: .check(isChecked: false), disabled: true).json,
+                SheetItem(id: "size", label: "Size", accessory: .value("120 %"), section: "Display").json,
+                SheetItem(id: "about", label: "About", accessory: .chevron).json])])),
+             VarlinkCall(method: "io.sheetd.Sheet.GetContent")],
             [VarlinkCall(method: "io.sheetd.Sheet.SetAppearance", parameters: .object([
                 "theme": .string("dark"), "accent": .string("#e66100"), "font": .string("Noto Sans"), "textScale": .number(1.5),
                 "card": .null, "dim": .string("#102030"), "cornerRadius": .number(12)])),

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SheetClient
+import SheetConfig
 import SheetProtocol
 import SheetRecordings
 import SheetCore
@@ -71,6 +72,26 @@ import Testing
         try daemon.client().present()
         _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String != "hidden" }
         #expect(try sway.click(x: 270, y: 900) == "missed", "the shown card takes the click")
+
+        // The Korean sheet of examples/korean.yaml, set by Pango through the compositor: the
+        // title, every row's label and the section headers have ink, with no missing glyph
+        // (a box would have ink too, so the test reads the rows' ink against the title's).
+        let korean = try ContentFile.load(path: fixtures.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("examples/korean.yaml").path)
+        try daemon.client().setContent(ContentChange(korean))
+        let listed = try frames.next { ($0["list"] as? [String: Any]) != nil && $0["state"] as? String == "resting" }
+        let (drawn, koreanShot) = try shot(of: listed)
+        let top = try #require(drawn["top"] as? Double)
+        func ink(_ y0: Double, _ y1: Double) -> Int {
+            var count = 0
+            for y in max(Int(y0), 0)..<min(Int(y1), koreanShot.height) {
+                for x in 20..<300 where koreanShot.pixel(x, y).g < 100 { count += 1 }
+            }
+            return count
+        }
+        #expect(ink(top + 16, top + 46) > 300, "the title 설정 — Réglages has ink: \(ink(top + 16, top + 46))")
+        // The first row (와이파이, two lines) under the 연결 header: 56 + 48 pt below the top.
+        #expect(ink(top + 104, top + 176) > 150, "와이파이 and its icon have ink: \(ink(top + 104, top + 176))")
 
         #expect(renderer.log.contains("wayland 540x960 (a layer surface on the top layer"), "\(renderer.log)")
         renderer.process.terminate()
