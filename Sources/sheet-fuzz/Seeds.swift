@@ -91,7 +91,7 @@ enum Seeds {
         ]
         for (index, calls) in sessions.enumerated() {
             // The first byte sets how the bytes are cut into reads.
-            try put(.varlink, "session-\(index).varlink", [UInt8(index * 40)] + calls.flatMap { $0.encoded() })
+            try put(.varlink, "session-\(index).varlink", [UInt8(truncatingIfNeeded: index * 40)] + calls.flatMap { $0.encoded() })
         }
         // A few frames of events in the decoder's own encoding, for each device.
         for device in 0..<FuzzTarget.devices.count {

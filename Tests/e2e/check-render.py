@@ -81,6 +81,7 @@ shots = [("start", "half"), ("expanded", "expanded"), ("flicked", "half"), ("dis
 if drm:
     removed = json.loads(text("removed.state.json") or "{}").get("detent")
     shots += [("removed", None), ("restored", removed), ("restarted", "half")]
+shots += [("korean", None)]
 for name, detent in shots:
     check_shot(name, detent)
 
@@ -170,4 +171,17 @@ if check(len(moved) >= 5, f"frames moved by a finger: {len(moved)}"):
     print("      " + report)
     with open(path("latency.txt"), "w") as file:
         file.write(report + "\n")
+
+# The Korean sheet: its title (설정 — Réglages, from Noto CJK and Noto Sans) has ink on the
+# title row, and the first row under the 연결 header too.
+try:
+    korean = json.loads(text("korean.state.json") or "{}")
+    top = korean.get("top", 0)
+    title_ink = ink_pixels("korean", top + 16, top + 46)
+    row_ink = ink_pixels("korean", top + 104, top + 176)
+    check(title_ink > 300 and row_ink > 150, f"korean: the title and the first row have ink ({title_ink}, {row_ink})")
+except (OSError, ValueError) as error:
+    check(False, f"the Korean screenshot ({error})")
+
 conclude()
+
