@@ -30,20 +30,31 @@ public struct ListLayout: Sendable, Equatable {
         sectionStarts.removeAll(keepingCapacity: true)
         headed.removeAll(keepingCapacity: true)
         var y = 0.0, start = 0
-        for position in 0..<count {
-            let index = order[position]
-            let item = index >= 0 && index < items.count ? items[index] : SheetItem(id: "", label: "")
-            let previous = position > 0 && order[position - 1] < items.count ? items[order[position - 1]].section : ""
-            let startsSection = position == 0 || item.section != previous
-            if startsSection { start = position }
-            let hasHeader = startsSection && !item.section.isEmpty
-            if hasHeader { y += headerHeight }
-            tops.append(y)
-            let height = item.subtitle.isEmpty ? configuration.itemHeightInPoints : configuration.twoLineItemHeightInPoints
-            heights.append(height)
-            sectionStarts.append(start)
-            headed.append(hasHeader)
-            y += height
+        // Read in place: a copy of an item would retain and release each of its strings.
+        let twoLines = configuration.twoLineItemHeightInPoints, oneLine = configuration.itemHeightInPoints
+        items.withUnsafeBufferPointer { items in
+            for position in 0..<count {
+                let index = order[position]
+                guard index >= 0, index < items.count else {
+                    tops.append(y)
+                    heights.append(oneLine)
+                    sectionStarts.append(position)
+                    headed.append(false)
+                    y += oneLine
+                    continue
+                }
+                let previous = position > 0 ? order[position - 1] : -1
+                let startsSection = previous < 0 || previous >= items.count || items[index].section != items[previous].section
+                if startsSection { start = position }
+                let hasHeader = startsSection && !items[index].section.isEmpty
+                if hasHeader { y += headerHeight }
+                tops.append(y)
+                let height = items[index].subtitle.isEmpty ? oneLine : twoLines
+                heights.append(height)
+                sectionStarts.append(start)
+                headed.append(hasHeader)
+                y += height
+            }
         }
         tops.append(y)
     }
