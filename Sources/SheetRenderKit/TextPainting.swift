@@ -32,6 +32,21 @@ extension Geometry {
         guard !columns.isEmpty, !lines.isEmpty, scale > 0 else { return }
         let fade = UInt32((min(max(opacity, 0), 1) * 256).rounded())
         image.pixels.withUnsafeBufferPointer { pixels in
+            // At rest on whole pixels (every row that is not lifted, shrunk or sliding): the
+            // image's pixel under each canvas pixel is an index away, no division per pixel.
+            if scale == 1, left == left.rounded(), top == top.rounded() {
+                let dx = Int(left), dy = Int(top)
+                for y in lines {
+                    let sourceRow = (y - dy) * image.width - dx
+                    for x in columns {
+                        var value = pixels[sourceRow + x]
+                        if value >> 24 == 0 { continue }
+                        if fade < 256 { value = Self.faded(value, fade) }
+                        put(value, x: x, y: y, into: canvas)
+                    }
+                }
+                return
+            }
             for y in lines {
                 let v = Int(((Double(y) + 0.5 - top) / scale).rounded(.down))
                 guard v >= 0, v < image.height else { continue }
@@ -41,17 +56,22 @@ extension Geometry {
                     guard u >= 0, u < image.width else { continue }
                     var value = pixels[sourceRow + u]
                     if fade < 256 { value = Self.faded(value, fade) }
-                    let alpha = value >> 24
-                    if alpha == 0 { continue }
-                    let ink = RGB(UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
-                                  UInt8(truncatingIfNeeded: value))
-                    if alpha == 255 {
-                        canvas.set(x: x, y: y, ink)
-                    } else {
-                        canvas.set(x: x, y: y, Self.premultiplied(ink, alpha: alpha, over: canvas.pixel(x: x, y: y)))
-                    }
+                    put(value, x: x, y: y, into: canvas)
                 }
             }
+        }
+    }
+
+    /// A premultiplied ARGB pixel over what the canvas holds at (x, y).
+    @inline(__always)
+    private func put(_ value: UInt32, x: Int, y: Int, into canvas: Canvas) {
+        let alpha = value >> 24
+        if alpha == 0 { return }
+        let ink = RGB(UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value))
+        if alpha == 255 {
+            canvas.set(x: x, y: y, ink)
+        } else {
+            canvas.set(x: x, y: y, Self.premultiplied(ink, alpha: alpha, over: canvas.pixel(x: x, y: y)))
         }
     }
 
