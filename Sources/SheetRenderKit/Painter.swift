@@ -311,8 +311,12 @@ struct Geometry {
     }
 
     /// A row's box at its scale: left, top, right, bottom (px).
+    /// A row grown past 1 (the picked-up one) widens by at most 8 pt a side, so it stays over
+    /// its card rather than spreading over the dim beside a narrow one; it grows in height and
+    /// its content in size as the tutorial has it.
     func box(_ row: ListScene.Row, list: ListScene) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
-        let halfWidth = (right - left) * row.scale / 2, halfHeight = row.height * row.scale / 2
+        let halfWidth = min((right - left) * row.scale / 2, (right - left) / 2 + scene.points(8))
+        let halfHeight = row.height * row.scale / 2
         let middle = (left + right) / 2
         return (middle - halfWidth, row.centre - halfHeight, middle + halfWidth, row.centre + halfHeight)
     }
