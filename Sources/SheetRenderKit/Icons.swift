@@ -41,6 +41,9 @@ public struct IconTheme: Sendable {
     /// The themes in the order they are searched, each with its directories.
     let themes: [(name: String, directories: [Directory])]
 
+    /// The themes found, in the order they are searched (`Adwaita`, `hicolor`).
+    public var names: [String] { themes.map(\.name) }
+
     /// The theme `name` (`Adwaita` by default) and what it inherits, from the `icons` folders
     /// under `dataDirectories` (`$XDG_DATA_DIRS`, else /usr/local/share and /usr/share).
     public init(name: String = "Adwaita", dataDirectories: [String]? = nil) {
@@ -197,8 +200,9 @@ public final class IconCache: Sendable {
         return image
     }
 
-    /// Names asked for that no theme has.
+    /// Names asked for that no theme has, and how many.
     public var missing: Set<String> { state.withLock { $0.missing } }
+    public var missingCount: Int { state.withLock { $0.missing.count } }
 
     /// The file at `path` in a `size` square, centred, its aspect kept.
     static func draw(_ path: String, size: Int, recolour: RGB?) -> TextImage? {

@@ -4,6 +4,7 @@ import Glibc
 import CDisplay
 import SheetClient
 import SheetProtocol
+import SheetRenderKit
 import SheetService
 
 /// The renderer's one thread: waits on the daemon's socket, the display's events and the
@@ -29,9 +30,13 @@ final class RenderLoop {
     /// is taken by `Monitor`) when the swaps on the stream do not account for the revision.
     private var mirror = ContentMirror()
     private var contentFailureSaid = false
+    /// The painter's icons, and how many of the names no theme has were said.
+    private let icons: IconCache?
+    private var missingSaid: Set<String> = []
 
     init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
-         frames: FrameLog?, log: Log) {
+         frames: FrameLog?, icons: IconCache? = nil, log: Log) {
+        self.icons = icons
         self.backend = backend
         self.subscription = subscription
         self.signals = signals
@@ -114,12 +119,22 @@ final class RenderLoop {
     private func present() throws(RenderError) -> Bool {
         guard let latest, latest != drawn else { return false }
         drawn = latest
+        defer { sayMissingIcons() }
         switch try backend.show(latest.state, content: mirror.content) {
         case .shown(let rows): return try recorded(latest, shown: monotonicMicroseconds(), rows: rows)
         case .queued(let rows): queued = (latest, rows)
         case .skipped: break
         }
         return false
+    }
+
+    /// Each icon name no theme has, said once (a content's typo, or a theme not installed).
+    private func sayMissingIcons() {
+        guard let icons, icons.missingCount > missingSaid.count else { return }
+        let names = icons.missing.subtracting(missingSaid).sorted()
+        let themes = icons.theme.names.joined(separator: ", ")
+        log.say("sheet-render: no icon named \(names.joined(separator: ", ")) in the icon themes (\(themes.isEmpty ? "none installed" : themes)); drawn without")
+        missingSaid.formUnion(names)
     }
 
     /// Logs a frame that reached the output; true when it is the rest `--until-rest` waits for.

@@ -99,9 +99,11 @@ struct SheetRender: ParsableCommand {
         do {
             let looks = try Looks(backgroundPath: background, prefersDark: prefer == "dark")
             let frames = try frameLog.map { path throws(RenderError) in try FrameLog(path: path) }
-            let output = try makeBackend(looks: looks, log: log)
+            let (painter, fallback) = Painter.standard(font: font)
+            if let fallback { log.say("sheet-render: \(fallback)") }
+            let output = try makeBackend(looks: looks, painter: painter, log: log)
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: SheetClient.socketPath(socket)), signals: signalDescriptor,
-                                  setScreen: !noSetScreen, untilRest: untilRest, frames: frames, log: log)
+                                  setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons, log: log)
             status = loop.run()
         } catch {
             log.say("sheet-render: \(error)")
@@ -111,9 +113,7 @@ struct SheetRender: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func makeBackend(looks: Looks, log: Log) throws(RenderError) -> any Backend {
-        let (painter, fallback) = Painter.standard(font: font)
-        if let fallback { log.say("sheet-render: \(fallback)") }
+    private func makeBackend(looks: Looks, painter: Painter, log: Log) throws(RenderError) -> any Backend {
         let format = PixelFormat(rawValue: pixelFormat)!
         switch backend {
         case "png": return try PictureBackend(folder: output!, every: every, looks: looks, painter: painter)

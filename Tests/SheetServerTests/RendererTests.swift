@@ -103,6 +103,28 @@ struct RendererTests {
         _ = daemon
     }
 
+    /// An icon name that no theme has is drawn without, and said once in the renderer's log.
+    @Test func anIconNoThemeHasIsSaidOnce() throws {
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let content = try temporaryFile("content.yaml", """
+            title: Icons
+            items:
+              - {id: a, label: A, icon: no-such-icon-symbolic}
+              - {id: b, label: B, icon: network-wireless-symbolic}
+            """)
+        let config = try temporaryFile("sheetd.yaml", "content: \(content)\n")
+        let renderer = try Renderer(["--backend", "png", "--output", folder.appendingPathComponent("pictures").path,
+                                     "--socket", socket, "--until-rest"], folder: folder)
+        let daemon = try RunningDaemon(["--config", config, "--input", "replay:\(try Generated.idle())@max"], socketPath: socket)
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        let said = renderer.log.components(separatedBy: "no icon named").count - 1
+        #expect(said == 1 && renderer.log.contains("no icon named no-such-icon-symbolic in the icon themes (Adwaita, hicolor)"),
+                "\(renderer.log)")
+        #expect(!renderer.log.contains("network-wireless-symbolic"))
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func thePNGBackendDrawsWhatTheDaemonPublishes() throws {
         var recording = SyntheticRecording()
         recording.wait(0.3)
