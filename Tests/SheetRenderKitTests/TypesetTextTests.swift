@@ -110,6 +110,22 @@ import Testing
         var testDescription: String { name }
     }
 
+    /// A settings sheet: icons, second lines, a switch on and off, a check, a chevron, a value,
+    /// a disabled row and two sections (as examples/settings.yaml, sections written out as the
+    /// daemon sends them).
+    static let settings = [
+        SheetItem(id: "wifi", label: "Wi-Fi", subtitle: "Home network", icon: "network-wireless-symbolic",
+                  accessory: .toggle(isOn: true), section: "Connections"),
+        SheetItem(id: "bt", label: "Bluetooth", subtitle: "Off", icon: "bluetooth-active-symbolic",
+                  accessory: .toggle(isOn: false), section: "Connections"),
+        SheetItem(id: "vpn", label: "VPN", subtitle: "Needs a network", icon: "network-vpn-symbolic",
+                  accessory: .toggle(isOn: false), disabled: true, section: "Connections"),
+        SheetItem(id: "display", label: "Brightness", icon: "display-brightness-symbolic", accessory: .value("80 %"), section: "Display"),
+        SheetItem(id: "dark", label: "Dark style", icon: "weather-clear-night-symbolic", accessory: .check(isChecked: true),
+                  section: "Display"),
+        SheetItem(id: "about", label: "About this device", icon: "help-about-symbolic", accessory: .chevron, section: "Display"),
+    ]
+
     static let cases: [Case] = [
         Case(name: "text-korean-540x960", width: 540, height: 960, scale: 1, top: 300, title: "설정 — Réglages",
              labels: ["와이파이", "블루투스", "디스플레이 밝기", "소리와 진동", "日本語: 画面の設定", "中文: 显示设置",
@@ -122,39 +138,11 @@ import Testing
         Case(name: "text-korean-dark-540x960", width: 540, height: 960, scale: 1, top: 300, title: "설정 — Réglages",
              labels: ["와이파이", "블루투스", "디스플레이 밝기", "日本語: 画面の設定", "🔋 배터리 87 %  🎵 🎉", "Über dieses Gerät"],
              look: Look(Appearance(theme: .dark))),
-        // A settings sheet: icons, second lines, a switch on and off, a check, a chevron, a
-        // value, a disabled row and two sections.
         Case(name: "rich-items-540x960", width: 540, height: 960, scale: 1, top: 180, title: "Settings",
-             labels: [], items: [
-                SheetItem(id: "wifi", label: "Wi-Fi", subtitle: "Home network", icon: "network-wireless-symbolic",
-                          accessory: .toggle(isOn: true), section: "Connections"),
-                SheetItem(id: "bt", label: "Bluetooth", subtitle: "Off", icon: "bluetooth-active-symbolic",
-                          accessory: .toggle(isOn: false), section: "Connections"),
-                SheetItem(id: "vpn", label: "VPN", subtitle: "Needs a network", icon: "network-vpn-symbolic",
-                          accessory: .toggle(isOn: false), disabled: true, section: "Connections"),
-                SheetItem(id: "display", label: "Brightness", icon: "display-brightness-symbolic", accessory: .value("80 %"),
-                          section: "Display"),
-                SheetItem(id: "dark", label: "Dark style", icon: "weather-clear-night-symbolic", accessory: .check(isChecked: true),
-                          section: "Display"),
-                SheetItem(id: "about", label: "About this device", icon: "help-about-symbolic", accessory: .chevron,
-                          section: "Display"),
-             ]),
+             labels: [], items: settings),
         // The same in the dark theme with an orange accent.
         Case(name: "rich-items-dark-540x960", width: 540, height: 960, scale: 1, top: 180, title: "Settings",
-             labels: [], items: [
-                SheetItem(id: "wifi", label: "Wi-Fi", subtitle: "Home network", icon: "network-wireless-symbolic",
-                          accessory: .toggle(isOn: true), section: "Connections"),
-                SheetItem(id: "bt", label: "Bluetooth", subtitle: "Off", icon: "bluetooth-active-symbolic",
-                          accessory: .toggle(isOn: false), section: "Connections"),
-                SheetItem(id: "vpn", label: "VPN", subtitle: "Needs a network", icon: "network-vpn-symbolic",
-                          accessory: .toggle(isOn: false), disabled: true, section: "Connections"),
-                SheetItem(id: "display", label: "Brightness", icon: "display-brightness-symbolic", accessory: .value("80 %"),
-                          section: "Display"),
-                SheetItem(id: "dark", label: "Dark style", icon: "weather-clear-night-symbolic", accessory: .check(isChecked: true),
-                          section: "Display"),
-                SheetItem(id: "about", label: "About this device", icon: "help-about-symbolic", accessory: .chevron,
-                          section: "Display"),
-             ], look: Look(Appearance(theme: .dark, accent: RGB(hex: 0xE66100)))),
+             labels: [], items: settings, look: Look(Appearance(theme: .dark, accent: RGB(hex: 0xE66100)))),
         // A landscape car panel: the card 640 pt wide in the middle, the dim either side.
         Case(name: "panel-1920x720", width: 1920, height: 720, scale: 1, top: 200, title: "Climate",
              labels: ["Driver 21.5 °C", "Passenger 22 °C", "Fan speed", "Recirculate air", "Seat heating"],
