@@ -120,7 +120,6 @@ public struct SheetLayout: Sendable, Hashable {
     public var grabberWidth: Double = 60
     public var grabberHeight: Double = 6
     public var grabberGap: Double = 10
-    public var cornerRadius: Double = 16
     public var closeButtonDiameter: Double = 30
     public var closeButtonInset: Double = 16
     public var minimumTouchTarget: Double = 44
