@@ -76,6 +76,10 @@ public struct Look: Sendable, Equatable {
         public var card: RGB
         public var foreground: RGB
         public var foregroundAlpha: Double
+        /// The second line's share of the foreground: 55 % over the text's 80 %, or as much
+        /// more as it takes to read at WCAG AA (4.5:1) on a card a person picked. Decided when
+        /// the palette is made, so that applying an appearance to each state costs no `pow`.
+        public var secondaryFraction = 0.55 / 0.8
 
         /// libadwaita's light style: a white card, black text at 80 %.
         public static let light = Palette(card: .white, foreground: .black, foregroundAlpha: 0.8)
@@ -84,23 +88,21 @@ public struct Look: Sendable, Equatable {
 
         func on(_ fraction: Double) -> RGB { foreground.over(card, alpha: foregroundAlpha * fraction) }
         public var text: RGB { on(1) }
-        /// The second line: 55 % of the foreground, or as much more as it takes to read at
-        /// WCAG AA (4.5:1) on a card a person picked.
-        public var secondaryText: RGB {
-            var fraction = 0.55 / 0.8
-            while fraction < 1, on(fraction).contrast(with: card) < 4.5 { fraction = min(fraction + 0.05, 1) }
-            return on(fraction)
-        }
+        public var secondaryText: RGB { on(secondaryFraction) }
         var grabber: RGB { on(0.25 / 0.8) }
         var separator: RGB { on(0.12 / 0.8) }
         var closeFill: RGB { on(0.08 / 0.8) }
 
         /// The theme's text on another card: black or white, whichever reads better on it, at
-        /// the theme's opacity when that still reads at WCAG AA, else whole.
+        /// the theme's opacity when that still reads at WCAG AA, else whole; the second line as
+        /// dark or light as it must be to read too.
         func with(card colour: RGB) -> Palette {
             let foreground = RGB.black.contrast(with: colour) >= RGB.white.contrast(with: colour) ? RGB.black : RGB.white
             var palette = Palette(card: colour, foreground: foreground, foregroundAlpha: foregroundAlpha)
             if palette.text.contrast(with: colour) < 4.5 { palette.foregroundAlpha = 1 }
+            while palette.secondaryFraction < 1, palette.secondaryText.contrast(with: colour) < 4.5 {
+                palette.secondaryFraction = min(palette.secondaryFraction + 0.05, 1)
+            }
             return palette
         }
     }
