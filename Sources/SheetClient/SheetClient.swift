@@ -238,6 +238,12 @@ public final class SheetClient {
 
     public func setDetent(_ detent: String) throws(ClientError) { _ = try method("SetDetent", ["detent": .string(detent)]) }
 
+    /// Changes how the sheet opens, closes and shares the screen (`SetPresentation`): the
+    /// fields given, the rest as they are.
+    public func setPresentation(_ change: PresentationChange) throws(ClientError) {
+        _ = try method("SetPresentation", change.parameters)
+    }
+
     /// Reduced motion on or off (`SetReduceMotion`).
     public func setReduceMotion(_ enabled: Bool) throws(ClientError) {
         _ = try method("SetReduceMotion", ["enabled": .bool(enabled)])

@@ -51,6 +51,24 @@ public struct EngineFlags: ParsableArguments {
     @Flag(name: .customLong("reduce-motion"), help: "Reduced motion: the card placed at once, the dim cross-faded.")
     public var reduceMotion = false
 
+    @Option(name: .customLong("present-gesture"), help: ArgumentHelp("How a person opens the sheet by touch: edge-swipe, bottom-bar, both (edge-swipe,bottom-bar) or none (default edge-swipe).", valueName: "gestures"))
+    public var presentGesture: String?
+
+    @Option(name: .customLong("edge-band"), help: "The band at the bottom edge an edge swipe starts in, in points (default 24).")
+    public var edgeBand: String?
+
+    @Option(name: .customLong("bar-height"), help: "The bottom bar's height in points (default 64).")
+    public var barHeight: String?
+
+    @Option(help: ArgumentHelp("true (default): the dim covers the rest; false: no dim, touches outside the sheet are not its.", valueName: "true|false"))
+    public var modal: String?
+
+    @Option(name: .customLong("can-open"), help: ArgumentHelp("Whether a person may open the sheet (default true).", valueName: "true|false"))
+    public var canOpen: String?
+
+    @Option(name: .customLong("can-close"), help: ArgumentHelp("Whether a person may close the sheet (default true).", valueName: "true|false"))
+    public var canClose: String?
+
     @Option(help: "The configuration file (default \(Settings.defaultPath), if it exists).")
     public var config: String?
 
@@ -66,7 +84,9 @@ public struct EngineFlags: ParsableArguments {
                                           ("max-width", maximumWidth), ("align", align),
                                           ("theme", theme), ("accent", accent), ("font", font), ("text-scale", textScale),
                                           ("card-color", cardColor), ("dim-color", dimColor), ("corner-radius", cornerRadius),
-                                          ("reduce-motion", reduceMotion ? "true" : nil)]
+                                          ("reduce-motion", reduceMotion ? "true" : nil),
+                                          ("present-gesture", presentGesture), ("edge-band", edgeBand), ("bar-height", barHeight),
+                                          ("modal", modal), ("can-open", canOpen), ("can-close", canClose)]
             + detents.map { ("detents", $0) } + extra
         let config = config
         return { () throws(Settings.ResolveError) in try Settings.resolve(configPath: config, flags: flags) }

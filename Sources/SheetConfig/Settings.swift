@@ -51,6 +51,7 @@ public struct Settings: Sendable {
     public static let keys = [
         "screen", "scale", "policy", "initial", "detents", "long-press", "slop", "swipe-velocity",
         "reduce-motion", "reduce-motion-fade-in", "reduce-motion-fade-out",
+        "present-gesture", "edge-band", "bar-height", "modal", "can-open", "can-close",
         "max-width", "align", "theme", "accent", "font", "text-scale", "card-color", "dim-color", "corner-radius",
         "item-height", "item-long-press", "content",
         "input", "seat", "socket", "socket-mode", "socket-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
@@ -112,6 +113,26 @@ public struct Settings: Sendable {
             engine.sheet.reducedMotionFadeInSeconds = try number(0...1, "seconds")
         case "reduce-motion-fade-out":
             engine.sheet.reducedMotionFadeOutSeconds = try number(0...1, "seconds")
+        case "present-gesture":
+            do {
+                engine.sheet.presentation.gestures = try PresentGestures(
+                    names: value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            } catch {
+                throw SettingError("`present-gesture` wants none, edge-swipe, bottom-bar, or both as a list; got `\(value)`")
+            }
+        case "edge-band":
+            engine.sheet.presentation.edgeBandInPoints = try number(SheetPresentation.edgeBandRange, "points")
+        case "bar-height":
+            engine.sheet.presentation.barHeightInPoints = try number(SheetPresentation.barHeightRange, "points")
+        case "modal", "can-open", "can-close":
+            guard let enabled = ["true": true, "false": false][value] else {
+                throw SettingError("`\(key)` wants true or false; got `\(value)`")
+            }
+            switch key {
+            case "modal": engine.sheet.presentation.modal = enabled
+            case "can-open": engine.sheet.presentation.canOpen = enabled
+            default: engine.sheet.presentation.canClose = enabled
+            }
         case "max-width":
             engine.layout.maximumWidth = try number(SheetLayout.maximumWidthRange, "points")
         case "align":
@@ -212,6 +233,7 @@ public struct Settings: Sendable {
     /// Checks what only makes sense with everything set (the initial detent must exist).
     public func validate() throws(SettingError) {
         let names = Set(engine.sheet.detents.map(\.name)).union([.hidden])
+            .union(engine.sheet.presentation.gestures.contains(.bottomBar) ? [.collapsed] : [])
         guard names.contains(engine.initialDetent) else {
             throw SettingError("`initial` wants one of \(names.map(\.description).sorted().joined(separator: ", ")); got `\(engine.initialDetent)`")
         }
@@ -259,6 +281,15 @@ public struct Settings: Sendable {
                 content = try ContentFile.content(from: valueNode, path: path)
             case .scalar(let scalar):
                 try set(key, scalar.string)
+            case .sequence(let items) where key == "present-gesture":
+                var names: [String] = []
+                for item in items {
+                    guard case .scalar(let scalar) = item else {
+                        throw ConfigurationError(file: path, line: item.mark?.line ?? line, reason: "a present gesture is a name")
+                    }
+                    names.append(scalar.string)
+                }
+                try set(key, names.joined(separator: ","))
             case .sequence(let items) where key == "detents":
                 for item in items {
                     guard case .scalar(let scalar) = item else {

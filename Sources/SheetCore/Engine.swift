@@ -23,6 +23,9 @@ public struct TouchReport: Sendable, Equatable, BitwiseCopyable {
     public var positionInPixels: Point
     /// On `up`: the release velocity (zero when the finger had stopped).
     public var velocityInPixelsPerSecond: Vector?
+    /// Not the sheet's: it began outside a non-modal sheet's region, and the engine passed it
+    /// by (no gesture, no effect); a compositor gives such touches to what lies beneath.
+    public var passThrough = false
 }
 
 /// The sheet as published: what a renderer needs to draw it.
@@ -46,6 +49,10 @@ public struct SheetSnapshot: Sendable, Equatable, BitwiseCopyable {
     /// Counts changes of the appearance (`Engine.appearance`), so that a state is published
     /// when only the appearance changed.
     public var appearanceRevision: UInt32
+    /// How the sheet opens, closes and shares the screen now.
+    public var presentation: SheetPresentation
+    /// The part of the screen the sheet takes (pixels): `SheetMachine.region`.
+    public var regionInPixels: ScreenRegion
 }
 
 /// What one step of the engine produced, in order.
@@ -85,6 +92,8 @@ public struct Engine: Sendable {
     public private(set) var activeTouchCount = 0
 
     private var slotDown: [Bool]
+    /// The slot's touch is not the sheet's (`TouchReport.passThrough`).
+    private var slotPassesThrough: [Bool]
     private var slotPosition: [Point]
     private var trackers: [VelocityTracker]
     private var arenaScratch: [ArenaOutput] = []
@@ -127,13 +136,17 @@ public struct Engine: Sendable {
         let scale = configuration.screen.scale
         pointsPerPixel = 1 / scale
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
-        let known = detent.flatMap { name in name == .hidden || configuration.sheet.detents.contains { $0.name == name } ? name : nil }
+        let known = detent.flatMap { name in
+            name.isFloor || configuration.sheet.detents.contains { $0.name == name } ? name : nil
+        }
         sheet = SheetMachine(configuration: configuration.sheet, screen: configuration.screen,
-                             layout: configuration.layout, initialDetent: known ?? configuration.initialDetent)
+                             layout: configuration.layout, initialDetent: known ?? configuration.initialDetent,
+                             openDetent: configuration.initialDetent)
         list = ListMachine(configuration: configuration.list, sheet: configuration.sheet, screen: configuration.screen,
                            span: sheet.span, topmostTop: sheet.detents.topmost.topInPoints)
         listScratch.reserveCapacity(16)
         slotDown = Array(repeating: false, count: configuration.maximumSlots)
+        slotPassesThrough = Array(repeating: false, count: configuration.maximumSlots)
         slotPosition = Array(repeating: .zero, count: configuration.maximumSlots)
         trackers = Array(repeating: VelocityTracker(configuration: configuration.velocity, scale: scale),
                          count: configuration.maximumSlots)
@@ -160,7 +173,8 @@ public struct Engine: Sendable {
             velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
             reduceMotion: sheet.configuration.reduceMotion,
             cardInPixels: CardSpan(left: sheet.span.left * scale, width: sheet.span.width * scale),
-            appearanceRevision: appearanceRevision)
+            appearanceRevision: appearanceRevision, presentation: sheet.presentation,
+            regionInPixels: sheet.region.scaled(by: scale))
     }
 
     /// The list as it is drawn now, stamped `time`; nil while the sheet has no content (a
@@ -251,6 +265,12 @@ public struct Engine: Sendable {
                 slotDown[slot] = true
                 activeTouchCount += 1
                 slotPosition[slot] = point
+                if !sheet.owns(points(point), frame.source) {
+                    slotPassesThrough[slot] = true
+                    out.append(.touch(TouchReport(time: time, slot: slot, phase: .down, positionInPixels: point,
+                                                  passThrough: true)))
+                    continue
+                }
                 trackers[slot].reset()
                 trackers[slot].add(point, at: time)
                 out.append(.touch(TouchReport(time: time, slot: slot, phase: .down, positionInPixels: point)))
@@ -258,11 +278,12 @@ public struct Engine: Sendable {
             case .move:
                 guard slotDown[slot] else { continue }
                 slotPosition[slot] = point
+                if slotPassesThrough[slot] { continue }
                 trackers[slot].add(point, at: time)
                 arena.touchMoved(slot: slot, to: point, time: time, into: &arenaScratch)
             case .up:
                 guard slotDown[slot] else { continue }
-                if point != slotPosition[slot] {
+                if point != slotPosition[slot], !slotPassesThrough[slot] {
                     slotPosition[slot] = point
                     trackers[slot].add(point, at: time)
                     arena.touchMoved(slot: slot, to: point, time: time, into: &arenaScratch)
@@ -284,8 +305,8 @@ public struct Engine: Sendable {
         advance(to: time, into: &out)
         switch command {
         case .present(let name):
-            guard let index = sheet.detents.index(named: name ?? configuration.initialDetent)
-                ?? (name == nil ? sheet.detents.index(named: .half) : nil) else { return .unknownDetent }
+            // Without a name: the initial detent, or half when the sheet starts closed.
+            guard let index = name.map({ sheet.detents.index(named: $0) }) ?? sheet.openDetent else { return .unknownDetent }
             feedSheet(.present(detent: index, time), into: &out)
         case .setDetent(let name):
             guard let index = sheet.detents.index(named: name) else { return .unknownDetent }
@@ -298,6 +319,17 @@ public struct Engine: Sendable {
             list.setReduceMotion(enabled)
             feedSheet(.reduceMotion(enabled, time), into: &out)
             publish(at: time, into: &out)
+        case .setPresentation(let presentation):
+            if presentation.problem() != nil { return .invalid }
+            let shaped = presentation.shapesDetentsUnlike(configuration.sheet.presentation)
+            configuration.sheet.presentation = presentation
+            if shaped {
+                // A bar comes or goes, or changes height: new detents, as a reload makes them.
+                reconfigure(configuration, at: time, into: &out)
+            } else {
+                sheet.setPresentation(presentation)
+                publish(at: time, into: &out)
+            }
         }
         return .done
     }
@@ -336,6 +368,12 @@ public struct Engine: Sendable {
     private mutating func cancelSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
         slotDown[slot] = false
         activeTouchCount -= 1
+        if slotPassesThrough[slot] {
+            slotPassesThrough[slot] = false
+            out.append(.touch(TouchReport(time: time, slot: slot, phase: .cancel, positionInPixels: slotPosition[slot],
+                                          passThrough: true)))
+            return
+        }
         trackers[slot].reset()
         out.append(.touch(TouchReport(time: time, slot: slot, phase: .cancel, positionInPixels: slotPosition[slot])))
         arena.touchCancelled(slot: slot, time: time, into: &arenaScratch)
@@ -343,6 +381,14 @@ public struct Engine: Sendable {
     }
 
     private mutating func liftSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
+        if slotPassesThrough[slot] {
+            slotDown[slot] = false
+            slotPassesThrough[slot] = false
+            activeTouchCount -= 1
+            out.append(.touch(TouchReport(time: time, slot: slot, phase: .up, positionInPixels: slotPosition[slot],
+                                          passThrough: true)))
+            return
+        }
         let velocity = trackers.span[slot].estimate(at: time)
         slotDown[slot] = false
         activeTouchCount -= 1
@@ -444,6 +490,9 @@ public struct Engine: Sendable {
         if let transition = sheet.lastTransition { out.append(.transition(transition)) }
         if let cause = sheet.lastDismissAttempt {
             out.append(.content(ContentEventReport(time: event.time, event: .dismissAttempted(cause))))
+        }
+        if let cause = sheet.lastPresented {
+            out.append(.content(ContentEventReport(time: event.time, event: .presented(cause))))
         }
         if effect == .changed { publish(at: event.time, into: &out) }
     }
@@ -561,6 +610,9 @@ public enum SheetCommand: Sendable, Equatable {
     case setDetent(DetentName)
     /// Reduced motion on or off from now; a move under way goes on in the new style.
     case setReduceMotion(Bool)
+    /// How the sheet opens, closes and shares the screen from now. A change to the bar
+    /// (on, off, its height) gives new detents, as a reload does; the rest applies in place.
+    case setPresentation(SheetPresentation)
 }
 
 /// What became of a command.
@@ -570,4 +622,6 @@ public enum CommandResult: Sendable, Equatable {
     case unknownDetent
     /// The content is guarded and the dismiss was not forced.
     case guarded
+    /// The settings are out of range (`SheetPresentation.problem()`).
+    case invalid
 }

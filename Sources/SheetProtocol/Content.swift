@@ -177,12 +177,15 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
     public var order: [String]?
     /// For `dismiss-attempted`: `swipe-down`, `drag`, `dim-tap` or `close-button`.
     public var cause: DismissCause?
+    /// For `presented`: `edge-swipe`, `bar-tap`, `bar-swipe` or `control` (`cause` on the wire).
+    public var presentCause: PresentCause?
     /// For `item-toggled`: the toggle's new value.
     public var on: Bool?
 
     public init(kind: ContentEvent.Kind, item: String? = nil, index: Int? = nil, from: Int? = nil, to: Int? = nil,
-                order: [String]? = nil, cause: DismissCause? = nil, on: Bool? = nil) {
+                order: [String]? = nil, cause: DismissCause? = nil, on: Bool? = nil, presentCause: PresentCause? = nil) {
         self.on = on
+        self.presentCause = presentCause
         self.kind = kind
         self.item = item
         self.index = index
@@ -215,6 +218,8 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
             self.order = order.compactMap(id)
         case .dismissAttempted(let cause):
             self.cause = cause
+        case .presented(let cause):
+            presentCause = cause
         }
     }
 
@@ -258,6 +263,11 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
             w.append(cause.name)
             w.append(UInt8(ascii: "\""))
         }
+        if let presentCause {
+            w.append(",\"cause\":\"")
+            w.append(presentCause.name)
+            w.append(UInt8(ascii: "\""))
+        }
         if let on {
             w.append(",\"on\":")
             w.append(on ? "true" : "false")
@@ -272,6 +282,7 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
         if let from, let to { text += " \(from) → \(to)" }
         if let order { text += " order \(order.joined(separator: ","))" }
         if let cause { text += " \(cause.name)" }
+        if let presentCause { text += " \(presentCause.name)" }
         if let on { text += on ? " on" : " off" }
         return text
     }
@@ -279,11 +290,14 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
     public init(json: JSONValue) throws(ProtocolError) {
         var order: [String]?
         if case .array(let ids)? = json["order"] { order = ids.compactMap(\.stringValue) }
-        var cause: DismissCause?
-        if let value = json["cause"], !value.isNull { cause = try named(json, "cause") }
-        self.init(kind: try named(json, "event"), item: json["item"]?.stringValue, index: json["index"]?.intValue,
+        let kind: ContentEvent.Kind = try named(json, "event")
+        var cause: DismissCause?, presentCause: PresentCause?
+        if let value = json["cause"], !value.isNull {
+            if kind == .presented { presentCause = try named(json, "cause") } else { cause = try named(json, "cause") }
+        }
+        self.init(kind: kind, item: json["item"]?.stringValue, index: json["index"]?.intValue,
                   from: json["from"]?.intValue, to: json["to"]?.intValue, order: order, cause: cause,
-                  on: json["on"]?.boolValue)
+                  on: json["on"]?.boolValue, presentCause: presentCause)
     }
 }
 

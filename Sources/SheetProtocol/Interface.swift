@@ -36,6 +36,25 @@ public enum SheetInterface {
       cornerRadius: float
     )
 
+    # How the sheet is opened, closed and shares the screen. gestures: the ways a person
+    # opens it by touch, edge-swipe (a swipe up from a band edgeBand points tall at the
+    # bottom edge) and bottom-bar (closed, it rests as a bar barHeight points tall, the
+    # collapsed detent; a tap or a swipe up opens it); none when empty. modal: the dim
+    # covers the rest and a tap on it dismisses; not modal: no dim, and touches outside
+    # the region are not the sheet's. canOpen and canClose: whether a person may open or
+    # close it (programs always may).
+    type Presentation (
+      gestures: []string,
+      edgeBand: float,
+      barHeight: float,
+      modal: bool,
+      canOpen: bool,
+      canClose: bool
+    )
+
+    # A rectangle of the screen in pixels; empty when width or height is 0.
+    type Region (x: float, y: float, width: float, height: float)
+
     # What a renderer needs to draw the sheet. top is in pixels from the top of the
     # screen, velocity is the card's in pixels per second (positive downwards): the
     # finger's while dragging (slowed by the rubber band past the top, as of the last
@@ -44,6 +63,10 @@ public enum SheetInterface {
     # finger is down, or a recording the daemon plays has frames still to come; the sheet
     # may move without a call while it holds (resting and not inputActive: idle).
     # reduceMotion: the card is placed at once where it goes and only the dim fades.
+    # region: the part of the screen the sheet takes now, what a renderer under a
+    # compositor makes its input region: the whole screen while a modal sheet is shown or
+    # moves, the card (and the grabber above it) while a non-modal one is, and at rest
+    # closed the bar, or the edge band when an edge swipe may open it, or nothing.
     type State (
       state: (resting, dragging, settling),
       detent: ?string,
@@ -58,6 +81,8 @@ public enum SheetInterface {
       reduceMotion: bool,
       card: ?Card,
       appearance: ?Appearance,
+      presentation: ?Presentation,
+      region: ?Region,
       detents: []DetentPosition,
       list: ?List
     )
@@ -119,8 +144,10 @@ public enum SheetInterface {
 
     # What the content's client hears. event is item-tapped (item), item-toggled (item, on:
     # a tap flipped its toggle, already flipped in the daemon), reorder-began (item,
-    # index), reorder-moved (item, from, to), reorder-ended (item, order) or
-    # dismiss-attempted (cause: swipe-down, drag, dim-tap or close-button).
+    # index), reorder-moved (item, from, to), reorder-ended (item, order),
+    # dismiss-attempted (cause: swipe-down, drag, dim-tap or close-button) or presented
+    # (the sheet left its floor, hidden or the bar, for a detent above it; cause:
+    # edge-swipe, bar-tap, bar-swipe or control).
     type Event (
       event: string,
       item: ?string,
@@ -175,6 +202,13 @@ public enum SheetInterface {
     # after it carries the new appearance. Refused with InvalidParameter naming the field
     # when a value breaks its limit (docs/configuration.md).
     method SetAppearance(theme: ?string, accent: ?string, font: ?string, textScale: ?float, card: ?string, dim: ?string, cornerRadius: ?float) -> ()
+
+    # Changes how the sheet is opened, closed and shares the screen: each field given
+    # replaces the current one (gestures: a list of edge-swipe and bottom-bar, empty for
+    # none). A bar that comes, goes or changes height gives new detents, as a reload does.
+    # It holds until changed, and with a state directory across restarts. Refused with
+    # InvalidParameter naming the field when a value breaks its limit.
+    method SetPresentation(gestures: ?[]string, edgeBand: ?float, barHeight: ?float, modal: ?bool, canOpen: ?bool, canClose: ?bool) -> ()
 
     # The input devices the daemon has seen.
     method ListDevices() -> (devices: []Device)

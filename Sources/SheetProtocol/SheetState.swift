@@ -52,6 +52,13 @@ public struct SheetState: Sendable, Equatable {
     /// says, so that every renderer draws the same sheet. A state from a daemon that sends
     /// none has the standard appearance.
     public var appearance: Appearance
+    /// How the sheet opens, closes and shares the screen (`SetPresentation`). A state from a
+    /// daemon that sends none has the defaults.
+    public var presentation: SheetPresentation
+    /// The part of the screen the sheet takes now (pixels, `SheetMachine.region`): what a
+    /// renderer under a compositor makes its input region, so that touches elsewhere reach
+    /// what lies beneath. A state from a daemon that sends none takes the whole screen.
+    public var regionInPixels: ScreenRegion
 
     /// Nothing moves: the sheet rests and its list, if any, is settled.
     public var isAtRest: Bool { state == .resting && (list?.isSettled ?? true) }
@@ -64,8 +71,12 @@ public struct SheetState: Sendable, Equatable {
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,
                 screen: ScreenSize, cause: SheetCause, detents: [DetentPosition], list: ListState? = nil,
                 inputActive: Bool = false, reduceMotion: Bool = false, cardInPixels: CardSpan? = nil,
-                appearance: Appearance = .standard) {
+                appearance: Appearance = .standard, presentation: SheetPresentation = SheetPresentation(),
+                regionInPixels: ScreenRegion? = nil) {
         self.appearance = appearance
+        self.presentation = presentation
+        self.regionInPixels = regionInPixels
+            ?? ScreenRegion(x: 0, y: 0, width: Double(screen.widthInPixels), height: Double(screen.heightInPixels))
         self.cardInPixels = cardInPixels ?? CardSpan(left: 0, width: Double(screen.widthInPixels))
         self.list = list
         self.inputActive = inputActive
@@ -212,6 +223,10 @@ extension SheetState {
         w.append(cardInPixels.width, decimals: 2)
         w.append("},\"appearance\":")
         appearance.write(to: &w)
+        w.append(",\"presentation\":")
+        presentation.write(to: &w)
+        w.append(",\"region\":")
+        regionInPixels.write(to: &w)
         w.append(",\"detents\":[")
         for (index, detent) in detents.enumerated() {
             if index > 0 { w.append(UInt8(ascii: ",")) }
@@ -385,6 +400,16 @@ extension SheetState {
         }
         var appearance = Appearance.standard
         if let value = json["appearance"], !value.isNull { appearance = try Appearance(json: value) }
+        var presentation = SheetPresentation()
+        if let value = json["presentation"], !value.isNull { presentation = try SheetPresentation(json: value) }
+        // The region lies on the screen; empty is allowed (nothing to take).
+        var region: ScreenRegion?
+        if let value = json["region"], !value.isNull {
+            let width = Double(size.widthInPixels), height = Double(size.heightInPixels)
+            let x = try number(value, "x", in: 0...width), y = try number(value, "y", in: 0...height)
+            region = ScreenRegion(x: x, y: y, width: try number(value, "width", in: 0...(width - x)),
+                                  height: try number(value, "height", in: 0...(height - y)))
+        }
         var detents: [DetentPosition] = []
         if case .array(let list)? = json["detents"] {
             guard list.count <= SheetConfiguration.maximumDetents else { throw ProtocolError("more than \(SheetConfiguration.maximumDetents) detents") }
@@ -397,7 +422,8 @@ extension SheetState {
                   dim: try number(json, "dim", in: 0...1), velocityInPixelsPerSecond: try number(json, "velocity"),
                   screen: size, cause: cause, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
-                  inputActive: inputActive, reduceMotion: reduceMotion, cardInPixels: card, appearance: appearance)
+                  inputActive: inputActive, reduceMotion: reduceMotion, cardInPixels: card, appearance: appearance,
+                  presentation: presentation, regionInPixels: region)
     }
 }
 
@@ -463,6 +489,6 @@ extension SheetState {
             screen: screen, cause: snapshot.cause, detents: detents,
             list: list.map { ListState($0, layout: layout, content: content, scale: scale) },
             inputActive: inputActive, reduceMotion: snapshot.reduceMotion, cardInPixels: snapshot.cardInPixels,
-            appearance: appearance)
+            appearance: appearance, presentation: snapshot.presentation, regionInPixels: snapshot.regionInPixels)
     }
 }

@@ -131,6 +131,7 @@ struct Printer {
                 o.append(",\"vy\":")
                 o.append(velocity.dy, decimals: 1)
             }
+            if touch.passThrough { o.append(",\"passThrough\":true") }
             o.append("}")
         case .text:
             time(touch.time)
@@ -150,6 +151,7 @@ struct Printer {
                 o.append(velocity.dy, decimals: 0)
                 o.append(") px/s")
             }
+            if touch.passThrough { o.append(" (not the sheet's: passed through)") }
         }
         try o.endLine()
     }

@@ -42,6 +42,11 @@ extension Engine {
             perform(SheetCommand.setReduceMotion(enabled), at: time, into: &out)
         case .setAppearance(let change):
             setAppearance(change.applied(to: appearance), at: time, into: &out)
+        case .setPresentation(let change):
+            // Held to the limits when the call was read; what passed applies to any presentation.
+            let presentation = change.applied(to: sheet.presentation)
+            guard presentation != sheet.presentation || presentation != configuration.sheet.presentation else { return .done }
+            perform(SheetCommand.setPresentation(presentation), at: time, into: &out)
         }
         return .done
     }

@@ -92,6 +92,8 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
     case setContent(ContentChange)
     /// Already held to `Appearance`'s limits.
     case setAppearance(AppearanceChange)
+    /// Already held to `SheetPresentation`'s limits.
+    case setPresentation(PresentationChange)
 
     /// For the log: the call and its parameters, content summarised (a full list is 300 KiB).
     public var description: String {
@@ -107,6 +109,11 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
                                 change.card.map { "card \($0?.description ?? "the theme's")" },
                                 change.dim.map { "dim \($0?.description ?? "the theme's")" },
                                 change.cornerRadiusInPoints.map { "corner radius \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
+        case .setPresentation(let change):
+            "SetPresentation(" + [change.gestures.map { "gestures \($0.members.isEmpty ? "none" : $0.members.map { $0.name.description }.joined(separator: ","))" },
+                                  change.edgeBandInPoints.map { "edge band \($0)" }, change.barHeightInPoints.map { "bar height \($0)" },
+                                  change.modal.map { "modal \($0)" }, change.canOpen.map { "can open \($0)" },
+                                  change.canClose.map { "can close \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
         case .setContent(let change):
             "SetContent(" + [change.title.map { "title \($0.utf8.count) bytes" }, change.items.map { "\($0.count) items" },
                              change.guarded.map { "guarded \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
@@ -122,6 +129,7 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
         case .setReduceMotion: "SetReduceMotion"
         case .setContent: "SetContent"
         case .setAppearance: "SetAppearance"
+        case .setPresentation: "SetPresentation"
         }
     }
 }

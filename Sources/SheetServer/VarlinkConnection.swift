@@ -503,6 +503,15 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 return invalidParameter(error.path, call, context: context)
             }
             control(.setAppearance(change), call, context: context)
+        case "SetPresentation":
+            let change: PresentationChange
+            do {
+                change = try PresentationChange(json: parameters)
+            } catch {
+                logger.notice("\(who): SetPresentation refused: \(error)")
+                return invalidParameter(error.path, call, context: context)
+            }
+            control(.setPresentation(change), call, context: context)
         case "SetReduceMotion":
             guard let enabled = parameters["enabled"]?.boolValue else { return invalidParameter("enabled", call, context: context) }
             control(.setReduceMotion(enabled), call, context: context)

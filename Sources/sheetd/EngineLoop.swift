@@ -73,6 +73,10 @@ final class EngineLoop: @unchecked Sendable {
     /// The appearance as a client set it (nil: as configured), and as last saved.
     private var chosenAppearance: Appearance?
     private var savedAppearance: Appearance?
+    /// How the sheet opens and shares the screen as a client set it (nil: as configured),
+    /// and as last saved.
+    private var chosenPresentation: SheetPresentation?
+    private var savedPresentation: SheetPresentation?
     /// While a recording plays: the monotonic time its next frame or deadline is due.
     private var replayDue: Timestamp?
     /// When the timer is set early for `replayDue`: the time it is set for.
@@ -130,9 +134,14 @@ final class EngineLoop: @unchecked Sendable {
             chosenAppearance = appearance
             savedAppearance = appearance
         }
+        if let presentation = restored?.presentation {
+            configuration.sheet.presentation = presentation
+            chosenPresentation = presentation
+            savedPresentation = presentation
+        }
         var start = configuration.initialDetent
         if let detent = restored?.detent {
-            if configuration.sheet.detents.contains(where: { $0.name == detent }) {
+            if detent.isFloor || configuration.sheet.detents.contains(where: { $0.name == detent }) {
                 start = detent
             } else {
                 logger.warning("the saved detent \(detent) is not one of the configuration's; starting at \(start)")
@@ -568,7 +577,8 @@ final class EngineLoop: @unchecked Sendable {
             lastRestingDetent = engine.sheet.detents[index].name
         }
         guard engine.list.revision != savedRevision || lastRestingDetent != savedDetent
-                || chosenReduceMotion != savedReduceMotion || chosenAppearance != savedAppearance else {
+                || chosenReduceMotion != savedReduceMotion || chosenAppearance != savedAppearance
+                || chosenPresentation != savedPresentation else {
             nextSave = nil
             return
         }
@@ -578,11 +588,13 @@ final class EngineLoop: @unchecked Sendable {
             return
         }
         store.save(SavedState(content: engine.content, order: engine.list.order, detent: lastRestingDetent,
-                              reduceMotion: chosenReduceMotion, appearance: chosenAppearance))
+                              reduceMotion: chosenReduceMotion, appearance: chosenAppearance,
+                              presentation: chosenPresentation))
         savedRevision = engine.list.revision
         savedDetent = lastRestingDetent
         savedReduceMotion = chosenReduceMotion
         savedAppearance = chosenAppearance
+        savedPresentation = chosenPresentation
         lastSave = now
         nextSave = nil
     }
@@ -612,6 +624,10 @@ final class EngineLoop: @unchecked Sendable {
                 logger.notice("content: \(content.items.count) item(s), title \"\(content.title)\"\(content.guarded ? ", guarded" : "")")
             case .setReduceMotion(let enabled):
                 chosenReduceMotion = enabled
+            case .setPresentation:
+                let presentation = engine.sheet.presentation
+                chosenPresentation = presentation
+                logger.notice("presentation: gestures \(presentation.gestures.members.isEmpty ? "none" : presentation.gestures.members.map { $0.name.description }.joined(separator: ",")), \(presentation.modal ? "modal" : "not modal"), can open \(presentation.canOpen), can close \(presentation.canClose)")
             case .setAppearance:
                 chosenAppearance = engine.appearance
                 let appearance = engine.appearance
@@ -632,6 +648,10 @@ final class EngineLoop: @unchecked Sendable {
         let configuration = engine.configuration
         var rest = before
         rest.sheet.reduceMotion = configuration.sheet.reduceMotion
+        // Only a bar that came, went or changed height rebuilt the engine.
+        if !configuration.sheet.presentation.shapesDetentsUnlike(before.sheet.presentation) {
+            rest.sheet.presentation = configuration.sheet.presentation
+        }
         if rest != configuration {
             let screen = configuration.screen
             if screen != before.screen {
@@ -666,6 +686,12 @@ final class EngineLoop: @unchecked Sendable {
             configuration.sheet.reduceMotion = reduceMotion
         } else {
             chosenReduceMotion = nil
+        }
+        // So does the presentation as a client set it.
+        if new.engine.sheet.presentation == settings.engine.sheet.presentation {
+            configuration.sheet.presentation = engine.configuration.sheet.presentation
+        } else {
+            chosenPresentation = nil
         }
         // The appearance goes its own way (`setAppearance`, below): a file that changes only
         // how the sheet looks rebuilds nothing and cancels no finger.

@@ -25,8 +25,13 @@ struct SavedState: Equatable, Sendable {
     var reduceMotion: Bool?
     /// The appearance as a client set it (`SetAppearance`); nil: as configured.
     var appearance: Appearance?
+    /// How the sheet opens, closes and shares the screen as a client set it
+    /// (`SetPresentation`); nil: as configured.
+    var presentation: SheetPresentation?
 
-    init(content: SheetContent, order: [Int]?, detent: DetentName?, reduceMotion: Bool? = nil, appearance: Appearance? = nil) {
+    init(content: SheetContent, order: [Int]?, detent: DetentName?, reduceMotion: Bool? = nil, appearance: Appearance? = nil,
+         presentation: SheetPresentation? = nil) {
+        self.presentation = presentation
         self.content = content
         self.order = order
         self.detent = detent
@@ -47,6 +52,10 @@ struct SavedState: Equatable, Sendable {
         if let appearance {
             w.append(",\"appearance\":")
             appearance.write(to: &w)
+        }
+        if let presentation {
+            w.append(",\"presentation\":")
+            presentation.write(to: &w)
         }
         w.append(",\"content\":")
         content.write(to: &w, order: order)
@@ -72,6 +81,7 @@ struct SavedState: Equatable, Sendable {
             self.reduceMotion = enabled
         }
         if let value = json["appearance"], !value.isNull { appearance = try Appearance(json: value) }
+        if let value = json["presentation"], !value.isNull { presentation = try SheetPresentation(json: value) }
     }
 }
 

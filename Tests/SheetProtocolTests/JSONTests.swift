@@ -274,7 +274,7 @@ import Testing
             (#""phase":"changed""#, #""phase":"done""#, #"field "phase" is not one of began, changed, ended, cancelled, recognized"#),
             (#""y":2"#, #""y":2,"direction":"north""#, #"field "direction" is not one of up, down, left, right"#),
             (#""event":"dismiss-attempted""#, #""event":"item-swiped""#,
-             #"field "event" is not one of item-tapped, item-toggled, reorder-began, reorder-moved, reorder-ended, dismiss-attempted"#),
+             #"field "event" is not one of item-tapped, item-toggled, reorder-began, reorder-moved, reorder-ended, dismiss-attempted, presented"#),
             (#""cause":"dim-tap""#, #""cause":"shake""#, #"field "cause" is not one of swipe-down, drag, dim-tap, close-button"#),
         ] {
             #expect(text.contains(field))

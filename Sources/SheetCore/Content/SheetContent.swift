@@ -262,10 +262,12 @@ public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
     /// one cost a release to discard).
     case reorderEnded(item: Int)
     case dismissAttempted(DismissCause)
+    /// The sheet left its floor (hidden or the bar) for a detent above it.
+    case presented(PresentCause)
 
     /// Which event it is, without its numbers: what a reader of the socket matches on.
     public enum Kind: UInt8, Sendable, BitwiseCopyable, Named {
-        case itemTapped, itemToggled, reorderBegan, reorderMoved, reorderEnded, dismissAttempted
+        case itemTapped, itemToggled, reorderBegan, reorderMoved, reorderEnded, dismissAttempted, presented
 
         public var name: StaticString {
             switch self {
@@ -275,6 +277,7 @@ public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
             case .reorderMoved: return "reorder-moved"
             case .reorderEnded: return "reorder-ended"
             case .dismissAttempted: return "dismiss-attempted"
+            case .presented: return "presented"
             }
         }
     }
@@ -287,6 +290,7 @@ public enum ContentEvent: Sendable, Equatable, BitwiseCopyable {
         case .reorderMoved: return .reorderMoved
         case .reorderEnded: return .reorderEnded
         case .dismissAttempted: return .dismissAttempted
+        case .presented: return .presented
         }
     }
 

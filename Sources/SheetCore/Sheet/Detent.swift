@@ -56,15 +56,19 @@ public struct Detent: Hashable, Sendable {
     public var topInPoints: Double
 }
 
-/// The detents of a sheet on one screen, sorted from the highest card (smallest top) to hidden.
-/// There is always a `hidden` detent at the screen height and it is always the last.
+/// The detents of a sheet on one screen, sorted from the highest card (smallest top) to the
+/// floor, where the sheet rests closed and every dismissal goes: `hidden` at the screen height,
+/// or, with a bottom bar, `collapsed` the bar's height above it. The floor is always last.
 public struct DetentSet: Hashable, Sendable {
     public private(set) var detents: [Detent]
 
-    public init(_ specs: [DetentSpec], screenHeightInPoints height: Double) {
+    /// `barHeightInPoints`: the floor is the `collapsed` bar that high; nil: `hidden`.
+    public init(_ specs: [DetentSpec], screenHeightInPoints height: Double, barHeightInPoints: Double? = nil) {
+        let floor = barHeightInPoints.map { Detent(name: .collapsed, topInPoints: max(0, height - $0)) }
+            ?? Detent(name: .hidden, topInPoints: height)
         var resolved: [Detent] = []
-        for spec in specs where spec.name != .hidden {
-            let top = min(max(0, spec.position.topInPoints(screenHeightInPoints: height)), height)
+        for spec in specs where spec.name != .hidden && spec.name != .collapsed {
+            let top = min(max(0, spec.position.topInPoints(screenHeightInPoints: height)), floor.topInPoints)
             if let index = resolved.firstIndex(where: { $0.name == spec.name }) {
                 resolved[index].topInPoints = top
             } else {
@@ -72,14 +76,16 @@ public struct DetentSet: Hashable, Sendable {
             }
         }
         resolved.sort { $0.topInPoints < $1.topInPoints }
-        resolved.append(Detent(name: .hidden, topInPoints: height))
+        resolved.append(floor)
         detents = resolved
     }
 
     public var count: Int { detents.count }
     public subscript(index: Int) -> Detent { detents[index] }
 
+    /// The floor: `hidden`, or `collapsed` with a bottom bar. Where every dismissal goes.
     public var hiddenIndex: Int { detents.count - 1 }
+    public var floor: Detent { detents[detents.count - 1] }
     /// The highest detent: the top the drag may not pass (clamp or rubber band).
     public var topmost: Detent { detents[0] }
 
@@ -87,7 +93,7 @@ public struct DetentSet: Hashable, Sendable {
         detents.firstIndex { $0.name == name }
     }
 
-    /// The detent nearest to `top`, optionally leaving hidden out.
+    /// The detent nearest to `top`, optionally leaving the floor out.
     public func nearest(to top: Double, includingHidden: Bool = true) -> Int {
         var best = 0
         var bestDistance = Double.infinity

@@ -38,6 +38,11 @@ public struct DetentName: Hashable, Sendable, CustomStringConvertible, BitwiseCo
     public static let expanded = DetentName("expanded")!
     public static let half = DetentName("half")!
     public static let hidden = DetentName("hidden")!
+    /// The bottom bar's detent (`present-gesture: bottom-bar`): where the sheet rests closed.
+    public static let collapsed = DetentName("collapsed")!
+
+    /// `hidden` or `collapsed`: a closed sheet's detent, with a bar or without.
+    public var isFloor: Bool { self == .hidden || self == .collapsed }
 
     /// The name's length in bytes.
     public var count: Int {

@@ -18,6 +18,9 @@ public enum ReleaseRuleSet: String, Sendable, CaseIterable, Hashable {
 public struct SheetConfiguration: Sendable, Hashable {
     public var ruleSet: ReleaseRuleSet = .projection
     public var detents: [DetentSpec] = DetentSpec.standard
+    /// How the sheet opens, closes and shares the screen; `modal`, `canOpen` and `canClose`
+    /// change at run time (`SheetMachine.setPresentation`).
+    public var presentation = SheetPresentation()
     /// Most detents a sheet has: every state lists them, and a finger cannot tell more apart.
     public static let maximumDetents = 64
 
@@ -161,6 +164,10 @@ public struct SheetLayout: Sendable, Hashable {
         let half = max(minimumTouchTarget, closeButtonDiameter) / 2
         return abs(point.x - centre.x) <= half && abs(point.y - centre.y) <= half
     }
+
+    /// How far above the card's top its touch targets reach: the grabber's, centred on the
+    /// grabber (35 pt with the defaults).
+    public var grabberReach: Double { grabberGap + grabberHeight / 2 + minimumTouchTarget / 2 }
 
     /// On the card, or on the grabber's touch target above it; beside a card narrower than the
     /// screen is off it.

@@ -67,6 +67,9 @@ public struct SheetMachine: Sendable {
         /// vertical velocity, times the rubber band's slope past the top detent (0 where the
         /// card is clamped).
         public var velocity: Double = 0
+        /// A drag that opens the sheet from its floor (an edge swipe, a swipe up from the bar):
+        /// what the `presented` event names when it is released above the floor.
+        public var opening: PresentCause? = nil
     }
 
     public struct Settle: Sendable, Equatable {
@@ -183,19 +186,37 @@ public struct SheetMachine: Sendable {
     public internal(set) var guarded = false
     /// Set by `handle` when a user tried to dismiss a guarded sheet.
     public private(set) var lastDismissAttempt: DismissCause?
+    /// Set by `handle` when the sheet left its floor for a detent above it, with what did it.
+    public private(set) var lastPresented: PresentCause?
+    /// Where a tap on the bar, or a half-drag opening, takes the sheet: the initial detent
+    /// (never the floor).
+    public let openDetent: Int
+
+    /// How the sheet opens, closes and shares the screen.
+    public var presentation: SheetPresentation { configuration.presentation }
 
     private var height: Double { screen.heightInPoints }
+    /// The floor's top: the screen's height, or the bar's top.
+    private var floorTop: Double { detents.floor.topInPoints }
     /// Half a pixel, in points: closer than this to a detent is at the detent.
     private var tolerance: Double { 0.5 / screen.scale }
 
+    /// `openDetent`: where a tap on the bar opens the sheet (`half` when it is not a detent).
     public init(configuration: SheetConfiguration, screen: ScreenSize, layout: SheetLayout = SheetLayout(),
-                initialDetent: DetentName = .half) {
+                initialDetent: DetentName = .half, openDetent: DetentName = .half) {
         self.configuration = configuration
         self.screen = screen
         self.layout = layout
         span = layout.cardSpan(screenWidth: screen.widthInPoints, scale: screen.scale)
-        self.detents = DetentSet(configuration.detents, screenHeightInPoints: screen.heightInPoints)
-        let initial = detents.index(named: initialDetent) ?? detents.nearest(to: screen.heightInPoints / 2)
+        let presentation = configuration.presentation
+        let detents = DetentSet(configuration.detents, screenHeightInPoints: screen.heightInPoints,
+                                barHeightInPoints: presentation.gestures.contains(.bottomBar) ? presentation.barHeightInPoints : nil)
+        self.detents = detents
+        let initial = detents.index(named: initialDetent)
+            ?? (initialDetent.isFloor ? detents.hiddenIndex : detents.nearest(to: screen.heightInPoints / 2))
+        let open = detents.index(named: openDetent) ?? detents.index(named: .half) ?? detents.hiddenIndex
+        self.openDetent = open != detents.hiddenIndex ? open
+            : detents.nearest(to: screen.heightInPoints / 2, includingHidden: false)
         kind = .resting
         restingDetent = initial
         // What the other kinds start from is set when the machine enters them.
@@ -265,18 +286,22 @@ public struct SheetMachine: Sendable {
         return dim(atTop: top)
     }
 
-    /// Dim opacity from position: `maximumDim · (H − top) / (H/2)`, clamped to 0…maximumDim.
+    /// Dim opacity from position: `maximumDim · (F − top) / (F − H/2)`, clamped to
+    /// 0…maximumDim, where F is the floor's top (H when hidden); none when not modal.
     @inline(__always)
     private func dim(atTop top: Double) -> Double {
-        let value = configuration.maximumDim * (height - top) / (height / 2)
+        guard configuration.presentation.modal else { return 0 }
+        let floor = floorTop, span = floor - height / 2
+        guard span > 0 else { return 0 }
+        let value = configuration.maximumDim * (floor - top) / span
         return min(max(value, 0), configuration.maximumDim)
     }
 
-    /// 0 at hidden, 1 at the topmost detent.
+    /// 0 at the floor, 1 at the topmost detent.
     @inline(__always)
     public var progress: Double {
-        let span = height - detents.topmost.topInPoints
-        return span > 0 ? (height - top) / span : 0
+        let span = floorTop - detents.topmost.topInPoints
+        return span > 0 ? (floorTop - top) / span : 0
     }
 
     /// When the machine wants the next `.frame`. Inlinable, as every deadline on the engine's
@@ -296,10 +321,63 @@ public struct SheetMachine: Sendable {
         source == .touchpad || layout.isOnCard(point, top: top, span: span)
     }
 
+    /// Resting closed at the floor (hidden, or the bar).
+    @inline(__always)
+    private var isClosedAtRest: Bool { kind == .resting && restingDetent == detents.hiddenIndex }
+
+    /// The part of the screen the sheet takes now, in points: what a renderer under a
+    /// compositor makes its input region. The whole screen while a modal sheet is shown or
+    /// moving; the card (with the grabber's touch target) while a non-modal one is; at rest
+    /// closed, the bar, or the edge band when an edge swipe may open it, or nothing.
+    public var region: ScreenRegion {
+        let width = screen.widthInPoints
+        if isClosedAtRest {
+            if detents.floor.name == .collapsed { return cardRegion }
+            guard presentation.gestures.contains(.edgeSwipe), presentation.canOpen else { return .empty }
+            let band = min(presentation.edgeBandInPoints, height)
+            return ScreenRegion(x: 0, y: height - band, width: width, height: band)
+        }
+        if presentation.modal { return ScreenRegion(x: 0, y: 0, width: width, height: height) }
+        return cardRegion
+    }
+
+    /// The card from the grabber's touch target down to the screen's bottom edge.
+    private var cardRegion: ScreenRegion {
+        let y = max(0, top - layout.grabberReach)
+        return ScreenRegion(x: span.left, y: y, width: span.width, height: height - y)
+    }
+
+    /// Whether a touch that starts at `point` is the sheet's: every touch of a modal sheet
+    /// and of a touchpad; for a non-modal sheet, one that starts in `region`. The engine
+    /// passes the others through: no gesture, no effect.
+    public func owns(_ point: Point, _ source: TouchSource) -> Bool {
+        source == .touchpad || presentation.modal || region.contains(point)
+    }
+
+    /// Changes how the sheet opens, closes and shares the screen, but for the bar (on or off,
+    /// its height): that shapes the detents, and a new one needs a new machine.
+    public mutating func setPresentation(_ presentation: SheetPresentation) {
+        var next = presentation
+        next.gestures.remove(.bottomBar)
+        next.gestures.formUnion(configuration.presentation.gestures.intersection(.bottomBar))
+        next.barHeightInPoints = configuration.presentation.barHeightInPoints
+        configuration.presentation = next
+    }
+
+    /// The gesture that may open a closed sheet from `start`, with its cause: a touchscreen
+    /// pan upwards that starts on the bar, or in the edge band.
+    private func openingGesture(from start: Point, translation: Vector, _ source: TouchSource) -> PresentCause? {
+        guard presentation.canOpen, source == .touchscreen, translation.dy < 0 else { return nil }
+        if detents.floor.name == .collapsed, layout.isOnCard(start, top: top, span: span) { return .barSwipe }
+        if presentation.gestures.contains(.edgeSwipe), start.y >= height - presentation.edgeBandInPoints { return .edgeSwipe }
+        return nil
+    }
+
     // MARK: The machine
 
     public mutating func handle(_ event: Event) -> Effect {
         lastDismissAttempt = nil
+        lastPresented = nil
         let before = (kind: kind, destination: destination)
         let effect = transition(event)
         // A new kind, or a settle that changed its target.
@@ -343,20 +421,35 @@ public struct SheetMachine: Sendable {
             return .none
         case (.resting, .panBegan(let start, let translation, let source, _)):
             let detent = restingDetent
-            guard detent != detents.hiddenIndex, isOnCard(start, source),
-                  abs(translation.dy) >= abs(translation.dx) else { return .none }
+            guard abs(translation.dy) >= abs(translation.dx) else { return .none }
+            var opening: PresentCause?
+            if detent == detents.hiddenIndex {
+                // Closed: only a way to open it moves it.
+                guard let cause = openingGesture(from: start, translation: translation, source) else { return .none }
+                opening = cause
+            } else {
+                guard isOnCard(start, source) else { return .none }
+            }
             let startTop = detents[detent].topInPoints
-            begin(Drag(originDetent: detent, startTop: startTop, top: startTop))
+            begin(Drag(originDetent: detent, startTop: startTop, top: startTop, opening: opening))
             cause = .user
             moveDrag(translationY: translation.dy)
             return .changed
         case (.resting, .panChanged), (.resting, .release), (.resting, .cancel), (.resting, .frame):
             return .none
         case (.resting, .tap(let point, let source, let time)):
+            if restingDetent == detents.hiddenIndex {
+                // Closed: a tap on the bar opens; anything else does nothing.
+                guard detents.floor.name == .collapsed, presentation.canOpen, source == .touchscreen,
+                      layout.isOnCard(point, top: top, span: span) else { return .none }
+                lastPresented = .barTap
+                return settle(to: openDetent, velocity: 0, at: time, cause: .animation)
+            }
             return dismissIfOutside(point, source, time)
         case (.resting, .swipe(let direction, let start, let source, let time)):
             return dismissIfSwipeFromDim(direction, start, source, time)
         case (.resting, .present(let detent, let time)):
+            if restingDetent == detents.hiddenIndex, detent != detents.hiddenIndex { lastPresented = .control }
             return settle(to: detent, velocity: 0, at: time, cause: .command)
         case (.resting, .dismiss(let time)):
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
@@ -372,18 +465,26 @@ public struct SheetMachine: Sendable {
         case (.dragging, .release(let velocity, let time)):
             let drag = dragging
             let target = releaseTarget(drag: drag, velocity: velocity)
-            if target == detents.hiddenIndex, guarded, drag.originDetent != detents.hiddenIndex {
-                // Guarded: back to where the drag began, from rest (no overshoot off the screen).
-                lastDismissAttempt = isFling(velocity) ? .swipeDown : .drag
-                return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
+            if target == detents.hiddenIndex, drag.originDetent != detents.hiddenIndex {
+                if !presentation.canClose {
+                    // Locked open: back to where the drag began, as a guard does, unannounced.
+                    return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
+                }
+                if guarded {
+                    // Guarded: back to where the drag began, from rest (no overshoot off the screen).
+                    lastDismissAttempt = isFling(velocity) ? .swipeDown : .drag
+                    return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
+                }
             }
+            if let opening = drag.opening, target != detents.hiddenIndex { lastPresented = opening }
             return settle(to: target, velocity: velocity, at: time, cause: .animation)
         case (.dragging, .cancel(let time)):
             return settle(to: dragging.originDetent, velocity: 0, at: time, cause: .animation)
         case (.dragging, .tap(let point, let source, let time)):
             let drag = dragging
             // A tap that ends a caught drag: the close button still closes.
-            guard source == .touchscreen, layout.isOnCloseButton(point, top: top, span: span, direction: titleDirection) else { return .none }
+            guard source == .touchscreen, presentation.canClose, drag.opening == nil,
+                  layout.isOnCloseButton(point, top: top, span: span, direction: titleDirection) else { return .none }
             if guarded && drag.originDetent != detents.hiddenIndex {
                 lastDismissAttempt = .closeButton
                 return settle(to: drag.originDetent, velocity: 0, at: time, cause: .animation)
@@ -392,6 +493,7 @@ public struct SheetMachine: Sendable {
         case (.dragging, .swipe):
             return .none
         case (.dragging, .present(let detent, let time)):
+            if dragging.opening != nil, detent != detents.hiddenIndex { lastPresented = .control }
             return settle(to: detent, velocity: 0, at: time, cause: .command)
         case (.dragging, .dismiss(let time)):
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
@@ -419,6 +521,7 @@ public struct SheetMachine: Sendable {
             _ = advance(to: time, scheduling: false)
             return dismissIfSwipeFromDim(direction, start, source, time)
         case (.settling, .present(let detent, let time)):
+            if settling.targetDetent == detents.hiddenIndex, detent != detents.hiddenIndex { lastPresented = .control }
             _ = advance(to: time, scheduling: false)
             return retarget(to: detent, at: time)
         case (.settling, .dismiss(let time)):
@@ -454,8 +557,8 @@ public struct SheetMachine: Sendable {
                 slope = rubberBand.slope(topmost - raw)
             }
         }
-        if top > height {
-            top = height
+        if top > floorTop {
+            top = floorTop
             slope = 0
         }
         let velocity = fingerVelocity * slope
@@ -482,12 +585,19 @@ public struct SheetMachine: Sendable {
             if top < configuration.tutorialExpandFraction * height {
                 return detents.index(named: .expanded) ?? 0
             }
-            if top < height - configuration.tutorialHideMarginInPoints {
+            if top < floorTop - configuration.tutorialHideMarginInPoints {
                 return detents.index(named: .half) ?? detents.nearest(to: top, includingHidden: false)
             }
             return detents.hiddenIndex
         case .halfDrag:
-            let cardHeight = height - drag.startTop
+            if drag.originDetent == detents.hiddenIndex {
+                // Opening, the rule turned round: dragged up more than that fraction of the way
+                // to the open detent opens, at the open detent nearest to where it was let go.
+                let way = drag.startTop - detents[openDetent].topInPoints
+                guard drag.startTop - top > configuration.halfDragHideFraction * way else { return detents.hiddenIndex }
+                return detents.nearest(to: top, includingHidden: false)
+            }
+            let cardHeight = floorTop - drag.startTop
             if top - drag.startTop > configuration.halfDragHideFraction * cardHeight { return detents.hiddenIndex }
             return drag.originDetent
         case .projection:
@@ -498,7 +608,9 @@ public struct SheetMachine: Sendable {
             }
             let projected = top + projectedDistance(velocity)
             let nearest = detents.nearest(to: projected)
-            if nearest == detents.hiddenIndex && projected < height - configuration.dismissLineMarginInPoints {
+            // From the floor, the nearest detent opens or not; the dismiss line is for dismissals.
+            if drag.originDetent == detents.hiddenIndex { return nearest }
+            if nearest == detents.hiddenIndex && projected < floorTop - configuration.dismissLineMarginInPoints {
                 return detents.nearest(to: projected, includingHidden: false)
             }
             return nearest
@@ -539,7 +651,9 @@ public struct SheetMachine: Sendable {
             animation = .spring(spring, clampAtTarget: detent == detents.hiddenIndex)
         }
         self.cause = cause
-        if abs(from - target) <= tolerance && velocity == 0 {
+        // At the target and still, or at the floor and moving on down (it would bounce off the
+        // screen's bottom edge and back).
+        if abs(from - target) <= tolerance && (velocity == 0 || (detent == detents.hiddenIndex && velocity > 0)) {
             rest(at: detent)
             return .changed
         }
@@ -613,9 +727,10 @@ public struct SheetMachine: Sendable {
     // MARK: Dismissing
 
     private mutating func dismissIfOutside(_ point: Point, _ source: TouchSource, _ time: Timestamp) -> Effect {
-        guard isShown, source == .touchscreen else { return .none }
+        guard isShown, source == .touchscreen, presentation.canClose else { return .none }
         let onCloseButton = layout.isOnCloseButton(point, top: top, span: span, direction: titleDirection)
-        guard !isOnCard(point, source) || onCloseButton else { return .none }
+        // Off the card is the dim's, which only a modal sheet has.
+        guard onCloseButton || (presentation.modal && !isOnCard(point, source)) else { return .none }
         if guarded {
             lastDismissAttempt = onCloseButton ? .closeButton : .dimTap
             return .none
@@ -625,7 +740,8 @@ public struct SheetMachine: Sendable {
 
     private mutating func dismissIfSwipeFromDim(_ direction: SwipeDirection, _ start: Point, _ source: TouchSource,
                                                 _ time: Timestamp) -> Effect {
-        guard isShown, direction == .down, source == .touchscreen, !isOnCard(start, source) else { return .none }
+        guard isShown, direction == .down, source == .touchscreen, presentation.modal, presentation.canClose,
+              !isOnCard(start, source) else { return .none }
         if guarded {
             lastDismissAttempt = .swipeDown
             return .none
