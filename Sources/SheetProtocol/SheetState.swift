@@ -402,13 +402,15 @@ extension SheetState {
         if let value = json["appearance"], !value.isNull { appearance = try Appearance(json: value) }
         var presentation = SheetPresentation()
         if let value = json["presentation"], !value.isNull { presentation = try SheetPresentation(json: value) }
-        // The region lies on the screen; empty is allowed (nothing to take).
+        // The region lies on the screen; empty is allowed (nothing to take). Each side is
+        // rounded on the wire on its own, so one that ends past the screen's edge by that
+        // rounding is cut at the edge, not refused.
         var region: ScreenRegion?
         if let value = json["region"], !value.isNull {
             let width = Double(size.widthInPixels), height = Double(size.heightInPixels)
             let x = try number(value, "x", in: 0...width), y = try number(value, "y", in: 0...height)
-            region = ScreenRegion(x: x, y: y, width: try number(value, "width", in: 0...(width - x)),
-                                  height: try number(value, "height", in: 0...(height - y)))
+            region = ScreenRegion(x: x, y: y, width: min(try number(value, "width", in: 0...width), width - x),
+                                  height: min(try number(value, "height", in: 0...height), height - y))
         }
         var detents: [DetentPosition] = []
         if case .array(let list)? = json["detents"] {

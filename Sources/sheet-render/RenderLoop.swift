@@ -33,10 +33,16 @@ final class RenderLoop {
     /// The painter's icons, and how many of the names no theme has were said.
     private let icons: IconCache?
     private var missingSaid: Set<String> = []
+    /// Where a compositor's touches go (wayland), told when the daemon comes back.
+    private let forwarder: TouchForwarder?
+    /// The display's size as last told to the daemon: a compositor that resizes the surface
+    /// (an output rotated) is told again.
+    private var announcedSize: (width: Int, height: Int)?
 
     init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
-         frames: FrameLog?, icons: IconCache? = nil, log: Log) {
+         frames: FrameLog?, icons: IconCache? = nil, forwarder: TouchForwarder? = nil, log: Log) {
         self.icons = icons
+        self.forwarder = forwarder
         self.backend = backend
         self.subscription = subscription
         self.signals = signals
@@ -83,6 +89,7 @@ final class RenderLoop {
                 mirror.reset()
                 log.say("sheet-render: following sheetd on \(subscription.path)")
                 systemd.notify("STATUS=following sheetd on \(subscription.path)")
+                forwarder?.lost()
                 announceScreen()
             case .update(let update):
                 if mirror.follow(update), let revision = update.state.list?.revision { fetchContent(at: revision) }
@@ -106,6 +113,10 @@ final class RenderLoop {
                 if let shown = try backend.handleEvent(), let queued {
                     self.queued = nil
                     if try recorded(queued.update, shown: shown, rows: queued.rows) { return 0 }
+                }
+                if let size = backend.displaySize, let announcedSize, announcedSize != size {
+                    log.say("sheet-render: the display is now \(size.width)x\(size.height)")
+                    announceScreen()
                 }
                 if backend.isReady, try present() { return 0 }
             case .timedOut:
@@ -163,6 +174,7 @@ final class RenderLoop {
     /// the socket's group) is said once and the sheet is scaled to the display instead.
     private func announceScreen() {
         guard setScreen, let size = backend.displaySize else { return }
+        announcedSize = size
         do {
             let client = try SheetClient(path: subscription.path)
             try client.setScreen(width: size.width, height: size.height, scale: backend.displayScale)

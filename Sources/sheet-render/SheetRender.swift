@@ -19,8 +19,10 @@ struct SheetRender: ParsableCommand {
             The drm, fbdev and wayland backends tell the daemon their size (SetScreen), which needs \
             root or the socket's group; refused, the sheet is scaled to the display instead. \
             The wayland backend draws on a layer surface over the session's windows (or in a \
-            fullscreen window on a compositor without the wlr layer shell); touches pass through \
-            to the windows below while the sheet is hidden.
+            fullscreen window on a compositor without the wlr layer shell); it takes touches only \
+            in the region the sheet takes (State.region), passes the rest to the windows below, \
+            and forwards the ones it takes to the daemon over io.sheetd.Input (run sheetd with \
+            --input none under a compositor, which owns the touchscreen).
             """)
 
     @Option(help: "auto (wayland when WAYLAND_DISPLAY is set, else drm, then fbdev), drm, fbdev, wayland, term or png.")
@@ -53,6 +55,12 @@ struct SheetRender: ParsableCommand {
 
     @Flag(name: .customLong("no-set-screen"), help: "drm, fbdev, wayland: do not tell the daemon the display's size.")
     var noSetScreen = false
+
+    @Flag(name: .customLong("no-forward-touch"), help: "wayland: do not forward the compositor's touches (and the pointer, as one finger) to the daemon.")
+    var noForwardTouch = false
+
+    @Option(name: .customLong("input-socket"), help: ArgumentHelp("wayland: the daemon's io.sheetd.Input socket, where touches are forwarded (default: $SHEETD_INPUT_SOCKET, else io.sheetd.Input beside the daemon's socket).", valueName: "path"))
+    var inputSocket: String?
 
     @Option(name: .customLong("frame-log"), help: "Write one JSON line per frame shown to this file: the update, and when it reached the output.")
     var frameLog: String?
@@ -101,9 +109,13 @@ struct SheetRender: ParsableCommand {
             let frames = try frameLog.map { path throws(RenderError) in try FrameLog(path: path) }
             let (painter, fallback) = Painter.standard(font: font)
             if let fallback { log.say("sheet-render: \(fallback)") }
-            let output = try makeBackend(looks: looks, painter: painter, log: log)
-            let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: SheetClient.socketPath(socket)), signals: signalDescriptor,
-                                  setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons, log: log)
+            let socketPath = SheetClient.socketPath(socket)
+            let forwarder = noForwardTouch ? nil
+                : TouchForwarder(path: InputClient.socketPath(inputSocket, otherwise: Self.inputSocket(besideSocket: socketPath)), log: log)
+            let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
+            let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath), signals: signalDescriptor,
+                                  setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,
+                                  forwarder: forwarder, log: log)
             status = loop.run()
         } catch {
             log.say("sheet-render: \(error)")
@@ -113,17 +125,23 @@ struct SheetRender: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func makeBackend(looks: Looks, painter: Painter, log: Log) throws(RenderError) -> any Backend {
+    /// `io.sheetd.Input` in the folder of the daemon's socket, where the daemon makes it.
+    static func inputSocket(besideSocket socket: String) -> String {
+        guard let slash = socket.lastIndex(of: "/") else { return "io.sheetd.Input" }
+        return String(socket[...slash]) + "io.sheetd.Input"
+    }
+
+    private func makeBackend(looks: Looks, painter: Painter, forwarder: TouchForwarder?, log: Log) throws(RenderError) -> any Backend {
         let format = PixelFormat(rawValue: pixelFormat)!
         switch backend {
         case "png": return try PictureBackend(folder: output!, every: every, looks: looks, painter: painter)
         case "term": return try TerminalBackend(looks: looks)
         case "drm": return try DRMBackend.open(path: device, format: format, looks: looks, painter: painter)
         case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
-        case "wayland": return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, log: log)
+        case "wayland": return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, forwarder: forwarder, log: log)
         default:
             if getenv("WAYLAND_DISPLAY") != nil && background == nil {
-                return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, log: log)
+                return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, forwarder: forwarder, log: log)
             }
             do {
                 return try DRMBackend.open(path: nil, format: format, looks: looks, painter: painter)

@@ -14,8 +14,14 @@ import SheetRenderKit
 /// edge of the output (full output), exclusive zone −1 and no keyboard. Without it, an xdg-shell
 /// toplevel asked to be fullscreen, said in the log. Pixels are premultiplied ARGB8888 in wl_shm
 /// buffers: the dim lets the windows below show through it, and a hidden sheet is transparent.
-/// While hidden the input region is empty, so touches and clicks reach the windows below; while
-/// shown it is the whole surface (the dim takes a tap, as the daemon's hit test does).
+/// The input region is the region each state names (`State.region`): the whole output while a
+/// modal sheet is shown, the card while a non-modal one is, the bar or the edge band while it
+/// is closed, nothing when nothing opens it; the windows below take every other touch.
+///
+/// The touches the compositor gives the surface (`wl_touch`, and `wl_pointer` as one finger
+/// held while the left button is) are forwarded to the daemon (`TouchForwarder`), in the
+/// surface's pixels: the compositor has already rotated, scaled and placed them for the output,
+/// and the surface's size is what `SetScreen` tells the daemon.
 ///
 /// Frames are paced by frame callbacks (one commit in flight), drawn into a buffer the
 /// compositor has released, with only the rows that changed since that buffer last showed
@@ -36,6 +42,9 @@ final class WaylandBackend: Backend {
     private var output: OpaquePointer?
     private var layerShell: OpaquePointer?
     private var wmBase: OpaquePointer?
+    private var seat: OpaquePointer?
+    private var touch: OpaquePointer?
+    private var pointer: OpaquePointer?
 
     // The surface and its role.
     private var surface: OpaquePointer?
@@ -47,6 +56,8 @@ final class WaylandBackend: Backend {
     /// What the output and the role's configure said.
     private var outputScale: Int32 = 1
     private var outputMode: (width: Int32, height: Int32) = (0, 0)
+    /// The output's transform (`wl_output.transform`): a quarter turn swaps its mode's sides.
+    private var outputTransform: Int32 = 0
     private var configuredSize: (width: Int32, height: Int32) = (0, 0)
     private var pendingSerial: UInt32?
     private var closed = false
@@ -56,8 +67,21 @@ final class WaylandBackend: Backend {
     private var buffers: [ShmBuffer] = []
     private var frameCallback: OpaquePointer?
     private var frameDone = false
-    /// Whether the input region is empty (the sheet hidden); nil before the first frame.
-    private var inputRegionEmpty: Bool?
+    /// The input region set, in surface coordinates; nil before the first frame.
+    private var inputRegion: (x: Int32, y: Int32, width: Int32, height: Int32)?
+
+    /// Where the compositor's touches go; nil: nowhere (`--no-forward-touch`).
+    private let forwarder: TouchForwarder?
+    /// The compositor's touch points by slot (`TouchForwarder.slots`), the pointer's among them.
+    private var touchIDs = [Int32?](repeating: nil, count: TouchForwarder.slots)
+    /// The contacts of the compositor's touch frame being gathered, and the frame itself:
+    /// kept, so that a frame allocates no array.
+    private var touchFrame: [PluginContact] = []
+    /// The pointer's position (surface pixels), and whether its left button holds a finger.
+    private var pointerPosition = (x: 0.0, y: 0.0)
+    private var pointerDown = false
+    /// The pointer's id among the touch points': no touch point of the compositor has it.
+    private static let pointerID = Int32.min
     /// The state and content last shown, drawn again when the compositor configures the
     /// surface anew (a window mapped, tiled or made fullscreen waits for that commit).
     private var lastShown: (state: SheetState, content: SheetContent?)?
@@ -101,7 +125,9 @@ final class WaylandBackend: Backend {
 
     /// Connects to the compositor named by WAYLAND_DISPLAY (or `wayland-0`) and waits for the
     /// surface's first configure.
-    init(shell: Shell, looks: Looks, painter: Painter, log: Log) throws(RenderError) {
+    init(shell: Shell, looks: Looks, painter: Painter, forwarder: TouchForwarder?, log: Log) throws(RenderError) {
+        self.forwarder = forwarder
+        touchFrame.reserveCapacity(TouchForwarder.slots)
         guard let display = wl_display_connect(nil) else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
             throw .unavailable("no Wayland compositor on \(name) (\(String(cString: strerror(errno))))")
@@ -182,12 +208,7 @@ final class WaylandBackend: Backend {
         if let redraw = scene.damage(since: target.scene) { painter.draw(scene, into: target.canvas, rows: redraw) }
         target.scene = scene
 
-        // Touches pass through a hidden sheet to the windows below.
-        let hidden = scene.dim <= 0 && scene.top >= Double(scene.height)
-        if inputRegionEmpty != hidden {
-            wl_surface_set_input_region(surface, hidden ? emptyRegion : nil)
-            inputRegionEmpty = hidden
-        }
+        setInputRegion(state.regionInPixels)
         wl_surface_attach(surface, target.buffer, 0, 0)
         if compositorVersion >= 4 {
             wl_surface_damage_buffer(surface, 0, Int32(rows.lowerBound), Int32(size.width), Int32(rows.count))
@@ -204,6 +225,30 @@ final class WaylandBackend: Backend {
         shownScene = scene
         try flush()
         return .queued(rows: rows)
+    }
+
+    /// Takes touches in `region` (screen pixels) only, in whole surface units around it.
+    private func setInputRegion(_ region: ScreenRegion) {
+        let scale = Double(outputScale)
+        var rect: (x: Int32, y: Int32, width: Int32, height: Int32) = (0, 0, 0, 0)
+        if !region.isEmpty {
+            let left = (region.x / scale).rounded(.down), top = (region.y / scale).rounded(.down)
+            let right = ((region.x + region.width) / scale).rounded(.up), bottom = ((region.y + region.height) / scale).rounded(.up)
+            rect = (Int32(left), Int32(top), Int32(right - left), Int32(bottom - top))
+        }
+        guard inputRegion == nil || inputRegion! != rect else { return }
+        inputRegion = rect
+        let whole = rect == (0, 0, Int32(size.width / Int(outputScale)), Int32(size.height / Int(outputScale)))
+        if rect.width <= 0 || rect.height <= 0 {
+            wl_surface_set_input_region(surface, emptyRegion)
+        } else if whole {
+            wl_surface_set_input_region(surface, nil)
+        } else {
+            let region = wl_compositor_create_region(compositor)
+            wl_region_add(region, rect.x, rect.y, rect.width, rect.height)
+            wl_surface_set_input_region(surface, region)
+            wl_region_destroy(region)
+        }
     }
 
     func handleEvent() throws(RenderError) -> Int64? {
@@ -245,6 +290,9 @@ final class WaylandBackend: Backend {
             wl_output_add_listener(output, Listeners.output, Unmanaged.passUnretained(self).toOpaque())
         case "zwlr_layer_shell_v1" where layerShell == nil:
             layerShell = bind(name, sheet_zwlr_layer_shell_v1_interface(), min(version, 3))
+        case "wl_seat" where seat == nil && forwarder != nil:
+            seat = bind(name, sheet_wl_seat_interface(), min(version, 5))
+            wl_seat_add_listener(seat, Listeners.seat, Unmanaged.passUnretained(self).toOpaque())
         case "xdg_wm_base" where wmBase == nil:
             wmBase = bind(name, sheet_xdg_wm_base_interface(), 1)
             xdg_wm_base_add_listener(wmBase, Listeners.wmBase, Unmanaged.passUnretained(self).toOpaque())
@@ -262,6 +310,118 @@ final class WaylandBackend: Backend {
     }
 
     fileprivate func outputScale(_ factor: Int32) { outputScale = max(1, min(factor, 16)) }
+
+    fileprivate func outputTransform(_ transform: Int32) { outputTransform = transform }
+
+    // MARK: Touches
+
+    fileprivate func seatCapabilities(_ capabilities: UInt32) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let hasTouch = capabilities & WL_SEAT_CAPABILITY_TOUCH.rawValue != 0
+        let hasPointer = capabilities & WL_SEAT_CAPABILITY_POINTER.rawValue != 0
+        if hasTouch, touch == nil {
+            touch = wl_seat_get_touch(seat)
+            wl_touch_add_listener(touch, Listeners.touch, context)
+        } else if !hasTouch, let touch {
+            wl_touch_destroy(touch)
+            self.touch = nil
+            touchCancelled()
+        }
+        if hasPointer, pointer == nil {
+            pointer = wl_seat_get_pointer(seat)
+            wl_pointer_add_listener(pointer, Listeners.pointer, context)
+        } else if !hasPointer, let pointer {
+            wl_pointer_destroy(pointer)
+            self.pointer = nil
+        }
+    }
+
+    /// Surface coordinates (wl_fixed_t, 1/256) to the surface's pixels.
+    private func pixels(_ value: wl_fixed_t) -> Double { Double(value) / 256 * Double(outputScale) }
+
+    fileprivate func touchDown(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
+        guard let slot = touchIDs.firstIndex(where: { $0 == nil }) else { return }  // more fingers than slots
+        touchIDs[slot] = id
+        touchFrame.append(PluginContact(slot: slot, phase: .down, x: pixels(x), y: pixels(y)))
+    }
+
+    fileprivate func touchMotion(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
+        guard let slot = touchIDs.firstIndex(where: { $0 == id }) else { return }
+        // The newest position of a finger in this frame stands for it.
+        if let index = touchFrame.firstIndex(where: { $0.slot == slot }) {
+            touchFrame[index].x = pixels(x)
+            touchFrame[index].y = pixels(y)
+        } else {
+            touchFrame.append(PluginContact(slot: slot, phase: .move, x: pixels(x), y: pixels(y)))
+        }
+    }
+
+    fileprivate func touchUp(id: Int32) {
+        guard let slot = touchIDs.firstIndex(where: { $0 == id }) else { return }
+        touchIDs[slot] = nil
+        if let index = touchFrame.firstIndex(where: { $0.slot == slot }) {
+            // Down and up in one frame: the daemon takes both in turn, in separate frames.
+            if touchFrame[index].phase == .down {
+                let down = touchFrame[index]
+                touchFrame.remove(at: index)
+                forward([down])
+                touchFrame.append(PluginContact(slot: slot, phase: .up, x: down.x, y: down.y))
+                return
+            }
+            touchFrame[index].phase = .up
+        } else {
+            touchFrame.append(PluginContact(slot: slot, phase: .up, x: 0, y: 0))
+        }
+    }
+
+    fileprivate func touchFrameEnded() {
+        guard !touchFrame.isEmpty else { return }
+        forward(touchFrame)
+        touchFrame.removeAll(keepingCapacity: true)
+    }
+
+    /// The compositor took the touches back (a gesture of its own): every finger is cancelled.
+    fileprivate func touchCancelled() {
+        touchFrame.removeAll(keepingCapacity: true)
+        for slot in touchIDs.indices where touchIDs[slot] != nil && touchIDs[slot] != Self.pointerID {
+            touchIDs[slot] = nil
+            touchFrame.append(PluginContact(slot: slot, phase: .cancel, x: 0, y: 0))
+        }
+        touchFrameEnded()
+    }
+
+    fileprivate func pointerMotion(x: wl_fixed_t, y: wl_fixed_t) {
+        pointerPosition = (pixels(x), pixels(y))
+        guard pointerDown, let slot = touchIDs.firstIndex(where: { $0 == Self.pointerID }) else { return }
+        forward([PluginContact(slot: slot, phase: .move, x: pointerPosition.x, y: pointerPosition.y)])
+    }
+
+    /// BTN_LEFT (0x110) pressed puts a finger down where the pointer is; released lifts it.
+    fileprivate func pointerButton(_ button: UInt32, pressed: Bool) {
+        guard button == 0x110, pressed != pointerDown else { return }
+        if pressed {
+            guard let slot = touchIDs.firstIndex(where: { $0 == nil }) else { return }
+            touchIDs[slot] = Self.pointerID
+            pointerDown = true
+            forward([PluginContact(slot: slot, phase: .down, x: pointerPosition.x, y: pointerPosition.y)])
+        } else {
+            pointerLifted(as: .up)
+        }
+    }
+
+    /// The pointer left the surface with the button held: the finger is cancelled.
+    fileprivate func pointerLifted(as phase: ContactPhase) {
+        guard pointerDown, let slot = touchIDs.firstIndex(where: { $0 == Self.pointerID }) else { return }
+        pointerDown = false
+        touchIDs[slot] = nil
+        forward([PluginContact(slot: slot, phase: phase, x: pointerPosition.x, y: pointerPosition.y)])
+    }
+
+    private func forward(_ contacts: [PluginContact]) {
+        guard let forwarder else { return }
+        forwarder.size = size
+        forwarder.forward(contacts, at: monotonicMicroseconds())
+    }
 
     fileprivate func configure(serial: UInt32, width: UInt32, height: UInt32) {
         configuredSize = (Int32(clamping: width), Int32(clamping: height))
@@ -297,7 +457,11 @@ final class WaylandBackend: Backend {
         if let xdgSurface { xdg_surface_ack_configure(xdgSurface, serial) }
         let scale = Int(outputScale)
         var width = Int(configuredSize.width) * scale, height = Int(configuredSize.height) * scale
-        if width <= 0 || height <= 0 { (width, height) = (Int(outputMode.width), Int(outputMode.height)) }
+        if width <= 0 || height <= 0 {
+            (width, height) = (Int(outputMode.width), Int(outputMode.height))
+            // A mode is the panel's own; a quarter turn (90, 270 and their flips) swaps it.
+            if outputTransform & 1 == 1 { swap(&width, &height) }
+        }
         // What the daemon accepts for SetScreen, and a surface of whole logical pixels.
         guard (64...16384).contains(width), (64...16384).contains(height) else {
             throw .unavailable("the compositor offers \(width)x\(height) pixels; the sheet needs 64 to 16384 a side")
@@ -380,7 +544,7 @@ private enum Listeners {
         global_remove: { _, _, _ in }))
 
     nonisolated(unsafe) static let output = make(wl_output_listener(
-        geometry: { _, _, _, _, _, _, _, _, _, _ in },
+        geometry: { data, _, _, _, _, _, _, _, _, transform in backend(data).outputTransform(transform) },
         mode: { data, _, flags, width, height, _ in backend(data).outputMode(flags: flags, width: width, height: height) },
         done: { _, _ in },
         scale: { data, _, factor in backend(data).outputScale(factor) },
@@ -402,6 +566,33 @@ private enum Listeners {
         close: { data, _ in backend(data).closedByCompositor() },
         configure_bounds: { _, _, _, _ in },
         wm_capabilities: { _, _, _ in }))
+
+    nonisolated(unsafe) static let seat = make(wl_seat_listener(
+        capabilities: { data, _, capabilities in backend(data).seatCapabilities(capabilities) },
+        name: { _, _, _ in }))
+
+    nonisolated(unsafe) static let touch = make(wl_touch_listener(
+        down: { data, _, _, _, _, id, x, y in backend(data).touchDown(id: id, x: x, y: y) },
+        up: { data, _, _, _, id in backend(data).touchUp(id: id) },
+        motion: { data, _, _, id, x, y in backend(data).touchMotion(id: id, x: x, y: y) },
+        frame: { data, _ in backend(data).touchFrameEnded() },
+        cancel: { data, _ in backend(data).touchCancelled() },
+        shape: { _, _, _, _, _ in },
+        orientation: { _, _, _, _ in }))
+
+    nonisolated(unsafe) static let pointer = make(wl_pointer_listener(
+        enter: { data, _, _, _, x, y in backend(data).pointerMotion(x: x, y: y) },
+        leave: { data, _, _, _ in backend(data).pointerLifted(as: .cancel) },
+        motion: { data, _, _, x, y in backend(data).pointerMotion(x: x, y: y) },
+        button: { data, _, _, _, button, state in
+            backend(data).pointerButton(button, pressed: state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue)
+        },
+        axis: { _, _, _, _, _ in },
+        frame: { _, _ in },
+        axis_source: { _, _, _ in },
+        axis_stop: { _, _, _, _ in },
+        axis_discrete: { _, _, _, _ in },
+        axis_value120: { _, _, _, _ in }))
 
     nonisolated(unsafe) static let buffer = make(wl_buffer_listener(
         release: { data, buffer in backend(data).release(buffer) }))

@@ -187,6 +187,40 @@ import Testing
         #expect(try SheetState(json: try JSONReader.parse(old)).cardInPixels == CardSpan(left: 0, width: 1920))
     }
 
+    /// The presentation and the region travel in every state; a region whose sides, each
+    /// rounded on its own, end a hair past the screen's edge is cut there (a renderer once
+    /// exited on a card settling off a 960 px screen: y 714.69 and height 245.31 on the wire).
+    /// `SetPresentation`'s parameters are held to their limits, each refusal naming its field.
+    @Test func thePresentationAndTheRegionSurviveTheWire() throws {
+        var presentation = SheetPresentation()
+        presentation.gestures = [.edgeSwipe, .bottomBar]
+        presentation.modal = false
+        presentation.canClose = false
+        let state = SheetState(state: .settling, detent: nil, target: .hidden, topInPixels: 749.694, progress: 0.2, dim: 0,
+                               velocityInPixelsPerSecond: 3000, screen: ScreenSize(widthInPixels: 540, heightInPixels: 960),
+                               cause: .animation, detents: [], presentation: presentation,
+                               regionInPixels: ScreenRegion(x: 0, y: 714.694, width: 540, height: 245.306))
+        var writer = JSONWriter()
+        state.write(to: &writer)
+        let text = String(decoding: writer.bytes, as: UTF8.self)
+        #expect(text.contains(#""presentation":{"gestures":["edge-swipe","bottom-bar"],"edgeBand":24,"barHeight":64,"modal":false,"canOpen":true,"canClose":false}"#), "\(text)")
+        #expect(text.contains(#""region":{"x":0,"y":714.69,"width":540,"height":245.31}"#), "\(text)")
+        let read = try SheetState(json: try JSONReader.parse(text))
+        #expect(read.presentation == presentation)
+        #expect(read.regionInPixels.y + read.regionInPixels.height <= 960)
+        let tooTall = text.replacingOccurrences(of: #""height":245.31"#, with: #""height":961"#)
+        #expect(throws: ProtocolError.self) { _ = try SheetState(json: try JSONReader.parse(tooTall)) }
+
+        let change = PresentationChange(gestures: PresentGestures.none, modal: true, canOpen: false)
+        #expect(try PresentationChange(json: .object(change.parameters)) == change)
+        for (parameters, field) in [(#"{"gestures":["swipe"]}"#, "gestures"), (#"{"gestures":"edge-swipe"}"#, "gestures"),
+                                    (#"{"edgeBand":1}"#, "edgeBand"), (#"{"barHeight":1000}"#, "barHeight"),
+                                    (#"{"modal":"yes"}"#, "modal"), (#"{"canClose":1}"#, "canClose"), ("[]", "parameters")] {
+            #expect(throws: ContentProblem.self, "\(parameters)") { _ = try PresentationChange(json: try JSONReader.parse(parameters)) }
+            do { _ = try PresentationChange(json: try JSONReader.parse(parameters)) } catch let problem as ContentProblem { #expect(problem.field == field, "\(parameters)") }
+        }
+    }
+
     /// The appearance travels in every state, and `SetAppearance`'s parameters are held to the
     /// same limits, each refusal naming its field.
     @Test func theAppearanceSurvivesTheWire() throws {

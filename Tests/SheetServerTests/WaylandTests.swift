@@ -132,6 +132,90 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// sheetd with `--input none` under sway: the only touches it gets are the compositor's,
+    /// forwarded by the renderer's surface. A finger (sway headless has no touchscreen; the
+    /// wlr virtual pointer's left button is the finger, as the renderer takes a pointer) that
+    /// starts in the bottom edge band and moves up drags the hidden sheet in and leaves it
+    /// shown; on an output turned a quarter, the same swipe in the turned frame does the same,
+    /// and the daemon was told the turned size.
+    @Test(arguments: [0, 90])
+    func aSwipeUpFromTheEdgeThroughTheCompositorOpensTheSheet(transform: Int) throws {
+        let sway = try HeadlessSway(width: 540, height: 960, transform: transform)
+        let (width, height) = transform == 90 ? (960, 540) : (540, 960)
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let daemon = try RunningDaemon(["--input", "none", "--initial", "hidden"], socketPath: socket)
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
+                                    environment: ["WAYLAND_DISPLAY": sway.display])
+        let frames = try FrameLogReader(frameLog)
+        // Hidden, on the output's turned size: the input region is the edge band.
+        let hidden = try frames.next {
+            ($0["screen"] as? [String: Any])?["width"] as? Int == width && $0["detent"] as? String == "hidden"
+        }
+        let region = try #require(hidden["region"] as? [String: Any])
+        #expect(region["y"] as? Double == Double(height - 24) && region["height"] as? Double == 24, "the edge band: \(region)")
+        #expect(try sway.click(x: width / 2, y: height / 2) == "reached", "above the band, a window below takes the click")
+
+        try sway.drag(extents: (width, height), from: (width / 2, height - 6), to: (width / 2, height / 3),
+                      milliseconds: 400, hold: 250)
+        let dragged = try frames.next { $0["state"] as? String == "dragging" }
+        #expect(dragged["cause"] as? String == "user", "the finger moves the card: \(dragged)")
+        let shown = try frames.next { $0["state"] as? String == "resting" && $0["inputActive"] as? Bool == false }
+        #expect(shown["detent"] as? String != "hidden", "the swipe opened the sheet: \(shown)")
+        #expect(daemon.log.contains("wayland touch (sheet-render)"), "the renderer's device: \(daemon.log)")
+        #expect(daemon.log.contains("SetScreen(\(width)x\(height)"), "\(daemon.log)")
+        // Shown and modal: the whole output is the sheet's (a click on the card: one on the
+        // dim would dismiss it).
+        let shownRegion = try #require(shown["region"] as? [String: Any])
+        #expect(shownRegion["y"] as? Double == 0 && shownRegion["height"] as? Double == Double(height), "\(shownRegion)")
+        #expect(try sway.click(x: width / 2, y: height - 10) == "missed")
+
+        // A drag on the card moves it down: back to hidden after a slow drag past the line
+        // (70 px above the bottom edge).
+        let top = try #require(shown["top"] as? Double)
+        try sway.drag(extents: (width, height), from: (width / 2, Int(top) + 20), to: (width / 2, height - 1),
+                      milliseconds: 500, hold: 250)
+        _ = try frames.next { $0["state"] as? String == "dragging" }
+        let closed = try frames.next { $0["state"] as? String == "resting" && $0["inputActive"] as? Bool == false }
+        #expect(closed["detent"] as? String == "hidden", "\(closed)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A non-modal sheet shares the screen: the surface takes input on the card only, so a
+    /// click above it reaches the window below (which counts it), and one on the card does not.
+    @Test func aNonModalSheetLetsTouchesOutsideTheCardThrough() throws {
+        let sway = try HeadlessSway(width: 540, height: 960)
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let daemon = try RunningDaemon(["--input", "none", "--modal", "false"], socketPath: socket)
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
+                                    environment: ["WAYLAND_DISPLAY": sway.display])
+        let frames = try FrameLogReader(frameLog)
+        let rest = try frames.next {
+            ($0["screen"] as? [String: Any])?["width"] as? Int == 540 && $0["detent"] as? String == "half"
+        }
+        #expect(rest["dim"] as? Double == 0)
+        let region = try #require(rest["region"] as? [String: Any])
+        #expect(region["y"] as? Double == Double(480 - 35), "the card and the grabber's reach: \(region)")
+        #expect(try sway.click(x: 270, y: 200) == "reached", "above the card: the window below")
+        #expect(try sway.click(x: 270, y: 700) == "missed", "the card takes its own")
+        // The card's close button, through the compositor: the sheet hides, and the whole
+        // output but the edge band is the windows' again.
+        try sway.drag(extents: (540, 960), from: (540 - 31, 480 + 31), to: (540 - 31, 480 + 31), milliseconds: 10, hold: 0)
+        let hidden = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "hidden" }
+        #expect((hidden["region"] as? [String: Any])?["height"] as? Double == 24)
+        #expect(try sway.click(x: 270, y: 700) == "reached")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     /// The checks the e2e run makes of a DRM screenshot, over the compositor's background.
     func expectDrawn(_ state: [String: Any], in shot: Screenshot, over background: RGB, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let top = (state["top"] as? NSNumber)?.doubleValue ?? .nan, dim = (state["dim"] as? NSNumber)?.doubleValue ?? .nan
@@ -178,7 +262,8 @@ final class HeadlessSway {
 
     static let unprivileged: (uid: uid_t, gid: gid_t) = (65534, 65534)
 
-    init(width: Int, height: Int, scale: Int = 1) throws {
+    /// `transform`: the output's, `90` turns it a quarter (a portrait panel mounted sideways).
+    init(width: Int, height: Int, scale: Int = 1, transform: Int = 0) throws {
         for tool in ["/usr/bin/sway", "/usr/bin/grim"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw DaemonTestError("\(tool) is missing: `make deps` installs sway and grim for the Wayland test")
         }
@@ -190,7 +275,7 @@ final class HeadlessSway {
         guard mkfifo(ready, 0o600) == 0 else { throw DaemonTestError("mkfifo \(ready)") }
         try """
             xwayland disable
-            output * resolution \(width)x\(height) scale \(scale) bg \(background) solid_color
+            output * resolution \(width)x\(height) scale \(scale) transform \(transform == 0 ? "normal" : "\(transform)") bg \(background) solid_color
             exec echo "$WAYLAND_DISPLAY" > \(ready)
             """.write(toFile: config, atomically: true, encoding: .utf8)
         if root {
@@ -246,6 +331,14 @@ final class HeadlessSway {
         guard process.terminationStatus == 0 else { throw DaemonTestError("grim: \(String(decoding: problems, as: UTF8.self))") }
         let picture = try PNG.decode(Array(bytes))
         return Screenshot(width: picture.width, height: picture.height, rgb: picture.rgb)
+    }
+
+    /// A finger of the virtual pointer dragged from `from` to `to` over `milliseconds`, held
+    /// still `hold` ms and lifted, on a layout `extents` big (the output's logical size).
+    func drag(extents: (Int, Int), from: (Int, Int), to: (Int, Int), milliseconds: Int, hold: Int) throws {
+        let arguments = ["--drag", extents.0, extents.1, from.0, from.1, to.0, to.1, milliseconds, hold].map { "\($0)" }
+        let result = try runProcess(builtExecutable("sheet-wayland-probe"), arguments, environment: ["WAYLAND_DISPLAY": display])
+        guard result.status == 0 else { throw DaemonTestError("sheet-wayland-probe: \(result.stderr)") }
     }
 
     /// `reached` or `missed`: whether a window below got a click at (x, y) (`sheet-wayland-probe`).

@@ -1,6 +1,10 @@
 // sheet-wayland-probe X Y: a window below the sheet, for the Wayland test.
 // sheet-wayland-probe --window: only the window, open until the process is stopped (for the
 // README's screenshot).
+// sheet-wayland-probe --drag W H X0 Y0 X1 Y1 MS HOLD: a finger of the virtual pointer: pressed
+// at (X0, Y0) of a layout W×H (the outputs' logical size, rotated as they are), moved to
+// (X1, Y1) in steps of 10 ms over MS milliseconds, held still HOLD ms, released. The steps are
+// paced on the clock, as a hand paces them: the sheet reads their speed.
 //
 // Opens an xdg-shell window on the compositor of WAYLAND_DISPLAY, adds a virtual pointer to the
 // seat (sway headless has no input devices), moves it to the output's pixel (X, Y) and clicks
@@ -25,6 +29,8 @@ final class Probe {
     var pointerManager: OpaquePointer?
     var output: OpaquePointer?
     var outputSize: (width: Int32, height: Int32) = (0, 0)
+    /// The output is turned a quarter (90° or 270°): its layout is its mode's sides swapped.
+    var quarterTurned = false
     var pointer: OpaquePointer?
     var surface: OpaquePointer?
     var configured: UInt32?
@@ -124,6 +130,45 @@ final class Probe {
         guard wl_display_dispatch(display) >= 0 else { fail("the compositor closed the connection") }
     }
 
+    func drag(extents: (UInt32, UInt32), from: (Double, Double), to: (Double, Double), milliseconds: Int, hold: Int) {
+        guard let pointerManager else { fail("the compositor has no wlr virtual pointer") }
+        let virtual = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(pointerManager, seat)
+        roundtrip()
+        var time: UInt32 = 0
+        func move(_ x: Double, _ y: Double) {
+            time += 10
+            zwlr_virtual_pointer_v1_motion_absolute(virtual, time, UInt32(x.rounded()), UInt32(y.rounded()), extents.0, extents.1)
+            zwlr_virtual_pointer_v1_frame(virtual)
+            roundtrip()
+        }
+        func pause(_ milliseconds: Int) {
+            var interval = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+            var left = timespec()
+            while nanosleep(&interval, &left) != 0 && errno == EINTR { interval = left }
+        }
+        // The new device gives the seat a pointer; every client binds its wl_pointer when it
+        // reads that, on its own time. A hand's pause before touching lets them.
+        pause(200)
+        move(from.0 + 1, from.1)
+        move(from.0, from.1)
+        zwlr_virtual_pointer_v1_button(virtual, time, 0x110, 1)
+        zwlr_virtual_pointer_v1_frame(virtual)
+        roundtrip()
+        let steps = max(1, milliseconds / 10)
+        for step in 1...steps {
+            pause(10)
+            let fraction = Double(step) / Double(steps)
+            move(from.0 + (to.0 - from.0) * fraction, from.1 + (to.1 - from.1) * fraction)
+        }
+        pause(hold)
+        time += UInt32(hold)
+        zwlr_virtual_pointer_v1_button(virtual, time, 0x110, 0)
+        zwlr_virtual_pointer_v1_frame(virtual)
+        roundtrip()
+        zwlr_virtual_pointer_v1_destroy(virtual)
+        roundtrip()
+    }
+
     func click(x: UInt32, y: UInt32) {
         guard let pointerManager else { fail("the compositor has no wlr virtual pointer") }
         let virtual = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(pointerManager, seat)
@@ -134,7 +179,8 @@ final class Probe {
         guard outputSize.width > 0, outputSize.height > 0 else { fail("the output has no current mode") }
         // The cursor stays where an earlier probe left it, and a move to where it already is
         // would not tell the new window it is under it: move beside the point first.
-        let (width, height) = (UInt32(outputSize.width), UInt32(outputSize.height))
+        var (width, height) = (UInt32(outputSize.width), UInt32(outputSize.height))
+        if quarterTurned { swap(&width, &height) }
         zwlr_virtual_pointer_v1_motion_absolute(virtual, 0, x > 0 ? x - 1 : x + 1, y, width, height)
         zwlr_virtual_pointer_v1_frame(virtual)
         zwlr_virtual_pointer_v1_motion_absolute(virtual, 1, x, y, width, height)
@@ -175,7 +221,7 @@ enum Listeners {
         capabilities: { data, _, caps in probe(data).capabilities(caps) },
         name: { _, _, _ in }))
     nonisolated(unsafe) static let output = make(wl_output_listener(
-        geometry: { _, _, _, _, _, _, _, _, _, _ in },
+        geometry: { data, _, _, _, _, _, _, _, _, transform in probe(data).quarterTurned = transform & 1 == 1 },
         mode: { data, _, flags, width, height, _ in
             if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 { probe(data).outputSize = (width, height) }
         },
@@ -197,6 +243,24 @@ enum Listeners {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 10, arguments[1] == "--drag" {
+    let numbers = arguments.dropFirst(2).compactMap { Int($0) }
+    guard numbers.count == 8, numbers.allSatisfy({ $0 >= 0 }) else {
+        say("usage: sheet-wayland-probe --drag W H X0 Y0 X1 Y1 MS HOLD")
+        exit(64)
+    }
+    guard let display = wl_display_connect(nil) else { fail("no compositor on WAYLAND_DISPLAY") }
+    let state = Probe(display: display)
+    state.registry = wl_display_get_registry(display)
+    wl_registry_add_listener(state.registry, Listeners.registry, state.context)
+    state.roundtrip()
+    guard state.seat != nil else { fail("the compositor has no wl_seat") }
+    state.drag(extents: (UInt32(numbers[0]), UInt32(numbers[1])), from: (Double(numbers[2]), Double(numbers[3])),
+               to: (Double(numbers[4]), Double(numbers[5])), milliseconds: numbers[6], hold: numbers[7])
+    say("dragged", to: 1)
+    wl_display_disconnect(display)
+    exit(0)
+}
 let windowOnly = arguments.count == 2 && arguments[1] == "--window"
 guard windowOnly || arguments.count == 3, let x = UInt32(windowOnly ? "0" : arguments[1]), let y = UInt32(windowOnly ? "0" : arguments[2]) else {
     say("usage: sheet-wayland-probe X Y | --window")
