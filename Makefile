@@ -187,6 +187,8 @@ wayland-screenshot:
 	$(SWIFT) build
 	docs/images/wayland-screenshot docs/images/wayland-sway.png
 	docs/images/wayland-screenshot docs/images/wayland-sway-korean.png examples/korean.yaml
+	docs/images/wayland-screenshot docs/images/wayland-sway-bar.png examples/menu.yaml collapsed --present-gesture bottom-bar
+	docs/images/wayland-screenshot docs/images/wayland-sway-non-modal.png examples/menu.yaml half --modal false
 
 # The Wayland protocol code, from the descriptions (needs wayland-scanner and wayland-protocols).
 wayland-protocols:

@@ -60,7 +60,7 @@ public struct Painter: Sendable {
             geometry.drawBase(row: y, into: canvas)
         }
         geometry.drawGrabber(rows: rows, into: canvas)
-        geometry.drawClose(rows: rows, into: canvas)
+        if scene.showsClose { geometry.drawClose(rows: rows, into: canvas) }
         switch text {
         case .typeset(let typesetter): geometry.drawTitle(typesetter, rows: rows, into: canvas)
         case .console(let font): geometry.drawTitle(font: font, rows: rows, into: canvas)

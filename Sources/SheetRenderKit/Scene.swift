@@ -199,6 +199,9 @@ public struct SheetScene: Sendable, Equatable {
     public private(set) var titleDirection: TextDirection
     /// The list in the card, when the sheet has content.
     public var list: ListScene?
+    /// Whether the close button is drawn: not when a person may not close the sheet
+    /// (`canClose` false), nor on the bottom bar, where the sheet is closed already.
+    public var showsClose = true
 
     public init(width: Int, height: Int, scale: Double, top: Double, dim: Double, progress: Double,
                 look: Look = Look(), title: String? = nil, list: ListScene? = nil, card: CardSpan? = nil) {
@@ -242,6 +245,7 @@ public struct SheetScene: Sendable, Equatable {
         self.init(width: width, height: height, scale: state.screen.scale * zoom, top: state.topInPixels * zoom,
                   dim: state.dim, progress: state.progress, look: look.applying(state.appearance), title: content?.title,
                   list: list, card: card)
+        showsClose = state.presentation.canClose && state.detent != .collapsed && state.target != .collapsed
     }
 
     func points(_ value: Double) -> Double { value * scale }
@@ -282,7 +286,7 @@ public struct SheetScene: Sendable, Equatable {
         if previous == self { return nil }
         guard previous.width == width, previous.height == height, previous.scale == scale,
               previous.dim == dim, previous.look == look, previous.cardLeft == cardLeft,
-              previous.cardWidth == cardWidth else { return all }
+              previous.cardWidth == cardWidth, previous.showsClose == showsClose else { return all }
         let low = min(previous.top, top) - reach.above
         let withContent = list != nil || previous.list != nil || title != previous.title
         let high = withContent ? Double(height) : max(previous.top, top) + reach.below

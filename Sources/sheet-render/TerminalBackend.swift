@@ -170,7 +170,7 @@ final class TerminalBackend: Backend {
         let titleLine = Int((scene.top / 2).rounded(.up)) + 1
         let card = Int(scene.cardLeft)..<Int(scene.cardLeft + scene.cardWidth)
         guard titleLine < lines, card.count >= 12 else { return text }
-        text[titleLine] = TextLine(scene.title, card: card, close: true)
+        text[titleLine] = TextLine(scene.title, card: card, close: scene.showsClose)
         guard let list else { return text }
         let firstLine = titleLine + 2
         guard firstLine < lines else { return text }

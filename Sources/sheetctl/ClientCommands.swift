@@ -369,6 +369,56 @@ struct AppearanceCommand: ParsableCommand {
     }
 }
 
+struct PresentationCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "presentation",
+        abstract: "Change how the sheet opens, closes and shares the screen (needs root or the socket's group).",
+        discussion: "Each option given replaces the current value; the rest stay. `sheetctl presentation --modal false` lets a map under the sheet take the touches outside the card; `--can-close false` keeps a kiosk's menu up.")
+
+    @OptionGroup var connection: SocketOption
+    @Option(name: .customLong("present-gesture"), help: ArgumentHelp("edge-swipe, bottom-bar, both (edge-swipe,bottom-bar) or none.", valueName: "gestures"))
+    var presentGesture: String?
+    @Option(name: .customLong("edge-band"), help: "The band at the bottom edge an edge swipe starts in, in points.")
+    var edgeBand: Double?
+    @Option(name: .customLong("bar-height"), help: "The bottom bar's height in points.")
+    var barHeight: Double?
+    @Option(help: ArgumentHelp("true: the dim covers the rest; false: no dim, touches outside the sheet are not its.", valueName: "true|false"))
+    var modal: Bool?
+    @Option(name: .customLong("can-open"), help: ArgumentHelp("Whether a person may open the sheet.", valueName: "true|false"))
+    var canOpen: Bool?
+    @Option(name: .customLong("can-close"), help: ArgumentHelp("Whether a person may close the sheet.", valueName: "true|false"))
+    var canClose: Bool?
+
+    func change() throws -> PresentationChange {
+        // The same reading as the daemon's: the parameters as they would travel.
+        var parameters: [String: JSONValue] = [:]
+        if let presentGesture {
+            parameters["gestures"] = .array(presentGesture.split(separator: ",").map { .string(String($0)) })
+        }
+        if let edgeBand { parameters["edgeBand"] = .number(edgeBand) }
+        if let barHeight { parameters["barHeight"] = .number(barHeight) }
+        if let modal { parameters["modal"] = .bool(modal) }
+        if let canOpen { parameters["canOpen"] = .bool(canOpen) }
+        if let canClose { parameters["canClose"] = .bool(canClose) }
+        guard !parameters.isEmpty else {
+            throw ValidationError("give at least one of --present-gesture, --edge-band, --bar-height, --modal, --can-open, --can-close")
+        }
+        do { return try PresentationChange(json: .object(parameters)) } catch {
+            let flags = ["gestures": "present-gesture", "edgeBand": "edge-band", "barHeight": "bar-height",
+                         "canOpen": "can-open", "canClose": "can-close"]
+            throw ValidationError("--\(flags[error.field] ?? error.field): \(error.reason)")
+        }
+    }
+
+    func validate() throws { _ = try change() }
+
+    func run() throws {
+        let change = try change()
+        let client = try connection.connect()
+        try talking { try client.setPresentation(change) }
+    }
+}
+
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "devices", abstract: "List the input devices the daemon has seen (ListDevices).")
 

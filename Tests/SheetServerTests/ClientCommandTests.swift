@@ -69,6 +69,49 @@ struct ClientCommandTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A kiosk's sheet made a bottom bar and non-modal at run time: `sheetctl presentation`
+    /// rebuilds the detents (the closed sheet rests at the bar), every state says so, a tap
+    /// fed on the bar opens it with `presented` (bar-tap) in the stream, and it all survives
+    /// a restart with a state directory. A bad value is refused naming its option.
+    @Test func presentationMakesABottomBarThatATapOpensAndARestartKeeps() throws {
+        let state = try temporaryFolder().path
+        var daemon = try RunningDaemon(["--input", "none", "--initial", "hidden", "--state-directory", state])
+        let client = try daemon.client()
+        let set = try sheetctl(["presentation", "--present-gesture", "bottom-bar", "--modal", "false", "--can-close", "false"],
+                               socket: daemon.socketPath)
+        #expect(set.status == 0, "\(set.stderr)")
+        let closed = try client.state()
+        #expect(closed.detent == .collapsed && closed.topInPixels == 1920 - 64, "\(closed)")
+        #expect(closed.presentation.gestures == .bottomBar && !closed.presentation.modal && !closed.presentation.canClose)
+        #expect(closed.regionInPixels == ScreenRegion(x: 220, y: 1920 - 64 - 35, width: 640, height: 64 + 35), "the bar")
+        let refused = try sheetctl(["presentation", "--present-gesture", "corner"], socket: daemon.socketPath)
+        #expect(refused.status != 0 && refused.stderr.contains("--present-gesture:"), "\(refused.stderr)")
+
+        // A tap on the bar, fed as a program would: the sheet opens, and says what opened it.
+        let watcher = try daemon.client()
+        try watcher.connection.send(VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true))
+        let input = try InputClient(path: daemon.socketPath.replacingOccurrences(of: "io.sheetd.Sheet", with: "io.sheetd.Input"))
+        let device = try input.open(PluginDevice(name: "test", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 1, clock: .own))
+        let now: Int64 = 0
+        try input.send(PluginFrame(sequence: 1, timeInMicroseconds: now, contacts: [PluginContact(slot: 0, phase: .down, x: 540, y: 1890)]), device: device)
+        try input.send(PluginFrame(sequence: 2, timeInMicroseconds: now + 50_000, contacts: [PluginContact(slot: 0, phase: .up, x: 540, y: 1890)]), device: device)
+        var events: [SheetEvent] = []
+        while true {
+            let reply = try watcher.connection.readReply()
+            let update = try MonitorUpdate(json: reply.parameters)
+            events += update.events
+            if update.state.isIdle && update.state.detent == .half { break }
+        }
+        #expect(events.contains { $0.kind == .presented && $0.presentCause == .barTap }, "\(events)")
+        #expect(daemon.stop() == 0)
+
+        daemon = try RunningDaemon(["--input", "none", "--state-directory", state])
+        let restarted = try daemon.client().state()
+        #expect(restarted.presentation.gestures == .bottomBar && !restarted.presentation.modal, "\(restarted.presentation)")
+        #expect(restarted.detent == .half)
+        #expect(daemon.stop() == 0)
+    }
+
     /// A tap on a switch row of examples/settings.yaml (Wi-Fi, under the Connections header at
     /// half: 1064..<1136): the update that says `item-toggled` already carries its revision,
     /// a mirror that follows the stream flips the switch with no `GetContent`, and the

@@ -17,13 +17,13 @@ from .client import (
     DEFAULT_SOCKET, MAX_MESSAGE_BYTES, Client, ConnectionLost, ProtocolError, SheetdError, follow, socket_path,
 )
 from .types import (
-    Appearance, Card, Content, DetentPosition, Device, Event, Gesture, Item, LiftedItem, ListState, MovingItem, Screen,
-    State, Update,
+    Appearance, Card, Content, DetentPosition, Device, Event, Gesture, Item, LiftedItem, ListState, MovingItem,
+    Presentation, Region, Screen, State, Update,
 )
 
 __all__ = [
     "Client", "follow", "socket_path", "DEFAULT_SOCKET", "MAX_MESSAGE_BYTES",
     "SheetdError", "ProtocolError", "ConnectionLost",
     "Appearance", "Card", "Content", "DetentPosition", "Device", "Event", "Gesture", "Item", "LiftedItem", "ListState", "MovingItem",
-    "Screen", "State", "Update",
+    "Presentation", "Region", "Screen", "State", "Update",
 ]

@@ -143,6 +143,16 @@ class Client:
         self._send("SetAppearance", parameters)
         self._read("SetAppearance")
 
+    def set_presentation(self, gestures: Optional[Tuple[str, ...]] = None, edge_band: Optional[float] = None,
+                         bar_height: Optional[float] = None, modal: Optional[bool] = None,
+                         can_open: Optional[bool] = None, can_close: Optional[bool] = None) -> None:
+        """Changes how the sheet opens, closes and shares the screen; what is left out stays.
+        gestures: a tuple of edge-swipe and bottom-bar, empty for none."""
+        parameters = {"gestures": list(gestures) if gestures is not None else None, "edgeBand": edge_band,
+                      "barHeight": bar_height, "modal": modal, "canOpen": can_open, "canClose": can_close}
+        self._send("SetPresentation", {name: value for name, value in parameters.items() if value is not None})
+        self._read("SetPresentation")
+
     def set_screen(self, width: int, height: int, scale: Optional[float] = None) -> None:
         self.call("SetScreen", width=width, height=height, scale=scale)
 

@@ -149,6 +149,39 @@ class Appearance:
 
 
 @dataclass(frozen=True)
+class Presentation:
+    """How the sheet opens, closes and shares the screen: gestures (edge-swipe, bottom-bar),
+    the edge band and the bar's height in points, modal, can_open and can_close."""
+    gestures: Tuple[str, ...] = ("edge-swipe",)
+    edge_band: float = 24.0
+    bar_height: float = 64.0
+    modal: bool = True
+    can_open: bool = True
+    can_close: bool = True
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "presentation") -> "Presentation":
+        return cls(_field(value, "gestures", where, _list(_one_of("edge-swipe", "bottom-bar"))),
+                   _field(value, "edgeBand", where, _float), _field(value, "barHeight", where, _float),
+                   _field(value, "modal", where, _bool), _field(value, "canOpen", where, _bool),
+                   _field(value, "canClose", where, _bool))
+
+
+@dataclass(frozen=True)
+class Region:
+    """The part of the screen the sheet takes, in pixels; empty when width or height is 0."""
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "region") -> "Region":
+        return cls(_field(value, "x", where, _float), _field(value, "y", where, _float),
+                   _field(value, "width", where, _float), _field(value, "height", where, _float))
+
+
+@dataclass(frozen=True)
 class Item:
     """A row: id and label, and optionally a second line, a freedesktop icon name, an accessory
     (toggle or check with on, chevron, value with value), disabled, and its section."""
@@ -266,6 +299,9 @@ class State:
     # From a daemon before cards had a width and appearances: None.
     card: Optional[Card] = None
     appearance: Optional[Appearance] = None
+    # From a daemon before sheets opened by touch: None.
+    presentation: Optional[Presentation] = None
+    region: Optional[Region] = None
 
     @property
     def is_idle(self) -> bool:
@@ -293,6 +329,8 @@ class State:
             list=_field(value, "list", where, _reader(ListState), optional=True),
             card=_field(value, "card", where, _reader(Card), optional=True),
             appearance=_field(value, "appearance", where, _reader(Appearance), optional=True),
+            presentation=_field(value, "presentation", where, _reader(Presentation), optional=True),
+            region=_field(value, "region", where, _reader(Region), optional=True),
         )
 
 
@@ -317,8 +355,8 @@ class Gesture:
 @dataclass(frozen=True)
 class Event:
     """What the content's client hears: item-tapped (item), item-toggled (item, on),
-    reorder-began (item, index), reorder-moved (item, from_, to), reorder-ended (item, order)
-    or dismiss-attempted (cause)."""
+    reorder-began (item, index), reorder-moved (item, from_, to), reorder-ended (item, order),
+    dismiss-attempted (cause) or presented (cause: edge-swipe, bar-tap, bar-swipe, control)."""
     event: str
     item: Optional[str] = None
     index: Optional[int] = None

@@ -246,6 +246,22 @@ class RealDaemonTests(unittest.TestCase):
                 client.set_appearance(theme=before.theme, accent=before.accent, card="theme")
             self.assertEqual(client.get_state().appearance, before)
 
+    def test_presentation_changes_what_the_sheet_takes(self):
+        with Client(self.path, timeout=30) as client:
+            before = client.get_state().presentation
+            client.set_presentation(modal=False, can_close=False)
+            try:
+                state = client.get_state()
+                self.assertEqual((state.presentation.modal, state.presentation.can_close), (False, False))
+                self.assertEqual(state.dim, 0)
+                self.assertTrue(state.region.y >= 0 and state.region.y + state.region.height <= state.screen.height)
+                with self.assertRaises(SheetdError) as raised:
+                    client.set_presentation(gestures=("corner",))
+                self.assertEqual(raised.exception.parameters.get("parameter"), "gestures")
+            finally:
+                client.set_presentation(gestures=before.gestures, modal=before.modal, can_close=before.can_close)
+            self.assertEqual(client.get_state().presentation, before)
+
     def test_monitor_starts_with_the_state(self):
         with Client(self.path, timeout=30) as client:
             first = next(client.monitor())
