@@ -88,6 +88,11 @@ enum Seeds {
                 "theme": .string("dark"), "accent": .string("#e66100"), "font": .string("Noto Sans"), "textScale": .number(1.5),
                 "card": .null, "dim": .string("#102030"), "cornerRadius": .number(12)])),
              VarlinkCall(method: "io.sheetd.Sheet.GetState")],
+            [VarlinkCall(method: "io.sheetd.Sheet.SetPresentation", parameters: .object([
+                "gestures": .array([.string("edge-swipe"), .string("bottom-bar")]), "edgeBand": .number(32),
+                "barHeight": .number(72), "modal": .bool(false), "canOpen": .bool(true), "canClose": .bool(false)])),
+             VarlinkCall(method: "io.sheetd.Sheet.Dismiss", parameters: .object(["force": .bool(true)])),
+             VarlinkCall(method: "io.sheetd.Sheet.GetState")],
         ]
         for (index, calls) in sessions.enumerated() {
             // The first byte sets how the bytes are cut into reads.

@@ -184,6 +184,54 @@ let pointerEvents: [(String, PointerEvent)] = [
     }
 }
 
+@Suite struct SheetOpeningTableTests {
+    /// The sheet with a bottom bar and the edge swipe on, 1080x1920 at scale 1: the card is
+    /// 640 pt wide (220…860), the bar's top at 1856, the edge band 1896…1920.
+    @Test func openingMatchesItsTable() throws {
+        let screen = ScreenSize(widthInPixels: 1080, heightInPixels: 1920)
+        var configuration = SheetConfiguration()
+        configuration.presentation.gestures = [.edgeSwipe, .bottomBar]
+        let base = SheetMachine(configuration: configuration, screen: screen)
+        let half = base.detents.index(named: .half)!, collapsed = base.detents.hiddenIndex
+        #expect(base.detents[collapsed].name == .collapsed && base.detents[collapsed].topInPoints == 1856)
+        let spring = Spring(from: 1300, target: 1856, initialVelocity: 0, stiffness: 400, dampingRatio: 0.8)
+        let states: [(String, SheetMachine.State)] = [
+            ("resting(collapsed)", .resting(detent: collapsed)),
+            ("resting(half)", .resting(detent: half)),
+            ("dragging", .dragging(.init(originDetent: collapsed, startTop: 1856, top: 1500, opening: .barSwipe))),
+            ("settling(collapsed)", .settling(.init(targetDetent: collapsed, animation: .spring(spring, clampAtTarget: true),
+                                                    startedAt: t0, top: 1300, velocity: 0,
+                                                    nextFrame: t0.adding(microseconds: 16_667), cause: .animation))),
+        ]
+        let t = t0.adding(seconds: 0.05)
+        let events: [(String, SheetMachine.Event)] = [
+            ("pan-began up on the bar", .panBegan(start: Point(x: 540, y: 1880), translation: Vector(dx: 0, dy: -40), .touchscreen, t)),
+            ("pan-began down on the bar", .panBegan(start: Point(x: 540, y: 1880), translation: Vector(dx: 0, dy: 40), .touchscreen, t)),
+            ("pan-began up in the edge band beside the bar", .panBegan(start: Point(x: 100, y: 1910), translation: Vector(dx: 0, dy: -40), .touchscreen, t)),
+            ("pan-began up above the bar", .panBegan(start: Point(x: 540, y: 1500), translation: Vector(dx: 0, dy: -40), .touchscreen, t)),
+            ("tap on the bar", .tap(Point(x: 540, y: 1880), .touchscreen, t)),
+            ("tap above the bar", .tap(Point(x: 540, y: 1000), .touchscreen, t)),
+            ("release, still", .release(velocityY: 0, t)),
+            ("release, fling up", .release(velocityY: -2000, t)),
+            ("release, fling down", .release(velocityY: 2000, t)),
+            ("present(half)", .present(detent: half, t)),
+            ("dismiss", .dismiss(t)),
+        ]
+        try MachineTable.walk("sheet-opening", states: states, events: events) { state, event in
+            var machine = SheetMachine(configuration: configuration, screen: screen, state: state)
+            let effect = machine.handle(event)
+            var next = "\(machine.state.kind.name)"
+            switch machine.state {
+            case .resting(let detent): next += "(\(machine.detents[detent].name))"
+            case .settling(let settle): next += "(\(machine.detents[settle.targetDetent].name))"
+            case .dragging: break
+            }
+            if let cause = machine.lastPresented { next += ", presented \(cause.name)" }
+            return (next, effect == .changed ? "changed" : "none")
+        }
+    }
+}
+
 @Suite struct ListMachineTableTests {
     /// 1080x1920 at scale 1, the highest detent at 30: the list starts at 86 with the card
     /// there and 60 rows of 56 pt scroll by at most 1526 pt. Each state is reached through the

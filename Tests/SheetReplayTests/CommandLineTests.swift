@@ -1,5 +1,6 @@
 import Foundation
 import SheetCore
+import SheetRecordings
 import SheetRenderKit
 import SheetTestSupport
 import Testing
@@ -83,6 +84,30 @@ import Testing
         #expect(try run(["replay", file, "--policy", "magic"]).status == 64)
         #expect(try run(["replay", file, "--screen", "big"]).status == 64)
         #expect(try run(["replay", file, "--initial", "nowhere"]).status == 64)
+    }
+
+    /// The presentation's flags, as sheetd takes them: a recording that swipes up from the
+    /// bottom edge opens a hidden sheet by default and not with `--present-gesture none`; in a
+    /// configuration file too, where a bad value names its line.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))
+    func replayTakesThePresentationFlagsAndKeys() throws {
+        var recording = SyntheticRecording()
+        recording.stroke(from: (540, 1910), to: (540, 900), seconds: 1, holdSeconds: 0.3)
+        let file = try temporaryFile("edge-swipe.evemu", recording.evemu())
+        let opened = try run(["replay", file, "--initial", "hidden", "--format", "text"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stdout.contains("event: presented edge-swipe") && opened.stdout.contains("end: resting(half)"), "\(opened.stdout)")
+        let none = try run(["replay", file, "--initial", "hidden", "--present-gesture", "none", "--format", "text"])
+        #expect(none.stdout.contains("end: resting(hidden)"), "\(none.stdout)")
+        let bar = try temporaryFile("bar.yaml", "present-gesture: [bottom-bar]\nmodal: false\ninitial: hidden\n")
+        let barRun = try run(["replay", file, "--config", bar, "--format", "text"])
+        #expect(barRun.stdout.contains("sheet: resting(collapsed) → pan-began → dragging") && barRun.stdout.contains("event: presented bar-swipe")
+                    && barRun.stdout.contains("end: resting(half), top 960 px, dim 0\n"), "the swipe starts on the bar; no dim: \(barRun.stdout)")
+        let bad = try temporaryFile("bad.yaml", "screen: 1080x1920\nedge-band: 500\n")
+        let badRun = try run(["replay", file, "--config", bad])
+        #expect(badRun.status == 78 && badRun.stderr.hasPrefix("\(bad):2: `edge-band` wants points"), "\(badRun.stderr)")
+        #expect(try run(["replay", file, "--present-gesture", "corner"]).status == 64)
+        #expect(try run(["replay", file, "--modal", "maybe"]).status == 64)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))
