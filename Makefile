@@ -66,6 +66,7 @@ tools:
 	$(SWIFT) build -c release --static-swift-stdlib --product sheet-render
 
 e2e: deps e2e-deps tools
+	$(SWIFT) build -c release --static-swift-stdlib --product sheet-wayland-probe
 	Tests/e2e/run
 
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s

@@ -1,6 +1,8 @@
 // sheet-wayland-probe X Y: a window below the sheet, for the Wayland test.
 // sheet-wayland-probe --window: only the window, open until the process is stopped (for the
 // README's screenshot).
+// sheet-wayland-probe --touch-window FILE: the window alone, writing `down X Y` to FILE for
+// each touch the compositor gives it (the e2e run's window beneath a non-modal sheet).
 // sheet-wayland-probe --drag W H X0 Y0 X1 Y1 MS HOLD: a finger of the virtual pointer: pressed
 // at (X0, Y0) of a layout W×H (the outputs' logical size, rotated as they are), moved to
 // (X1, Y1) in steps of 10 ms over MS milliseconds, held still HOLD ms, released. The steps are
@@ -32,6 +34,9 @@ final class Probe {
     /// The output is turned a quarter (90° or 270°): its layout is its mode's sides swapped.
     var quarterTurned = false
     var pointer: OpaquePointer?
+    var touch: OpaquePointer?
+    /// Where `--touch-window` writes each touch it gets.
+    var touchLog: Int32 = -1
     var surface: OpaquePointer?
     var configured: UInt32?
     var windowSize: (width: Int32, height: Int32) = (0, 0)
@@ -69,6 +74,10 @@ final class Probe {
     }
 
     func capabilities(_ caps: UInt32) {
+        if touchLog >= 0, caps & WL_SEAT_CAPABILITY_TOUCH.rawValue != 0, touch == nil {
+            touch = wl_seat_get_touch(seat)
+            wl_touch_add_listener(touch, Listeners.touch, context)
+        }
         if caps & WL_SEAT_CAPABILITY_POINTER.rawValue != 0, pointer == nil {
             pointer = wl_seat_get_pointer(seat)
             wl_pointer_add_listener(pointer, Listeners.pointer, context)
@@ -231,6 +240,12 @@ enum Listeners {
         configure: { data, _, width, height, _ in probe(data).windowSize = (width, height) },
         close: { _, _ in }, configure_bounds: { _, _, _, _ in }, wm_capabilities: { _, _, _ in }))
     nonisolated(unsafe) static let frame = make(wl_callback_listener(done: { data, _, _ in probe(data).shown = true }))
+    nonisolated(unsafe) static let touch = make(wl_touch_listener(
+        down: { data, _, _, _, _, _, x, y in
+            say("down \(Int(Double(x) / 256)) \(Int(Double(y) / 256))", to: probe(data).touchLog)
+        },
+        up: { _, _, _, _, _ in }, motion: { _, _, _, _, _, _ in }, frame: { _, _ in }, cancel: { _, _ in },
+        shape: { _, _, _, _, _ in }, orientation: { _, _, _, _ in }))
     nonisolated(unsafe) static let pointer = make(wl_pointer_listener(
         enter: { data, _, _, _, _, _ in probe(data).entered = true },
         leave: { _, _, _, _ in },
@@ -259,6 +274,21 @@ if arguments.count == 10, arguments[1] == "--drag" {
                to: (Double(numbers[4]), Double(numbers[5])), milliseconds: numbers[6], hold: numbers[7])
     say("dragged", to: 1)
     wl_display_disconnect(display)
+    exit(0)
+}
+if arguments.count == 3, arguments[1] == "--touch-window" {
+    guard let display = wl_display_connect(nil) else { fail("no compositor on WAYLAND_DISPLAY") }
+    let state = Probe(display: display)
+    state.touchLog = open(arguments[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard state.touchLog >= 0 else { fail("cannot open \(arguments[2])") }
+    state.registry = wl_display_get_registry(display)
+    wl_registry_add_listener(state.registry, Listeners.registry, state.context)
+    state.roundtrip()
+    state.roundtrip()
+    guard state.compositor != nil, state.shm != nil, state.wmBase != nil else { fail("the compositor lacks what a window needs") }
+    state.openWindow()
+    say("shown", to: 1)
+    while wl_display_dispatch(display) >= 0 {}
     exit(0)
 }
 let windowOnly = arguments.count == 2 && arguments[1] == "--window"

@@ -224,6 +224,12 @@ GESTURES = {
     # still clear of the auto-scroll band; then the lift.
     "reorder-hold": held_reorder((420, 540), 2 * 56 + 10, 0.4, 0.6),
     "reorder-lift": lift(),
+    # Under a compositor (guest-wayland): a swipe up that starts in the bottom 24 px edge band
+    # and is held before the lift (the nearest detent: half), and a drag from the card at half
+    # down past the dismiss line. The compositor maps the panel onto the output whatever its
+    # turn, so on an output turned 90° they are the same gestures in the turned frame.
+    "edge-swipe-up": stroke((640, 797), (640, 300), 0.6, hold=0.2),
+    "drag-down": stroke((640, 420), (640, 790), 0.6, hold=0.2),
     # A finger that drags the card and never lifts: the device is removed under it.
     "hold": stroke((640, 600), (640, 450), 0.3, hold=0.2, lift=False),
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""Checks what the `wayland` scenario left in its run folder: sheetd with --input none under
+sway on the VM's display took its only touches from the compositor, through the renderer's
+surface. A swipe up from the bottom edge opened the sheet and a drag closed it, on the output
+and on it turned 90° (the daemon told the turned size); a non-modal sheet let a tap above the
+card reach the window beneath; grim's pictures show the sheet. Prints the time from the
+compositor's touch reaching the renderer to the frame it caused being shown, p50 and p99.
+
+Usage: check-wayland.py RUN-FOLDER SHEETCTL
+"""
+import json
+import struct
+
+from checks import check, conclude, json_lines, log_errors, path, text
+
+check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
+
+
+def state(name):
+    try:
+        return json.loads(text(f"{name}.state.json") or "{}")
+    except ValueError:
+        return {}
+
+
+def png_size(name):
+    """(width, height) of a PNG, from its header."""
+    try:
+        with open(path(f"{name}.png"), "rb") as file:
+            head = file.read(24)
+        return struct.unpack(">II", head[16:24]) if head[:8] == b"\x89PNG\r\n\x1a\n" else None
+    except OSError:
+        return None
+
+
+for name, screen, detent in [("hidden", (1280, 800), "hidden"), ("opened", (1280, 800), None),
+                             ("closed", (1280, 800), "hidden"), ("turned-hidden", (800, 1280), "hidden"),
+                             ("turned-opened", (800, 1280), None), ("turned-closed", (800, 1280), "hidden"),
+                             ("non-modal", (1280, 800), None)]:
+    got = state(name)
+    size = got.get("screen", {})
+    check((size.get("width"), size.get("height")) == screen, f"{name}: the daemon's screen is the output's {screen} ({size})")
+    if detent:
+        check(got.get("detent") == detent, f"{name}: rests at {detent} ({got.get('detent')})")
+    else:
+        check(got.get("state") == "resting" and got.get("detent") not in (None, "hidden"),
+              f"{name}: open ({got.get('state')} {got.get('detent')})")
+    check(png_size(name) is not None, f"{name}: grim's picture")
+
+hidden = state("hidden")
+check(hidden.get("region", {}).get("height") == 24 and hidden.get("region", {}).get("y") == 776,
+      f"closed: the renderer's input region is the edge band ({hidden.get('region')})")
+for step in ("edge-swipe-up",):
+    updates = json_lines(f"{step}.watch.jsonl")
+    check(any(u.get("state", {}).get("state") == "dragging" and u.get("state", {}).get("cause") == "user" for u in updates),
+          f"{step}: the finger dragged the card in")
+    check(any(e.get("event") == "presented" and e.get("cause") == "edge-swipe" for u in updates for e in u.get("events", [])),
+          f"{step}: presented, edge-swipe")
+non_modal = state("non-modal")
+check(non_modal.get("dim") == 0 and non_modal.get("presentation", {}).get("modal") is False, "non-modal: no dim")
+touches = text("window-touches.log").split("\n")
+check(any(line.startswith("down ") for line in touches), f"non-modal: the window beneath got the tap ({touches[:2]})")
+
+log = text("sheetd.log")
+check('"wayland touch (sheet-render)"' in log, "sheetd took the renderer's forwarded touches")
+check(not log_errors(log), f"no error in the daemon's log {log_errors(log)[:3]}")
+renderer_log = text("sheet-render.log")
+check("error" not in renderer_log.lower() and "cannot forward" not in renderer_log, f"no error in the renderer's log: {renderer_log[-300:]}")
+check(text("sheet-render.exit").strip() == "0", f"sheet-render stopped with status 0 ({text('sheet-render.exit').strip() or 'none'})")
+check(text("sheetd.exit").strip() == "0", f"sheetd stopped with status 0 ({text('sheetd.exit').strip() or 'none'})")
+
+# The forwarded touch (stamped when the renderer read it from the compositor) to its frame shown.
+frames = json_lines("frames.jsonl")
+moved = sorted(f["shownUSec"] - f["timestampUSec"] for f in frames if f["state"].get("cause") == "user")
+if check(len(moved) >= 5, f"frames moved by a forwarded finger: {len(moved)}"):
+    p50, p99 = moved[len(moved) // 2], moved[min(len(moved) - 1, round(len(moved) * 0.99))]
+    report = (f"compositor's touch read by the renderer to its frame shown, software emulation: p50 {p50 / 1000:.1f} ms, "
+              f"p99 {p99 / 1000:.1f} ms over {len(moved)} frames")
+    print("      " + report)
+    with open(path("latency.txt"), "w") as file:
+        file.write(report + "\n")
+conclude()
