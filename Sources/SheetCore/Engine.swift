@@ -49,10 +49,19 @@ public struct SheetSnapshot: Sendable, Equatable, BitwiseCopyable {
     /// Counts changes of the appearance (`Engine.appearance`), so that a state is published
     /// when only the appearance changed.
     public var appearanceRevision: UInt32
-    /// How the sheet opens, closes and shares the screen now.
-    public var presentation: SheetPresentation
-    /// The part of the screen the sheet takes (pixels): `SheetMachine.region`.
-    public var regionInPixels: ScreenRegion
+    /// Counts changes of the presentation (`SheetMachine.presentation`) made in place, so
+    /// that a state is published when only it changed (a close button drawn or not).
+    public var presentationRevision: UInt32
+}
+
+extension SheetMachine {
+    /// The region (pixels) of a published state of this sheet: the snapshot leaves it out,
+    /// since every output of the engine is as large as the largest, and copied as such.
+    public func regionInPixels(of snapshot: SheetSnapshot) -> ScreenRegion {
+        let scale = screen.scale
+        let closed = snapshot.state == .resting && snapshot.detent == detents.floor.name
+        return region(top: snapshot.topInPixels / scale, closedAtRest: closed).scaled(by: scale)
+    }
 }
 
 /// What one step of the engine produced, in order.
@@ -86,6 +95,7 @@ public struct Engine: Sendable {
     /// How renderers draw it: the configuration's until `setAppearance`.
     public private(set) var appearance: Appearance
     private var appearanceRevision: UInt32 = 0
+    private var presentationRevision: UInt32 = 0
 
     /// Fingers down: the slots of `slotDown` that hold. Kept as they change, so that a reader
     /// in another module reads a number instead of calling a getter on the whole engine.
@@ -173,8 +183,7 @@ public struct Engine: Sendable {
             velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
             reduceMotion: sheet.configuration.reduceMotion,
             cardInPixels: CardSpan(left: sheet.span.left * scale, width: sheet.span.width * scale),
-            appearanceRevision: appearanceRevision, presentation: sheet.presentation,
-            regionInPixels: sheet.region.scaled(by: scale))
+            appearanceRevision: appearanceRevision, presentationRevision: presentationRevision)
     }
 
     /// The list as it is drawn now, stamped `time`; nil while the sheet has no content (a
@@ -328,6 +337,7 @@ public struct Engine: Sendable {
                 reconfigure(configuration, at: time, into: &out)
             } else {
                 sheet.setPresentation(presentation)
+                presentationRevision &+= 1
                 publish(at: time, into: &out)
             }
         }
@@ -352,10 +362,12 @@ public struct Engine: Sendable {
         let detent = (sheet.targetDetentIndex ?? sheet.detentIndex).map { sheet.detents[$0].name }
         let content = self.content, order = list.order, revision = list.revision
         let appearance = self.appearance, appearanceRevision = self.appearanceRevision
+        let presentationRevision = self.presentationRevision &+ 1
         self = Engine(configuration: configuration, startingAt: detent)
         // The appearance as it was set at run time, and its count, go on.
         self.appearance = appearance
         self.appearanceRevision = appearanceRevision
+        self.presentationRevision = presentationRevision
         if !content.isEmpty {
             setContent(content, order: order, after: revision, at: time, into: &out)
         }
@@ -588,6 +600,7 @@ public struct Engine: Sendable {
         if let last = lastPublished, last.state == snapshot.state, last.detent == snapshot.detent,
            last.target == snapshot.target, last.reduceMotion == snapshot.reduceMotion,
            last.appearanceRevision == snapshot.appearanceRevision,
+           last.presentationRevision == snapshot.presentationRevision,
            (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),
            (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded(),
            (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded(),

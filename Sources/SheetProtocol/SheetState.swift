@@ -483,7 +483,8 @@ extension SheetState {
     /// configuration it reads, not the whole: a caller holding the engine in a class passes
     /// them without copying the configuration for every state.
     public init(_ snapshot: SheetSnapshot, list: ListSnapshot?, screen: ScreenSize, layout: ListConfiguration,
-                content: SheetContent, detents: [DetentPosition], inputActive: Bool, appearance: Appearance = .standard) {
+                content: SheetContent, detents: [DetentPosition], inputActive: Bool, appearance: Appearance = .standard,
+                presentation: SheetPresentation = SheetPresentation(), regionInPixels: ScreenRegion? = nil) {
         let scale = screen.scale
         self.init(
             state: snapshot.state, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
@@ -491,6 +492,6 @@ extension SheetState {
             screen: screen, cause: snapshot.cause, detents: detents,
             list: list.map { ListState($0, layout: layout, content: content, scale: scale) },
             inputActive: inputActive, reduceMotion: snapshot.reduceMotion, cardInPixels: snapshot.cardInPixels,
-            appearance: appearance, presentation: snapshot.presentation, regionInPixels: snapshot.regionInPixels)
+            appearance: appearance, presentation: presentation, regionInPixels: regionInPixels)
     }
 }

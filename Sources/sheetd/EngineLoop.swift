@@ -787,7 +787,9 @@ final class EngineLoop: @unchecked Sendable {
         publishedInputActive = inputActive
         let state = SheetState(snapshot, list: list, screen: engine.configuration.screen,
                                layout: engine.configuration.list, content: engine.content,
-                               detents: detentPositions, inputActive: publishedInputActive, appearance: engine.appearance)
+                               detents: detentPositions, inputActive: publishedInputActive, appearance: engine.appearance,
+                               presentation: engine.sheet.presentation,
+                               regionInPixels: engine.sheet.regionInPixels(of: snapshot))
         let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
                                    state: state, gesture: pendingGesture, events: pendingEvents)
         pendingGesture = nil

@@ -197,7 +197,12 @@ public struct SheetMachine: Sendable {
 
     private var height: Double { screen.heightInPoints }
     /// The floor's top: the screen's height, or the bar's top.
-    private var floorTop: Double { detents.floor.topInPoints }
+    private let floorTop: Double
+    /// The floor is the bottom bar (`collapsed`), not `hidden`.
+    private let floorIsBar: Bool
+    /// The sheet's region when it takes the whole screen, and when it rests closed at `hidden`.
+    private let wholeScreen: ScreenRegion
+    private var closedRegion: ScreenRegion
     /// Half a pixel, in points: closer than this to a detent is at the detent.
     private var tolerance: Double { 0.5 / screen.scale }
 
@@ -212,6 +217,10 @@ public struct SheetMachine: Sendable {
         let detents = DetentSet(configuration.detents, screenHeightInPoints: screen.heightInPoints,
                                 barHeightInPoints: presentation.gestures.contains(.bottomBar) ? presentation.barHeightInPoints : nil)
         self.detents = detents
+        floorTop = detents.floor.topInPoints
+        floorIsBar = detents.floor.name == .collapsed
+        wholeScreen = ScreenRegion(x: 0, y: 0, width: screen.widthInPoints, height: screen.heightInPoints)
+        closedRegion = Self.closedRegion(presentation, screen: screen)
         let initial = detents.index(named: initialDetent)
             ?? (initialDetent.isFloor ? detents.hiddenIndex : detents.nearest(to: screen.heightInPoints / 2))
         let open = detents.index(named: openDetent) ?? detents.index(named: .half) ?? detents.hiddenIndex
@@ -330,22 +339,26 @@ public struct SheetMachine: Sendable {
     /// moving; the card (with the grabber's touch target) while a non-modal one is; at rest
     /// closed, the bar, or the edge band when an edge swipe may open it, or nothing.
     public var region: ScreenRegion {
-        let width = screen.widthInPoints
-        if isClosedAtRest {
-            if detents.floor.name == .collapsed { return cardRegion }
-            guard presentation.gestures.contains(.edgeSwipe), presentation.canOpen else { return .empty }
-            let band = min(presentation.edgeBandInPoints, height)
-            return ScreenRegion(x: 0, y: height - band, width: width, height: band)
-        }
-        if presentation.modal { return ScreenRegion(x: 0, y: 0, width: width, height: height) }
-        return cardRegion
+        region(top: top, closedAtRest: kind == .resting && restingDetent == detents.hiddenIndex)
     }
 
-    /// The card from the grabber's touch target down to the screen's bottom edge.
-    private var cardRegion: ScreenRegion {
+    /// The region of this sheet with its card at `top` (points), resting closed or not: what a
+    /// published state (`SheetSnapshot`) is given when it goes on the wire, so that the
+    /// snapshot every output copies stays small.
+    public func region(top: Double, closedAtRest: Bool) -> ScreenRegion {
+        if closedAtRest && !floorIsBar { return closedRegion }
+        if !closedAtRest && configuration.presentation.modal { return wholeScreen }
         let y = max(0, top - layout.grabberReach)
         return ScreenRegion(x: span.left, y: y, width: span.width, height: height - y)
     }
+
+    /// Closed at `hidden`: the edge band when an edge swipe may open the sheet, else nothing.
+    private static func closedRegion(_ presentation: SheetPresentation, screen: ScreenSize) -> ScreenRegion {
+        guard presentation.gestures.contains(.edgeSwipe), presentation.canOpen else { return .empty }
+        let height = screen.heightInPoints, band = min(presentation.edgeBandInPoints, height)
+        return ScreenRegion(x: 0, y: height - band, width: screen.widthInPoints, height: band)
+    }
+
 
     /// Whether a touch that starts at `point` is the sheet's: every touch of a modal sheet
     /// and of a touchpad; for a non-modal sheet, one that starts in `region`. The engine
@@ -362,13 +375,14 @@ public struct SheetMachine: Sendable {
         next.gestures.formUnion(configuration.presentation.gestures.intersection(.bottomBar))
         next.barHeightInPoints = configuration.presentation.barHeightInPoints
         configuration.presentation = next
+        closedRegion = Self.closedRegion(next, screen: screen)
     }
 
     /// The gesture that may open a closed sheet from `start`, with its cause: a touchscreen
     /// pan upwards that starts on the bar, or in the edge band.
     private func openingGesture(from start: Point, translation: Vector, _ source: TouchSource) -> PresentCause? {
         guard presentation.canOpen, source == .touchscreen, translation.dy < 0 else { return nil }
-        if detents.floor.name == .collapsed, layout.isOnCard(start, top: top, span: span) { return .barSwipe }
+        if floorIsBar, layout.isOnCard(start, top: top, span: span) { return .barSwipe }
         if presentation.gestures.contains(.edgeSwipe), start.y >= height - presentation.edgeBandInPoints { return .edgeSwipe }
         return nil
     }
@@ -440,7 +454,7 @@ public struct SheetMachine: Sendable {
         case (.resting, .tap(let point, let source, let time)):
             if restingDetent == detents.hiddenIndex {
                 // Closed: a tap on the bar opens; anything else does nothing.
-                guard detents.floor.name == .collapsed, presentation.canOpen, source == .touchscreen,
+                guard floorIsBar, presentation.canOpen, source == .touchscreen,
                       layout.isOnCard(point, top: top, span: span) else { return .none }
                 lastPresented = .barTap
                 return settle(to: openDetent, velocity: 0, at: time, cause: .animation)
