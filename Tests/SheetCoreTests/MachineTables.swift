@@ -173,13 +173,18 @@ let pointerEvents: [(String, PointerEvent)] = [
         try MachineTable.walk(table, states: states, events: events) { state, event in
             var machine = SheetMachine(configuration: configuration, screen: screen, state: state)
             let effect = machine.handle(event)
-            var next = "\(machine.state.kind.name)"
-            switch machine.state {
-            case .resting(let detent): next += "(\(machine.detents[detent].name))"
-            case .settling(let settle): next += "(\(machine.detents[settle.targetDetent].name))"
-            case .dragging: break
-            }
-            return (next, effect == .changed ? "changed" : "none")
+            return (machine.tableName, effect == .changed ? "changed" : "none")
+        }
+    }
+}
+
+extension SheetMachine {
+    /// The state as the tables name it: `resting(half)`, `settling(hidden)`, `dragging`.
+    var tableName: String {
+        switch state {
+        case .resting(let detent): "resting(\(detents[detent].name))"
+        case .settling(let settle): "settling(\(detents[settle.targetDetent].name))"
+        case .dragging: "dragging"
         }
     }
 }
@@ -220,12 +225,7 @@ let pointerEvents: [(String, PointerEvent)] = [
         try MachineTable.walk("sheet-opening", states: states, events: events) { state, event in
             var machine = SheetMachine(configuration: configuration, screen: screen, state: state)
             let effect = machine.handle(event)
-            var next = "\(machine.state.kind.name)"
-            switch machine.state {
-            case .resting(let detent): next += "(\(machine.detents[detent].name))"
-            case .settling(let settle): next += "(\(machine.detents[settle.targetDetent].name))"
-            case .dragging: break
-            }
+            var next = machine.tableName
             if let cause = machine.lastPresented { next += ", presented \(cause.name)" }
             return (next, effect == .changed ? "changed" : "none")
         }

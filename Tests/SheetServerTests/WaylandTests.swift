@@ -142,14 +142,7 @@ import Testing
     func aSwipeUpFromTheEdgeThroughTheCompositorOpensTheSheet(transform: Int) throws {
         let sway = try HeadlessSway(width: 540, height: 960, transform: transform)
         let (width, height) = transform == 90 ? (960, 540) : (540, 960)
-        let folder = try temporaryFolder()
-        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
-        let frameLog = folder.appendingPathComponent("frames").path
-        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
-        let daemon = try RunningDaemon(["--input", "none", "--initial", "hidden"], socketPath: socket)
-        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
-                                    environment: ["WAYLAND_DISPLAY": sway.display])
-        let frames = try FrameLogReader(frameLog)
+        let (daemon, renderer, frames) = try sway.session(daemon: ["--input", "none", "--initial", "hidden"])
         // Hidden, on the output's turned size: the input region is the edge band.
         let hidden = try frames.next {
             ($0["screen"] as? [String: Any])?["width"] as? Int == width && $0["detent"] as? String == "hidden"
@@ -189,14 +182,7 @@ import Testing
     /// click above it reaches the window below (which counts it), and one on the card does not.
     @Test func aNonModalSheetLetsTouchesOutsideTheCardThrough() throws {
         let sway = try HeadlessSway(width: 540, height: 960)
-        let folder = try temporaryFolder()
-        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
-        let frameLog = folder.appendingPathComponent("frames").path
-        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
-        let daemon = try RunningDaemon(["--input", "none", "--modal", "false"], socketPath: socket)
-        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
-                                    environment: ["WAYLAND_DISPLAY": sway.display])
-        let frames = try FrameLogReader(frameLog)
+        let (daemon, renderer, frames) = try sway.session(daemon: ["--input", "none", "--modal", "false"])
         let rest = try frames.next {
             ($0["screen"] as? [String: Any])?["width"] as? Int == 540 && $0["detent"] as? String == "half"
         }
@@ -331,6 +317,19 @@ final class HeadlessSway {
         guard process.terminationStatus == 0 else { throw DaemonTestError("grim: \(String(decoding: problems, as: UTF8.self))") }
         let picture = try PNG.decode(Array(bytes))
         return Screenshot(width: picture.width, height: picture.height, rgb: picture.rgb)
+    }
+
+    /// sheetd with `daemon`'s flags, then `sheet-render --backend wayland` on this compositor
+    /// following it, and the renderer's frame log.
+    func session(daemon flags: [String]) throws -> (RunningDaemon, Renderer, FrameLogReader) {
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let daemon = try RunningDaemon(flags, socketPath: socket)
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
+                                    environment: ["WAYLAND_DISPLAY": display])
+        return (daemon, renderer, try FrameLogReader(frameLog))
     }
 
     /// A finger of the virtual pointer dragged from `from` to `to` over `milliseconds`, held
