@@ -1,0 +1,102 @@
+// A touch forwarded over io.sheetd.Input (what sheet-render does under a compositor) to a
+// subscriber holding the state it caused: sheetd with --input none, one device, a drag at
+// 100 Hz, each frame stamped on CLOCK_MONOTONIC when it is written.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sends a NUL-terminated varlink call.
+private func sendCall(_ descriptor: Int32, _ text: String) {
+    let bytes = Array(text.utf8) + [0]
+    _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+}
+
+/// Reads one NUL-terminated reply (the feeder's replies are small).
+private func readReply(_ descriptor: Int32, into buffer: inout [UInt8]) -> String {
+    var length = 0
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress! + length, 1, 0) }
+        guard count == 1 else { fatalError("sheetd closed the input socket") }
+        if buffer[length] == 0 { return String(decoding: buffer[..<length], as: UTF8.self) }
+        length += 1
+        if length == buffer.count { fatalError("a reply over \(buffer.count) bytes") }
+    }
+}
+
+func benchmarkForwarded(sheetd: String) {
+    let folder = "/tmp/sheetd-bench-forwarded-\(getpid())"
+    mkdir(folder, 0o755)
+    let socketPath = "\(folder)/io.sheetd.Sheet", inputPath = "\(folder)/io.sheetd.Input", notifyPath = "\(folder)/notify"
+    let notify = unixSocket(Int32(SOCK_DGRAM.rawValue), path: notifyPath, bindIt: true)
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = [
+        strdup(sheetd), strdup("--config"), strdup("/dev/null"), strdup("--socket"), strdup(socketPath),
+        strdup("--input"), strdup("none"), strdup("--log-level"), strdup("warning"), nil,
+    ]
+    var environment: [UnsafeMutablePointer<CChar>?] = [strdup("NOTIFY_SOCKET=\(notifyPath)")]
+    var entry = environ
+    while let pointer = entry.pointee {
+        if !String(cString: pointer).hasPrefix("NOTIFY_SOCKET=") { environment.append(pointer) }
+        entry += 1
+    }
+    environment.append(nil)
+    guard posix_spawn(&pid, sheetd, nil, nil, argv, environment) == 0 else { fatalError("cannot run \(sheetd)") }
+    waitForNotification(notify, "READY=1")
+
+    let subscriber = unixSocket(Int32(SOCK_STREAM.rawValue), path: socketPath, bindIt: false)
+    sendCall(subscriber, #"{"method":"io.sheetd.Sheet.Monitor","parameters":{},"more":true}"#)
+    let feeder = unixSocket(Int32(SOCK_STREAM.rawValue), path: inputPath, bindIt: false)
+    var replyBuffer = [UInt8](repeating: 0, count: 4096)
+    sendCall(feeder, #"{"method":"io.sheetd.Input.OpenDevice","parameters":{"name":"bench","kind":"touchscreen","x":{"min":0,"max":1080},"y":{"min":0,"max":1920},"slots":1,"clock":"monotonic"}}"#)
+    guard readReply(feeder, into: &replyBuffer).contains("\"device\":1") else { fatalError("OpenDevice refused") }
+
+    var latencies: [Int64] = []
+    latencies.reserveCapacity(2000)
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var sequence = 0
+    // Drains what the subscriber has. After a move, the first reply to arrive is the state it
+    // caused (every move of a dragged card changes it), measured from when the frame was sent.
+    func drain(waitingFor stamp: Int64?) {
+        var fds = [pollfd(fd: subscriber, events: Int16(POLLIN), revents: 0)]
+        while poll(&fds, 1, stamp == nil ? 0 : 1000) > 0 {
+            let received = monotonicMicroseconds()
+            let count = buffer.withUnsafeMutableBytes { recv(subscriber, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return }
+            if let stamp {
+                latencies.append(received - stamp)
+                return
+            }
+        }
+    }
+    drain(waitingFor: nil)
+    func frame(_ phase: String, y: Int) {
+        sequence += 1
+        let time = monotonicMicroseconds()
+        sendCall(feeder, "{\"method\":\"io.sheetd.Input.SendFrame\",\"parameters\":{\"device\":1,\"sequence\":\(sequence),\"time\":\(time),\"contacts\":[{\"slot\":0,\"phase\":\"\(phase)\",\"x\":540,\"y\":\(y)}]}}")
+        drain(waitingFor: phase == "move" ? time : nil)
+        _ = readReply(feeder, into: &replyBuffer)
+        var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+        nanosleep(&pause, nil)
+    }
+    for _ in 0..<5 {
+        // The first move passes the 16 pt slop at once, so that every move drags the card (a
+        // finger held within it would be a long press, published half a second later).
+        frame("down", y: 1020)
+        for step in 1...100 { frame("move", y: 1000 - step * 6) }
+        for step in 1...100 { frame("move", y: 400 + step * 6) }
+        frame("up", y: 1000)
+        var settle = timespec(tv_sec: 1, tv_nsec: 0)
+        nanosleep(&settle, nil)
+        drain(waitingFor: nil)
+    }
+    kill(pid, SIGTERM)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    close(subscriber)
+    close(feeder)
+    close(notify)
+    unlink(notifyPath)
+    rmdir(folder)
+    let summary = LatencySummary(latencies)
+    print("forwarded: io.sheetd.Input frame written → subscriber has its state, 1 subscriber: p50 \(summary.p50) µs, p99 \(summary.p99) µs  (\(summary.count) of 1000 moves, max \(summary.maximum) µs)")
+}
