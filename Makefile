@@ -67,6 +67,7 @@ tools:
 
 e2e: deps e2e-deps tools
 	$(SWIFT) build -c release --static-swift-stdlib --product sheet-wayland-probe
+	$(SWIFT) build -c release --static-swift-stdlib --product sheet-bench
 	Tests/e2e/run
 
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s
