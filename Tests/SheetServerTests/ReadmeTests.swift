@@ -124,6 +124,31 @@ struct ReadmeTests {
     }
 
     /// Every README command is run or listed above with its reason.
+    /// Every relative link and picture in README.md and docs/ names a file that is there (an
+    /// anchor after `#` is left to the reader), so that a page moved or a picture renamed
+    /// leaves no dead link behind.
+    @Test func everyLinkInTheReadmeAndTheDocsResolves() throws {
+        var pages = [Self.root.appendingPathComponent("README.md")]
+        let docs = Self.root.appendingPathComponent("docs")
+        let enumerator = FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            if url.pathExtension == "md" { pages.append(url) }
+        }
+        #expect(pages.count > 5)
+        let link = try NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
+        for page in pages {
+            let text = try String(contentsOf: page, encoding: .utf8)
+            for match in link.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let range = Range(match.range(at: 1), in: text) else { continue }
+                let target = String(text[range])
+                if target.contains("://") || target.hasPrefix("#") || target.hasPrefix("mailto:") { continue }
+                let path = String(target.split(separator: "#", maxSplits: 1)[0])
+                let file = page.deletingLastPathComponent().appendingPathComponent(path).standardizedFileURL
+                #expect(FileManager.default.fileExists(atPath: file.path), "\(page.lastPathComponent): \(target) does not resolve")
+            }
+        }
+    }
+
     @Test func everyCommandIsRunOrExplained() throws {
         let blocks = ReadmeBlock.all(in: try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8))
         #expect(blocks.count >= 8)
