@@ -21,16 +21,29 @@ public struct FileError: Error, CustomStringConvertible {
 public enum AtomicFile {
     /// The file's bytes, or nil when there is none; a file longer than `limit` bytes is an
     /// error (the one reader of small files: configuration, content, the state file).
-    public static func read(_ path: String, limit: Int) throws(FileError) -> [UInt8]? {
+    /// `regularOnly`: a file the program keeps itself (the state file), which is read only
+    /// when it is a regular file: a symlink is not followed and a FIFO not waited on (both are
+    /// an error that says so). A configuration may be anything that reads: a symlink, a pipe
+    /// (`--config <(…)`), `/dev/null`.
+    public static func read(_ path: String, limit: Int, regularOnly: Bool = false) throws(FileError) -> [UInt8]? {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+            descriptor = try FileDescriptor.open(FilePath(path), .readOnly,
+                                                 options: regularOnly ? [.closeOnExec, .noFollow, .nonBlocking] : [.closeOnExec])
         } catch Errno.noSuchFileOrDirectory {
             return nil
+        } catch Errno.tooManySymbolicLinkLevels where regularOnly {
+            throw FileError(path: path, reason: "is not a regular file (a symlink); not followed")
         } catch {
             throw FileError(path: path, reason: "\(error)")
         }
         defer { try? descriptor.close() }
+        if regularOnly {
+            var status = stat()
+            guard fstat(descriptor.rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                throw FileError(path: path, reason: "is not a regular file (a FIFO, a device or a folder); not read")
+            }
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -49,11 +62,18 @@ public enum AtomicFile {
         }
     }
 
-    /// Replaces `path` with `bytes` (mode 0600).
+    /// Replaces `path` with `bytes` (mode 0600). Whatever stands where the temporary goes (a
+    /// symlink, a FIFO, a file left by a crash) is removed first and the temporary made anew,
+    /// so nothing is written through a link or waits on a FIFO; the rename replaces whatever
+    /// is at `path` itself, a symlink included, never what it points to.
     public static func write(_ bytes: [UInt8], to path: String) throws(FileError) {
         let temporary = path + ".tmp"
+        guard unlink(temporary) == 0 || errno == ENOENT else {
+            throw FileError(path: temporary, reason: "cannot be removed before writing: \(String(cString: strerror(errno)))")
+        }
         do {
-            let descriptor = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .truncate, .closeOnExec],
+            let descriptor = try FileDescriptor.open(FilePath(temporary), .writeOnly,
+                                                     options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
                                                      permissions: [.ownerReadWrite])
             try descriptor.closeAfter {
                 _ = try descriptor.writeAll(bytes)

@@ -117,7 +117,7 @@ final class StateStore: Sendable {
     /// aside and the reason logged with its path).
     func load() -> SavedState? {
         do {
-            guard let bytes = try AtomicFile.read(path, limit: SavedState.maximumBytes) else {
+            guard let bytes = try AtomicFile.read(path, limit: SavedState.maximumBytes, regularOnly: true) else {
                 logger.info("no saved state in \(path) yet")
                 return nil
             }

@@ -193,4 +193,31 @@ import Testing
         #expect(said.contains(file) && said.contains(reason) && said.contains("moved to \(file).corrupt"), "\(daemon.log)")
         #expect(daemon.stop() == 0)
     }
+
+    /// What is in the state directory is not trusted to be a file: a symlink where the state
+    /// file goes is not read through, and is replaced by the saved file, the file it pointed to
+    /// untouched; a FIFO where the state file or its temporary go neither holds up the start
+    /// nor the saves and the stop.
+    @Test func aSymlinkOrAFifoWhereTheStateGoesIsNeitherFollowedNorWaitedOn() throws {
+        for shape in ["symlink", "fifo", "temporary fifo", "temporary symlink"] {
+            let state = try temporaryFolder().path
+            let file = state + "/state.json", outside = try temporaryFile("outside.json", "{\"precious\":true}\n")
+            switch shape {
+            case "symlink": guard symlink(outside, file) == 0 else { throw DaemonTestError("symlink") }
+            case "fifo": guard mkfifo(file, 0o600) == 0 else { throw DaemonTestError("mkfifo") }
+            case "temporary fifo": guard mkfifo(file + ".tmp", 0o600) == 0 else { throw DaemonTestError("mkfifo") }
+            default: guard symlink(outside, file + ".tmp") == 0 else { throw DaemonTestError("symlink") }
+            }
+            let daemon = try RunningDaemon(["--state-directory", state, "--input", "replay:\(try Generated.idle())@max"])
+            try daemon.client().setContent(ContentChange(title: "Saved", items: [SheetItem(id: "x", label: "X")]))
+            #expect(daemon.stop() == 0, "\(shape): \(daemon.log)")
+            #expect(try String(contentsOfFile: outside, encoding: .utf8) == "{\"precious\":true}\n", "\(shape): the file outside is untouched")
+            var status = stat()
+            #expect(lstat(file, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG, "\(shape): the state was saved as a file of its own")
+            #expect(try String(contentsOfFile: file, encoding: .utf8).contains("\"Saved\""), "\(shape)")
+            if shape == "symlink" || shape == "fifo" {
+                #expect(daemon.log.contains("not a regular file"), "\(shape): said: \(daemon.log)")
+            }
+        }
+    }
 }
