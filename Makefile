@@ -15,7 +15,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release tools test demo man completions bench bench-peers bench-peers-profile soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
+.PHONY: all build release tools test coverage demo man completions bench bench-peers bench-peers-profile soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
 
 all: build
 
@@ -50,6 +50,12 @@ test: deps
 # The daemon on a bundled recording, with a watcher that waits for its socket (examples/demo).
 demo: deps tools
 	examples/demo
+
+# Line coverage per module (llvm-cov, through swift test's own instrumentation): the whole
+# test suite, then a table of Sources/ folders; the JSON stays in .build/debug/codecov.
+coverage: deps
+	$(SWIFT) test --enable-code-coverage
+	$(PYTHON) packaging/coverage-report "$$($(SWIFT) test --show-codecov-path)" Sources
 
 # End to end on a real kernel: a QEMU VM (software emulation) boots the host's Debian kernel
 # with the host's root read-only and runs sheetd on libinput's udev backend against uinput
