@@ -85,7 +85,9 @@ public enum EngineOutput: Sendable, Equatable, BitwiseCopyable {
 /// Steady state allocates nothing: outputs go into an array the caller keeps and empties with
 /// `removeAll(keepingCapacity: true)`.
 public struct Engine: Sendable {
-    /// Fixed at start but for `sheet.reduceMotion` (`SheetCommand.setReduceMotion`).
+    /// Fixed at start but for `sheet.reduceMotion` and `sheet.presentation`
+    /// (`SheetCommand.setReduceMotion`, `.setPresentation`): the presentation as set, of which
+    /// the machine takes all but the bar's shape while it keeps its detents.
     public private(set) var configuration: EngineConfiguration
     public private(set) var arena: GestureArena
     public private(set) var sheet: SheetMachine

@@ -44,8 +44,10 @@ extension Engine {
             setAppearance(change.applied(to: appearance), at: time, into: &out)
         case .setPresentation(let change):
             // Held to the limits when the call was read; what passed applies to any presentation.
-            let presentation = change.applied(to: sheet.presentation)
-            guard presentation != sheet.presentation || presentation != configuration.sheet.presentation else { return .done }
+            // The presentation as set (a bar height given while the bar is off included), which
+            // the machine holds but for the bar's shape.
+            let presentation = change.applied(to: configuration.sheet.presentation)
+            guard presentation != configuration.sheet.presentation else { return .done }
             perform(SheetCommand.setPresentation(presentation), at: time, into: &out)
         }
         return .done

@@ -201,6 +201,10 @@ final class WaylandBackend: Backend {
         look.seeThrough = true
         let scene = SheetScene(state, width: size.width, height: size.height, content: content, look: look)
         lastShown = (state, content)
+        // The region follows the state even when the picture does not (a presentation that
+        // changed while the sheet is hidden), in the display's pixels when they are not the
+        // daemon's (SetScreen refused).
+        setInputRegion(Self.displayRegion(state, width: size.width, height: size.height))
         // What differs from the frame on the screen: the compositor's damage. What differs
         // from the buffer's last frame: what is drawn again (the buffers take turns).
         guard let rows = scene.damage(since: shownScene) else { return .shown(rows: nil) }
@@ -208,7 +212,6 @@ final class WaylandBackend: Backend {
         if let redraw = scene.damage(since: target.scene) { painter.draw(scene, into: target.canvas, rows: redraw) }
         target.scene = scene
 
-        setInputRegion(state.regionInPixels)
         wl_surface_attach(surface, target.buffer, 0, 0)
         if compositorVersion >= 4 {
             wl_surface_damage_buffer(surface, 0, Int32(rows.lowerBound), Int32(size.width), Int32(rows.count))
@@ -225,6 +228,16 @@ final class WaylandBackend: Backend {
         shownScene = scene
         try flush()
         return .queued(rows: rows)
+    }
+
+    /// `state`'s region on a display `width`×`height`, scaled as `SheetScene` scales the sheet
+    /// to a display of another size (heights by the height, the width by the width).
+    static func displayRegion(_ state: SheetState, width: Int, height: Int) -> ScreenRegion {
+        let region = state.regionInPixels
+        guard state.screen.widthInPixels != width || state.screen.heightInPixels != height else { return region }
+        let x = Double(width) / Double(max(1, state.screen.widthInPixels))
+        let y = Double(height) / Double(max(1, state.screen.heightInPixels))
+        return ScreenRegion(x: region.x * x, y: region.y * y, width: region.width * x, height: region.height * y)
     }
 
     /// Takes touches in `region` (screen pixels) only, in whole surface units around it.
@@ -331,6 +344,7 @@ final class WaylandBackend: Backend {
             pointer = wl_seat_get_pointer(seat)
             wl_pointer_add_listener(pointer, Listeners.pointer, context)
         } else if !hasPointer, let pointer {
+            pointerLifted(as: .cancel)
             wl_pointer_destroy(pointer)
             self.pointer = nil
         }
@@ -340,7 +354,11 @@ final class WaylandBackend: Backend {
     private func pixels(_ value: wl_fixed_t) -> Double { Double(value) / 256 * Double(outputScale) }
 
     fileprivate func touchDown(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
-        guard let slot = touchIDs.firstIndex(where: { $0 == nil }) else { return }  // more fingers than slots
+        // A free slot that no contact of this frame holds (a finger lifted in the same frame
+        // keeps its slot until the frame is sent); more fingers than slots are left out.
+        guard let slot = touchIDs.indices.first(where: { slot in
+            touchIDs[slot] == nil && !touchFrame.contains { $0.slot == slot }
+        }) else { return }
         touchIDs[slot] = id
         touchFrame.append(PluginContact(slot: slot, phase: .down, x: pixels(x), y: pixels(y)))
     }

@@ -625,7 +625,7 @@ final class EngineLoop: @unchecked Sendable {
             case .setReduceMotion(let enabled):
                 chosenReduceMotion = enabled
             case .setPresentation:
-                let presentation = engine.sheet.presentation
+                let presentation = engine.configuration.sheet.presentation
                 chosenPresentation = presentation
                 logger.notice("presentation: gestures \(presentation.gestures.members.isEmpty ? "none" : presentation.gestures.members.map { $0.name.description }.joined(separator: ",")), \(presentation.modal ? "modal" : "not modal"), can open \(presentation.canOpen), can close \(presentation.canClose)")
             case .setAppearance:
@@ -707,11 +707,19 @@ final class EngineLoop: @unchecked Sendable {
         var rest = configuration
         rest.sheet.reduceMotion = reduceMotion
         let before = engine.configuration
+        // A presentation that keeps the detents' shape applies in place, as SetPresentation does.
+        let presentationInPlace = !configuration.sheet.presentation.shapesDetentsUnlike(before.sheet.presentation)
+        if presentationInPlace { rest.sheet.presentation = before.sheet.presentation }
         if rest != before {
             engine.reconfigure(configuration, at: now, into: &outputs)
-        } else if configuration.sheet.reduceMotion != reduceMotion {
-            // Only that changed: no need to cancel a finger down.
-            engine.perform(SheetCommand.setReduceMotion(configuration.sheet.reduceMotion), at: now, into: &outputs)
+        } else {
+            // Only these changed: no need to cancel a finger down.
+            if configuration.sheet.reduceMotion != reduceMotion {
+                engine.perform(SheetCommand.setReduceMotion(configuration.sheet.reduceMotion), at: now, into: &outputs)
+            }
+            if configuration.sheet.presentation != before.sheet.presentation {
+                engine.perform(SheetCommand.setPresentation(configuration.sheet.presentation), at: now, into: &outputs)
+            }
         }
         configured(from: before)
         // The configured content replaces what the sheet holds only if no client changed it.
@@ -788,7 +796,7 @@ final class EngineLoop: @unchecked Sendable {
         let state = SheetState(snapshot, list: list, screen: engine.configuration.screen,
                                layout: engine.configuration.list, content: engine.content,
                                detents: detentPositions, inputActive: publishedInputActive, appearance: engine.appearance,
-                               presentation: engine.sheet.presentation,
+                               presentation: engine.configuration.sheet.presentation,
                                regionInPixels: engine.sheet.regionInPixels(of: snapshot))
         let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
                                    state: state, gesture: pendingGesture, events: pendingEvents)

@@ -232,6 +232,39 @@ extension SheetMachine {
     }
 }
 
+/// Cases a review found, each at the machine.
+@Suite struct SheetMachineEdgeTests {
+    func settling(_ target: Int, from top: Double, _ configuration: SheetConfiguration = SheetConfiguration()) -> SheetMachine {
+        let screen = ScreenSize.portraitFullHD
+        let base = SheetMachine(configuration: configuration, screen: screen)
+        let spring = Spring(from: top, target: base.detents[target].topInPoints, initialVelocity: 0, stiffness: 400, dampingRatio: 0.8)
+        return SheetMachine(configuration: configuration, screen: screen, state: .settling(.init(
+            targetDetent: target, animation: .spring(spring, clampAtTarget: target == base.detents.hiddenIndex), startedAt: t0,
+            top: top, velocity: 0, nextFrame: t0.adding(microseconds: 16_667), cause: .animation)))
+    }
+
+    /// A Present whose instant falls after the settle toward hidden has ended (between two
+    /// frames) was dropped, and announced as `presented` all the same.
+    @Test func aPresentAsASettleEndsOpensTheSheet() {
+        var machine = settling(2, from: 1300)
+        #expect(machine.handle(.present(detent: 0, t0.adding(seconds: 5))) == .changed)
+        #expect(machine.targetDetentIndex == 0, "\(machine.state)")
+        #expect(machine.lastPresented == .control)
+        var dismissed = settling(1, from: 1300)
+        #expect(dismissed.handle(.dismiss(t0.adding(seconds: 5))) == .changed)
+        #expect(dismissed.targetDetentIndex == 2, "\(dismissed.state)")
+    }
+
+    /// A non-modal card whose spring carries it past the bottom edge keeps its region on the
+    /// screen, which a client reading the state holds it to.
+    @Test func aRegionStaysOnTheScreenWhenTheCardOvershootsIt() {
+        var configuration = SheetConfiguration()
+        configuration.presentation.modal = false
+        let machine = settling(1, from: 2100, configuration)
+        #expect(machine.region.y <= 1920 && machine.region.height >= 0, "\(machine.region)")
+    }
+}
+
 @Suite struct ListMachineTableTests {
     /// 1080x1920 at scale 1, the highest detent at 30: the list starts at 86 with the card
     /// there and 60 rows of 56 pt scroll by at most 1526 pt. Each state is reached through the

@@ -18,6 +18,21 @@ struct ControlCallTests {
         return (engine, out)
     }
 
+    /// A bar height given while the bar is off is kept for when it comes on; a change that
+    /// keeps the detents (can-close) applies in place and is published, with the content kept.
+    @Test func aPresentationIsKeptWholeAndAppliedInPlaceWhenItCan() {
+        var (engine, out) = engineWithContent()
+        #expect(engine.perform(ControlRequest.setPresentation(PresentationChange(barHeightInPoints: 100)), at: Timestamp(seconds: 2), into: &out) == .done)
+        #expect(engine.sheet.detents.floor.name == .hidden)
+        #expect(engine.perform(ControlRequest.setPresentation(PresentationChange(gestures: .bottomBar)), at: Timestamp(seconds: 3), into: &out) == .done)
+        #expect(engine.sheet.detents.floor.name == .collapsed && engine.sheet.detents.floor.topInPoints == 1920 - 100)
+        out.removeAll()
+        #expect(engine.perform(ControlRequest.setPresentation(PresentationChange(canClose: false)), at: Timestamp(seconds: 4), into: &out) == .done)
+        #expect(!engine.sheet.presentation.canClose && engine.configuration.sheet.presentation.barHeightInPoints == 100)
+        #expect(out.contains { if case .sheet = $0 { true } else { false } }, "a state is published for the close button")
+        #expect(engine.content == Self.content)
+    }
+
     @Test func anUnknownDetentIsRefusedWithTheKnownOnesAndChangesNothing() {
         var (engine, out) = engineWithContent()
         let state = engine.sheet.state

@@ -348,7 +348,8 @@ public struct SheetMachine: Sendable {
     public func region(top: Double, closedAtRest: Bool) -> ScreenRegion {
         if closedAtRest && !floorIsBar { return closedRegion }
         if !closedAtRest && configuration.presentation.modal { return wholeScreen }
-        let y = max(0, top - layout.grabberReach)
+        // On the screen whatever the card does (a spring's overshoot below the bottom edge).
+        let y = min(max(0, top - layout.grabberReach), height)
         return ScreenRegion(x: span.left, y: y, width: span.width, height: height - y)
     }
 
@@ -535,11 +536,21 @@ public struct SheetMachine: Sendable {
             _ = advance(to: time, scheduling: false)
             return dismissIfSwipeFromDim(direction, start, source, time)
         case (.settling, .present(let detent, let time)):
-            if settling.targetDetent == detents.hiddenIndex, detent != detents.hiddenIndex { lastPresented = .control }
+            let closing = settling.targetDetent == detents.hiddenIndex
             _ = advance(to: time, scheduling: false)
+            // The settle may end at the command's instant: then it is a command at rest.
+            if kind == .resting {
+                _ = transition(event)
+                return .changed
+            }
+            if closing, detent != detents.hiddenIndex { lastPresented = .control }
             return retarget(to: detent, at: time)
         case (.settling, .dismiss(let time)):
             _ = advance(to: time, scheduling: false)
+            if kind == .resting {
+                _ = transition(event)
+                return .changed
+            }
             return retarget(to: detents.hiddenIndex, at: time)
         case (.settling, .reduceMotion(let enabled, let time)):
             guard enabled != configuration.reduceMotion else { return .none }
