@@ -93,6 +93,9 @@ public struct Settings: Sendable {
             guard let spec = DetentSpec(parsing: value) else {
                 throw SettingError("`detents` wants NAME=N% of the height or NAME=Npt from the top, like peek=85%, NAME \(DetentName.rule); got `\(value)`")
             }
+            guard spec.name != .collapsed else {
+                throw SettingError("`detents`: `collapsed` is the bottom bar's detent (`present-gesture: bottom-bar`, `bar-height`); give yours another name")
+            }
             engine.sheet.detents.removeAll { $0.name == spec.name }
             guard engine.sheet.detents.count < SheetConfiguration.maximumDetents else {
                 throw SettingError("`detents` holds at most \(SheetConfiguration.maximumDetents) detents; `\(spec.name)` is one more")

@@ -130,6 +130,34 @@ import Testing
         }
     }
 
+    /// `collapsed` is the bottom bar's detent: a configured one of that name is refused on its
+    /// line instead of being dropped without a word. The presentation's keys are held to
+    /// their ranges and names.
+    @Test func thePresentationKeysAndTheBarsNameAreChecked() {
+        var settings = Settings()
+        do {
+            try settings.load(text: "present-gesture: [bottom-bar]\ndetents:\n  - peek=85%\n  - collapsed=90%\n", path: "sheetd.yaml")
+            Issue.record("a detent named collapsed was taken")
+        } catch {
+            #expect("\(error)".hasPrefix("sheetd.yaml:4: `detents`: `collapsed` is the bottom bar's detent"), "\(error)")
+        }
+        var presentation = Settings()
+        #expect(throws: Never.self) {
+            try presentation.load(text: "present-gesture: edge-swipe, bottom-bar\nmodal: false\ncan-close: false\nbar-height: 80\n", path: "p.yaml")
+        }
+        #expect(presentation.engine.sheet.presentation.gestures == [.edgeSwipe, .bottomBar])
+        #expect(!presentation.engine.sheet.presentation.modal && presentation.engine.sheet.presentation.barHeightInPoints == 80)
+        for (text, line) in [("present-gesture: corner\n", 1), ("edge-band: 1\n", 1), ("modal: maybe\n", 1), ("\nbar-height: 9999\n", 2)] {
+            var bad = Settings()
+            do {
+                try bad.load(text: text, path: "bad.yaml")
+                Issue.record("took \(text)")
+            } catch {
+                #expect("\(error)".hasPrefix("bad.yaml:\(line): "), "\(error)")
+            }
+        }
+    }
+
     /// The rich example reads to the items it shows, sections written out on every item; an
     /// item key that does not exist, or an icon that could be a path, names its line.
     @Test func richContentReadsFromYAML() throws {
