@@ -255,6 +255,19 @@ extension SheetMachine {
         #expect(dismissed.targetDetentIndex == 2, "\(dismissed.state)")
     }
 
+    /// A sheet that a person may not open cannot be caught on its way to the floor (it would
+    /// be opened by the catch); one that may, can.
+    @Test func aClosingSheetIsCaughtOnlyWhenAPersonMayOpenIt() {
+        var locked = SheetConfiguration()
+        locked.presentation.canOpen = false
+        var machine = settling(2, from: 1300, locked)
+        #expect(machine.handle(.touchDown(Point(x: 540, y: 1500), .touchscreen, t0.adding(seconds: 0.01))) == .none)
+        #expect(machine.state.kind == .settling)
+        var open = settling(2, from: 1300)
+        #expect(open.handle(.touchDown(Point(x: 540, y: 1500), .touchscreen, t0.adding(seconds: 0.01))) == .changed)
+        #expect(open.state.kind == .dragging)
+    }
+
     /// A non-modal card whose spring carries it past the bottom edge keeps its region on the
     /// screen, which a client reading the state holds it to.
     @Test func aRegionStaysOnTheScreenWhenTheCardOvershootsIt() {

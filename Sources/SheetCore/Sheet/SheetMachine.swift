@@ -519,6 +519,8 @@ public struct SheetMachine: Sendable {
             // Hit-test and catch where the card is at the touch, not where the last frame drew it.
             let top = settle.dim == nil ? sampleSettle(at: time).value : settle.top
             guard source == .touchpad || layout.isOnCard(point, top: top, span: span) else { return .none }
+            // A sheet going away that a person may not open is not theirs to hold back.
+            guard settle.targetDetent != detents.hiddenIndex || presentation.canOpen else { return .none }
             // Caught where it is: the drag starts from the current top, no jump.
             begin(Drag(originDetent: settle.targetDetent, startTop: top, top: top))
             cause = .user
