@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SheetCore
+import SheetProtocol
 import SheetService
 import SheetYAML
 import Yams
@@ -21,13 +22,7 @@ public struct Settings: Sendable {
     /// The socket of `io.sheetd.Input`, where programs feed touches; nil: none.
     public var inputSocketPath: String? {
         if let inputSocket { return inputSocket == "none" ? nil : inputSocket }
-        return Self.inputSocketPath(besideSocket: socketPath)
-    }
-
-    /// `io.sheetd.Input` in the folder of `socket`.
-    public static func inputSocketPath(besideSocket socket: String) -> String {
-        guard let slash = socket.lastIndex(of: "/") else { return "io.sheetd.Input" }
-        return String(socket[...slash]) + "io.sheetd.Input"
+        return InputInterface.socketPath(besideSocket: socketPath)
     }
     /// The group of the input socket a daemon creates, whose members may feed touches.
     public var inputGroup: String?

@@ -4,6 +4,13 @@ import SheetCore
 public enum InputInterface {
     public static let name = "io.sheetd.Input"
 
+    /// Its socket in the folder of the `io.sheetd.Sheet` socket `socket`, where the daemon makes
+    /// it unless told otherwise.
+    public static func socketPath(besideSocket socket: String) -> String {
+        guard let slash = socket.lastIndex(of: "/") else { return name }
+        return String(socket[...slash]) + name
+    }
+
     public static let description = """
     # Touch devices that programs feed: a driver for hardware libinput does not know, a
     # recording played into a running daemon, a mouse standing in for a finger. A device

@@ -111,7 +111,7 @@ struct SheetRender: ParsableCommand {
             if let fallback { log.say("sheet-render: \(fallback)") }
             let socketPath = SheetClient.socketPath(socket)
             let forwarder = noForwardTouch ? nil
-                : TouchForwarder(path: InputClient.socketPath(inputSocket, otherwise: Self.inputSocket(besideSocket: socketPath)), log: log)
+                : TouchForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath), signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,
@@ -123,12 +123,6 @@ struct SheetRender: ParsableCommand {
         }
         log.flush()
         if status != 0 { throw ExitCode(status) }
-    }
-
-    /// `io.sheetd.Input` in the folder of the daemon's socket, where the daemon makes it.
-    static func inputSocket(besideSocket socket: String) -> String {
-        guard let slash = socket.lastIndex(of: "/") else { return "io.sheetd.Input" }
-        return String(socket[...slash]) + "io.sheetd.Input"
     }
 
     private func makeBackend(looks: Looks, painter: Painter, forwarder: TouchForwarder?, log: Log) throws(RenderError) -> any Backend {

@@ -64,7 +64,7 @@ struct FeedCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = InputClient.socketPath(inputSocket, otherwise: Settings.inputSocketPath(besideSocket: socket.path))
+        let path = InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socket.path))
         let client: InputClient
         do {
             client = try InputClient(path: path, waitingUpTo: socket.wait.map { $0.seconds } ?? 0)

@@ -330,10 +330,6 @@ public struct SheetMachine: Sendable {
         source == .touchpad || layout.isOnCard(point, top: top, span: span)
     }
 
-    /// Resting closed at the floor (hidden, or the bar).
-    @inline(__always)
-    private var isClosedAtRest: Bool { kind == .resting && restingDetent == detents.hiddenIndex }
-
     /// The part of the screen the sheet takes now, in points: what a renderer under a
     /// compositor makes its input region. The whole screen while a modal sheet is shown or
     /// moving; the card (with the grabber's touch target) while a non-modal one is; at rest
