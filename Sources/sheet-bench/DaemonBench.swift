@@ -62,22 +62,15 @@ func waitForNotification(_ descriptor: Int32, _ prefix: String) {
     }
 }
 
-struct DaemonRun {
-    var latencies: [Int64] = []
-    var idleWakeupsPerSecond = 0.0
-}
-
-/// Starts sheetd on the recording at its own pace, subscribes, and measures every reply.
-func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Bool, folder: String) -> DaemonRun {
-    let socketPath = "\(folder)/io.sheetd.Sheet"
-    let notifyPath = "\(folder)/notify"
+/// Starts sheetd on `socketPath` with `--input input` and waits for its READY=1 on a
+/// notification socket at `notifyPath` (returned, with the pid, for the caller to close).
+func spawnSheetd(_ sheetd: String, socketPath: String, input: String, notifyPath: String) -> (pid: pid_t, notify: Int32) {
     unlink(notifyPath)
     let notify = unixSocket(Int32(SOCK_DGRAM.rawValue), path: notifyPath, bindIt: true)
-    defer { close(notify); unlink(notifyPath) }
     var pid: pid_t = 0
     let argv: [UnsafeMutablePointer<CChar>?] = [
         strdup(sheetd), strdup("--config"), strdup("/dev/null"), strdup("--socket"), strdup(socketPath),
-        strdup("--input"), strdup("replay:\(recording)@1"), strdup("--log-level"), strdup("warning"), nil,
+        strdup("--input"), strdup(input), strdup("--log-level"), strdup("warning"), nil,
     ]
     var environment: [UnsafeMutablePointer<CChar>?] = [strdup("NOTIFY_SOCKET=\(notifyPath)")]
     var entry = environ
@@ -88,6 +81,20 @@ func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Boo
     environment.append(nil)
     guard posix_spawn(&pid, sheetd, nil, nil, argv, environment) == 0 else { fatalError("cannot run \(sheetd)") }
     waitForNotification(notify, "READY=1")
+    return (pid, notify)
+}
+
+struct DaemonRun {
+    var latencies: [Int64] = []
+    var idleWakeupsPerSecond = 0.0
+}
+
+/// Starts sheetd on the recording at its own pace, subscribes, and measures every reply.
+func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Bool, folder: String) -> DaemonRun {
+    let socketPath = "\(folder)/io.sheetd.Sheet"
+    let notifyPath = "\(folder)/notify"
+    let (pid, notify) = spawnSheetd(sheetd, socketPath: socketPath, input: "replay:\(recording)@1", notifyPath: notifyPath)
+    defer { close(notify); unlink(notifyPath) }
 
     let monitorCall = Array("{\"method\":\"io.sheetd.Sheet.Monitor\",\"parameters\":{},\"more\":true}\0".utf8)
     var clients: [Int32] = []

@@ -27,21 +27,7 @@ func benchmarkForwarded(sheetd: String) {
     let folder = "/tmp/sheetd-bench-forwarded-\(getpid())"
     mkdir(folder, 0o755)
     let socketPath = "\(folder)/io.sheetd.Sheet", inputPath = "\(folder)/io.sheetd.Input", notifyPath = "\(folder)/notify"
-    let notify = unixSocket(Int32(SOCK_DGRAM.rawValue), path: notifyPath, bindIt: true)
-    var pid: pid_t = 0
-    let argv: [UnsafeMutablePointer<CChar>?] = [
-        strdup(sheetd), strdup("--config"), strdup("/dev/null"), strdup("--socket"), strdup(socketPath),
-        strdup("--input"), strdup("none"), strdup("--log-level"), strdup("warning"), nil,
-    ]
-    var environment: [UnsafeMutablePointer<CChar>?] = [strdup("NOTIFY_SOCKET=\(notifyPath)")]
-    var entry = environ
-    while let pointer = entry.pointee {
-        if !String(cString: pointer).hasPrefix("NOTIFY_SOCKET=") { environment.append(pointer) }
-        entry += 1
-    }
-    environment.append(nil)
-    guard posix_spawn(&pid, sheetd, nil, nil, argv, environment) == 0 else { fatalError("cannot run \(sheetd)") }
-    waitForNotification(notify, "READY=1")
+    let (pid, notify) = spawnSheetd(sheetd, socketPath: socketPath, input: "none", notifyPath: notifyPath)
 
     let subscriber = unixSocket(Int32(SOCK_STREAM.rawValue), path: socketPath, bindIt: false)
     sendCall(subscriber, #"{"method":"io.sheetd.Sheet.Monitor","parameters":{},"more":true}"#)
