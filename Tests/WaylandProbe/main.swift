@@ -257,6 +257,20 @@ enum Listeners {
         axis_discrete: { _, _, _, _ in }, axis_value120: { _, _, _, _ in }))
 }
 
+/// The compositor of WAYLAND_DISPLAY with its globals bound (and the seat's devices, after
+/// the second roundtrip); `touchLog`: where a window counts its touches, set before the seat
+/// says what it has.
+func connectProbe(touchLog: Int32 = -1) -> Probe {
+    guard let display = wl_display_connect(nil) else { fail("no compositor on WAYLAND_DISPLAY (\(String(cString: strerror(errno))))") }
+    let state = Probe(display: display)
+    state.touchLog = touchLog
+    state.registry = wl_display_get_registry(display)
+    wl_registry_add_listener(state.registry, Listeners.registry, state.context)
+    state.roundtrip()
+    state.roundtrip()
+    return state
+}
+
 let arguments = CommandLine.arguments
 if arguments.count == 10, arguments[1] == "--drag" {
     let numbers = arguments.dropFirst(2).compactMap { Int($0) }
@@ -264,31 +278,22 @@ if arguments.count == 10, arguments[1] == "--drag" {
         say("usage: sheet-wayland-probe --drag W H X0 Y0 X1 Y1 MS HOLD")
         exit(64)
     }
-    guard let display = wl_display_connect(nil) else { fail("no compositor on WAYLAND_DISPLAY") }
-    let state = Probe(display: display)
-    state.registry = wl_display_get_registry(display)
-    wl_registry_add_listener(state.registry, Listeners.registry, state.context)
-    state.roundtrip()
+    let state = connectProbe()
     guard state.seat != nil else { fail("the compositor has no wl_seat") }
     state.drag(extents: (UInt32(numbers[0]), UInt32(numbers[1])), from: (Double(numbers[2]), Double(numbers[3])),
                to: (Double(numbers[4]), Double(numbers[5])), milliseconds: numbers[6], hold: numbers[7])
     say("dragged", to: 1)
-    wl_display_disconnect(display)
+    wl_display_disconnect(state.display)
     exit(0)
 }
 if arguments.count == 3, arguments[1] == "--touch-window" {
-    guard let display = wl_display_connect(nil) else { fail("no compositor on WAYLAND_DISPLAY") }
-    let state = Probe(display: display)
-    state.touchLog = open(arguments[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-    guard state.touchLog >= 0 else { fail("cannot open \(arguments[2])") }
-    state.registry = wl_display_get_registry(display)
-    wl_registry_add_listener(state.registry, Listeners.registry, state.context)
-    state.roundtrip()
-    state.roundtrip()
+    let log = open(arguments[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    guard log >= 0 else { fail("cannot open \(arguments[2])") }
+    let state = connectProbe(touchLog: log)
     guard state.compositor != nil, state.shm != nil, state.wmBase != nil else { fail("the compositor lacks what a window needs") }
     state.openWindow()
     say("shown", to: 1)
-    while wl_display_dispatch(display) >= 0 {}
+    while wl_display_dispatch(state.display) >= 0 {}
     exit(0)
 }
 let windowOnly = arguments.count == 2 && arguments[1] == "--window"
@@ -296,12 +301,8 @@ guard windowOnly || arguments.count == 3, let x = UInt32(windowOnly ? "0" : argu
     say("usage: sheet-wayland-probe X Y | --window")
     exit(64)
 }
-guard let display = wl_display_connect(nil) else { fail("no compositor on WAYLAND_DISPLAY (\(String(cString: strerror(errno))))") }
-let state = Probe(display: display)
-state.registry = wl_display_get_registry(display)
-wl_registry_add_listener(state.registry, Listeners.registry, state.context)
-state.roundtrip()
-state.roundtrip()
+let state = connectProbe()
+let display = state.display
 guard state.compositor != nil, state.shm != nil, state.wmBase != nil, state.seat != nil else {
     fail("the compositor lacks wl_compositor, wl_shm, xdg_wm_base or wl_seat")
 }
