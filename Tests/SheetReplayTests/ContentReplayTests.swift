@@ -347,7 +347,7 @@ import SheetTestSupport
 
     // MARK: The bundled example
 
-    /// `examples/reorder.evemu`, the README's reorder, is this generated recording (after a
+    /// `examples/reorder.evemu`, the reorder docs/content.md draws, is this generated recording (after a
     /// deliberate change, `SHEETD_UPDATE_GOLDENS=1` writes it again): on `examples/menu.yaml`
     /// at half, a finger rests on Bluetooth for 0.4 s, drags it down past Display and Sound,
     /// holds, and lifts.

@@ -2,21 +2,24 @@ import Foundation
 import SheetTestSupport
 import Testing
 
-/// A shell block of the README: its commands, and the output shown right after it.
+/// A shell block of the README or of a page in docs/: its commands, and the output shown
+/// right after it.
 struct ReadmeBlock: CustomStringConvertible {
-    /// The README's line where the block starts.
+    /// The page it is on, from the repository's root: `README.md`, `docs/renderers.md`.
+    var page: String
+    /// The page's line where the block starts.
     var line: Int
     /// One entry per command, continuation lines joined.
     var commands: [String]
-    /// The index of its closing fence among the README's lines.
+    /// The index of its closing fence among the page's lines.
     var end: Int
     /// The unlabelled block that follows it with nothing but blank lines between: what the
     /// commands print.
     var output: [String]?
 
-    var description: String { "README.md:\(line)" }
+    var description: String { "\(page):\(line)" }
 
-    static func all(in text: String) -> [ReadmeBlock] {
+    static func all(in text: String, page: String = "README.md") -> [ReadmeBlock] {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var blocks: [ReadmeBlock] = []
         var index = 0
@@ -40,7 +43,7 @@ struct ReadmeBlock: CustomStringConvertible {
                         pending = ""
                     }
                 }
-                blocks.append(ReadmeBlock(line: start, commands: commands.filter { !$0.allSatisfy(\.isWhitespace) }, end: end))
+                blocks.append(ReadmeBlock(page: page, line: start, commands: commands.filter { !$0.allSatisfy(\.isWhitespace) }, end: end))
             } else if language.isEmpty, let last = blocks.last, last.output == nil,
                       lines[(last.end + 1)..<index].allSatisfy({ $0.allSatisfy(\.isWhitespace) }) {
                 blocks[blocks.count - 1].output = body
@@ -51,13 +54,25 @@ struct ReadmeBlock: CustomStringConvertible {
     }
 }
 
-/// Every command in the README runs here, as a newcomer would type it, so the README cannot
-/// drift from what the tools do. Commands that change the machine, build what the tests build
-/// otherwise, or run for long are listed with the reason they are not run; a new command that
-/// is neither run nor listed fails the test.
+/// Every command in the README and in docs/ runs here, as a newcomer would type it, so the
+/// pages cannot drift from what the tools do. Commands that change the machine, build what the
+/// tests build otherwise, or run for long are listed with the reason they are not run; a new
+/// command that is neither run nor listed fails the test.
 @Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
 struct ReadmeTests {
     static let root = fixtures.deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The pages whose shell blocks run here: README.md first, then every page under docs/ by
+    /// its path, from the repository's root.
+    static let pages: [String] = {
+        let docs = (try? FileManager.default.subpathsOfDirectory(atPath: ReadmeTests.root.appendingPathComponent("docs").path)) ?? []
+        return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
+    }()
+
+    /// Every shell block of those pages, in their order.
+    static let blocks: [ReadmeBlock] = ReadmeTests.pages.flatMap { page in
+        ReadmeBlock.all(in: (try? String(contentsOf: ReadmeTests.root.appendingPathComponent(page), encoding: .utf8)) ?? "", page: page)
+    }
 
     /// Commands not run here, by how they begin, and why.
     static let notRun: [(prefix: String, reason: String)] = [
@@ -80,10 +95,12 @@ struct ReadmeTests {
         if notRun.contains(where: { trimmed.hasPrefix($0.prefix) }) { return false }
         // Draws in the terminal until Ctrl-C; RendererTests run the term backend in tmux.
         if command.contains("# Ctrl-C") { return false }
+        // Talks to the installed daemon's socket, which a test run has not got.
+        if command.contains("/run/sheetd/") { return false }
         return true
     }
 
-    @Test(arguments: ReadmeBlock.all(in: (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""))
+    @Test(arguments: ReadmeTests.blocks)
     func commandsRunAsWritten(_ block: ReadmeBlock) throws {
         let commands = block.commands.filter(Self.runnable)
         guard !commands.isEmpty else { return }
@@ -101,7 +118,8 @@ struct ReadmeTests {
         let result = try runShell(["set -eo pipefail", "trap 'kill $(jobs -p) 2>/dev/null || true; wait' EXIT"] + script)
         #expect(result.status == 0, "\(block): \(commands.joined(separator: "\n"))\n\(result.stderr)")
 
-        // A picture the README shows and a command makes must be what the command makes now.
+        // A picture a page shows and a command makes must be what the command makes now; a
+        // command on any page writes `docs/images/` from the repository's root.
         for made in try FileManager.default.contentsOfDirectory(atPath: images.path) {
             let shown = Self.root.appendingPathComponent("docs/images/\(made)")
             #expect(try Data(contentsOf: images.appendingPathComponent(made)) == Data(contentsOf: shown),
@@ -123,7 +141,6 @@ struct ReadmeTests {
         }
     }
 
-    /// Every README command is run or listed above with its reason.
     /// Every relative link and picture in README.md and docs/ names a file that is there (an
     /// anchor after `#` is left to the reader), so that a page moved or a picture renamed
     /// leaves no dead link behind.
@@ -149,8 +166,10 @@ struct ReadmeTests {
         }
     }
 
+    /// Every command of the README and docs/ is run or listed above with its reason.
     @Test func everyCommandIsRunOrExplained() throws {
-        let blocks = ReadmeBlock.all(in: try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8))
+        #expect(Self.pages.first == "README.md" && Self.pages.count > 5, "\(Self.pages)")
+        let blocks = Self.blocks
         #expect(blocks.count >= 8)
         let run = blocks.flatMap(\.commands).filter(Self.runnable)
         #expect(run.count >= 10, "\(run)")
