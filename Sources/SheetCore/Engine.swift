@@ -88,12 +88,12 @@ public struct Engine: Sendable {
     /// Fixed at start but for `sheet.reduceMotion` and `sheet.presentation`
     /// (`SheetCommand.setReduceMotion`, `.setPresentation`): the presentation as set, of which
     /// the machine takes all but the bar's shape while it keeps its detents.
-    public private(set) var configuration: EngineConfiguration
+    public internal(set) var configuration: EngineConfiguration
     public private(set) var arena: GestureArena
     public private(set) var sheet: SheetMachine
-    public private(set) var list: ListMachine
+    public internal(set) var list: ListMachine
     /// What the sheet holds (a title, items, the guard).
-    public private(set) var content = SheetContent.empty
+    public internal(set) var content = SheetContent.empty
     /// How renderers draw it: the configuration's until `setAppearance`.
     public private(set) var appearance: Appearance
     private var appearanceRevision: UInt32 = 0
@@ -109,7 +109,7 @@ public struct Engine: Sendable {
     private var slotPosition: [Point]
     private var trackers: [VelocityTracker]
     private var arenaScratch: [ArenaOutput] = []
-    private var source: TouchSource = .touchscreen
+    var source: TouchSource = .touchscreen
     private var lastPublished: SheetSnapshot?
     private var lastPublishedList: ListSnapshot?
     private let pointsPerPixel: Double
@@ -118,12 +118,12 @@ public struct Engine: Sendable {
     private var panRoute = PanRoute.sheet
     /// The touch sequence began with the sheet resting, shown, and the list still: a tap
     /// there may tap an item (a touch that stops something moving only stops it).
-    private var sequenceBeganAtRest = false
+    var sequenceBeganAtRest = false
 
     /// A pan on a list longer than the card: upwards it raises the sheet to its highest detent
     /// first, then scrolls the list; downwards it scrolls the list back to its top first, then
     /// lowers the sheet (nested scrolling, as phone sheets do).
-    private struct NestedPan: Sendable {
+    struct NestedPan: Sendable {
         var start: Point
         /// The sheet's top when the pan began.
         var startTop: Double
@@ -499,7 +499,7 @@ public struct Engine: Sendable {
 
     private func points(_ pixels: Point) -> Point { pixels.scaled(by: pointsPerPixel) }
 
-    private mutating func feedSheet(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
+    mutating func feedSheet(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
         let effect = sheet.handle(event)
         if let transition = sheet.lastTransition { out.append(.transition(transition)) }
         if let cause = sheet.lastDismissAttempt {
@@ -512,7 +512,7 @@ public struct Engine: Sendable {
     }
 
     @discardableResult
-    private mutating func feedList(_ event: ListMachine.Event, into out: inout [EngineOutput]) -> ListMachine.Effect {
+    mutating func feedList(_ event: ListMachine.Event, into out: inout [EngineOutput]) -> ListMachine.Effect {
         guard !content.items.isEmpty else { return .none }
         listScratch.removeAll(keepingCapacity: true)
         let effect = list.handle(event, into: &listScratch)
@@ -521,79 +521,10 @@ public struct Engine: Sendable {
         return effect
     }
 
-    // MARK: Content gestures
-
-    /// A tap on a row of a resting sheet taps its item (the title bar, the close button and
-    /// the dim keep their meaning).
-    /// A disabled item takes no tap; a toggle flips at once, so the next state draws it, and
-    /// its client hears `itemToggled` (and may set it back).
-    private mutating func tapItem(at point: Point, _ time: Timestamp, into out: inout [EngineOutput]) {
-        guard sequenceBeganAtRest, source == .touchscreen, !content.items.isEmpty, sheet.kind == .resting,
-              let position = list.position(at: point, cardTop: sheet.top) else { return }
-        let index = list.order[position]
-        guard !content.items[index].disabled else { return }
-        if case .toggle(let isOn) = content.items[index].accessory {
-            content.items[index].accessory = .toggle(isOn: !isOn)
-            list.contentChanged()
-            out.append(.content(ContentEventReport(time: time, event: .itemToggled(item: index, isOn: !isOn))))
-            publish(at: time, into: &out)
-            return
-        }
-        out.append(.content(ContentEventReport(time: time, event: .itemTapped(item: index))))
-    }
-
-    private func beginsNestedPan(at start: Point, translation: Vector) -> Bool {
-        guard source == .touchscreen, list.scrolls, abs(translation.dy) >= abs(translation.dx),
-              sheet.kind != .settling, sheet.isShown else { return false }
-        return list.isOnList(start, cardTop: sheet.top)
-    }
-
-    /// Splits the finger's travel since the last step between the sheet and the list.
-    private mutating func moveNested(_ nested: inout NestedPan, translationY: Double, fingerVelocity: Double,
-                                     _ time: Timestamp, into out: inout [EngineOutput]) {
-        let delta = translationY - nested.lastTranslationY
-        nested.lastTranslationY = translationY
-        let rawBefore = nested.rawOffset
-        var sheetShare = 0.0
-        if delta < 0 {
-            let room = max(0, nested.startTop + nested.sheetTranslationY - list.topmostTop)
-            sheetShare = -min(room, -delta)
-            nested.rawOffset += -delta + sheetShare
-        } else if delta > 0 {
-            let listShare = min(max(nested.rawOffset, 0), delta)
-            nested.rawOffset -= listShare
-            sheetShare = delta - listShare
-        }
-        nested.sheetTranslationY += sheetShare
-        if nested.rawOffset != rawBefore || list.state.kind == .scrolling {
-            feedList(.scroll(rawOffset: nested.rawOffset, time), into: &out)
-        }
-        guard sheetShare != 0 || nested.sheetDragging else { return }
-        if nested.sheetDragging {
-            feedSheet(.panChanged(translationY: nested.sheetTranslationY, velocityY: sheetShare != 0 ? fingerVelocity : 0,
-                                  time), into: &out)
-        } else {
-            feedSheet(.panBegan(start: nested.start, translation: Vector(dx: 0, dy: nested.sheetTranslationY), source,
-                                time), into: &out)
-            nested.sheetDragging = sheet.kind == .dragging
-        }
-    }
-
-    /// The lift of a nested pan: the list keeps the momentum when it has been scrolled or the
-    /// finger flicks up with the sheet at its top; otherwise the sheet's release rule decides.
-    private mutating func releaseNested(_ nested: NestedPan, fingerVelocity: Double, _ time: Timestamp,
-                                        into out: inout [EngineOutput]) {
-        let sheetAtTop = sheet.top <= list.topmostTop + 0.5 / configuration.screen.scale
-        let toList = nested.rawOffset > 0 || (fingerVelocity < 0 && sheetAtTop)
-        feedSheet(.release(velocityY: toList ? 0 : fingerVelocity, time), into: &out)
-        if toList && list.state.kind == .idle { feedList(.scroll(rawOffset: nested.rawOffset, time), into: &out) }
-        feedList(.release(offsetPointsPerSecond: toList ? -fingerVelocity : 0, time), into: &out)
-    }
-
     /// Emits the sheet's state unless it looks the same as the last one published (to the
     /// hundredth of a pixel, the ten-thousandth of dim and the tenth of a pixel per second, the
     /// precision of the output), the list's first while the sheet has content.
-    private mutating func publish(at time: Timestamp, into out: inout [EngineOutput]) {
+    mutating func publish(at time: Timestamp, into out: inout [EngineOutput]) {
         let snapshot = snapshot(at: time)
         // The list is read through its address: called as `list.snapshot(at:)` from here, it
         // was copied whole (872 bytes and its arrays' references) on every publish, content

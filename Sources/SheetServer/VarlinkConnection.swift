@@ -33,17 +33,17 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     let channel: Channel
     let endpoint: VarlinkServer.Endpoint
     /// Unique for the server's life: the owner of the input devices this connection opens.
-    private var number: UInt64 = 0
+    var number: UInt64 = 0
     /// Input devices this connection has open; while it has any it is never idle (a finger
     /// resting on a device sends nothing).
-    private var openDevices = 0
+    var openDevices = 0
     private var context: ChannelHandlerContext?
     private var inbound = ByteBuffer()
     /// Calls read but not yet answered: at most `maximumQueuedCalls` and about
     /// `maximumMessageBytes` in all; beyond, the connection is not read until they are.
     private var queued = CircularBuffer<[UInt8]>(initialCapacity: 4)
     private var queuedBytes = 0
-    private var waitingForDaemon = false
+    var waitingForDaemon = false
     private var drainScheduled = false
     /// Whether the socket is being read (`autoRead`).
     private var reading = true
@@ -76,8 +76,8 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         self.peer = peer
     }
 
-    private var logger: Logger { server.logger }
-    private var who: String { peer.map { "client \($0)" } ?? "client (credentials unknown)" }
+    var logger: Logger { server.logger }
+    var who: String { peer.map { "client \($0)" } ?? "client (credentials unknown)" }
 
     // MARK: Channel events
 
@@ -289,7 +289,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Answers queued calls in order while the client takes replies, at most `callsPerTurn`
     /// before the loop turns to other clients (a fair share: one flooding client delays the
     /// others by a few calls, not by its backlog).
-    private func drain(context: ChannelHandlerContext) {
+    func drain(context: ChannelHandlerContext) {
         var answered = 0
         while !waitingForDaemon, !closing, !isSubscriber, channel.isWritable, let message = queued.popFirst() {
             queuedBytes -= message.count
@@ -334,12 +334,12 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    private func reply(_ parameters: JSONValue, to call: VarlinkCall, context: ChannelHandlerContext) {
+    func reply(_ parameters: JSONValue, to call: VarlinkCall, context: ChannelHandlerContext) {
         guard !call.oneway else { return }
         write(VarlinkReply.encode(continues: false) { $0.append(parameters) }, context: context)
     }
 
-    private func replyError(_ name: String, _ parameters: JSONValue = .object([:]), to call: VarlinkCall,
+    func replyError(_ name: String, _ parameters: JSONValue = .object([:]), to call: VarlinkCall,
                             context: ChannelHandlerContext) {
         guard !call.oneway else { return }
         write(VarlinkReply.error(name, parameters), context: context)
@@ -380,11 +380,11 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    private func methodNotFound(_ call: VarlinkCall, context: ChannelHandlerContext) {
+    func methodNotFound(_ call: VarlinkCall, context: ChannelHandlerContext) {
         replyError(VarlinkErrorName.methodNotFound, .object(["method": .string(call.method)]), to: call, context: context)
     }
 
-    private func invalidParameter(_ name: String, _ call: VarlinkCall, context: ChannelHandlerContext) {
+    func invalidParameter(_ name: String, _ call: VarlinkCall, context: ChannelHandlerContext) {
         replyError(VarlinkErrorName.invalidParameter, .object(["parameter": .string(name)]), to: call, context: context)
     }
 
@@ -551,90 +551,6 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 }
                 drain(context: context)
             }
-        }
-    }
-
-    // MARK: io.sheetd.Input
-
-    private func inputCall(_ call: VarlinkCall, context: ChannelHandlerContext) {
-        let parameters = call.parameters
-        let request: InputRequest
-        switch call.name {
-        case "OpenDevice":
-            do {
-                request = .open(try PluginDevice(json: parameters))
-            } catch {
-                logger.notice("\(who): OpenDevice refused: \(error)")
-                return invalidParameter(error.parameter, call, context: context)
-            }
-        case "SendFrame":
-            guard let device = parameters["device"]?.intValue else { return invalidParameter("device", call, context: context) }
-            do {
-                request = .frame(device: device, try PluginFrame(json: parameters))
-            } catch {
-                // A frame whose number can be read is refused by its number, like any bad frame.
-                guard error.parameter != "sequence", let sequence = parameters["sequence"]?.intValue else {
-                    return invalidParameter(error.parameter, call, context: context)
-                }
-                return inputReply(.invalidFrame(device: device, sequence: Int64(sequence), reason: error.description), call, context: context)
-            }
-        case "CloseDevice":
-            guard let device = parameters["device"]?.intValue else { return invalidParameter("device", call, context: context) }
-            request = .close(device: device)
-        default:
-            return methodNotFound(call, context: context)
-        }
-        guard server.mayFeed(peer) else {
-            let group = server.inputGroupName
-            logger.notice("\(who): \(call.name) refused (not root, the daemon's user or in group \(group))")
-            replyError(InputInterface.notAllowed, .object(["method": .string(call.method), "group": .string(group)]),
-                       to: call, context: context)
-            return
-        }
-        waitingForDaemon = true
-        let loop = context.eventLoop
-        let contextBox = NIOLoopBound(context, eventLoop: loop)
-        server.delegate.input(request, connection: number, from: peer!) { result in
-            loop.execute { [self] in
-                let context = contextBox.value
-                waitingForDaemon = false
-                switch result {
-                case .opened: openDevices += 1
-                case .done: if case .close = request { openDevices -= 1 }
-                default: break
-                }
-                guard channel.isActive else {
-                    // Gone while the daemon opened a device for it: the daemon closes it now.
-                    if case .opened = result, openDevices > 0 {
-                        server.delegate.inputConnectionClosed(number)
-                        openDevices = 0
-                    }
-                    return
-                }
-                inputReply(result, call, context: context)
-                drain(context: context)
-            }
-        }
-    }
-
-    private func inputReply(_ result: InputResult, _ call: VarlinkCall, context: ChannelHandlerContext) {
-        switch result {
-        case .opened(let device):
-            reply(.object(["device": .number(Double(device))]), to: call, context: context)
-        case .done:
-            reply(.object([:]), to: call, context: context)
-        case .invalidFrame(let device, let sequence, let reason):
-            logger.info("\(who): frame \(sequence) of device \(device) refused: \(reason)")
-            replyError(InputInterface.invalidFrame, .object(["device": .number(Double(device)), "sequence": .number(Double(sequence)),
-                                                              "reason": .string(reason)]), to: call, context: context)
-        case .noSuchDevice(let device):
-            replyError(InputInterface.noSuchDevice, .object(["device": .number(Double(device))]), to: call, context: context)
-        case .tooManyDevices(let limit):
-            logger.notice("\(who): OpenDevice refused: \(limit) input devices are open already")
-            replyError(InputInterface.tooManyDevices, .object(["limit": .number(Double(limit))]), to: call, context: context)
-        case .invalidParameter(let parameter, let reason):
-            logger.notice("\(who): \(call.name) refused: \(parameter): \(reason)")
-            invalidParameter(parameter, call, context: context)
         }
     }
 }

@@ -41,10 +41,10 @@ final class WaylandBackend: Backend {
     private var shm: OpaquePointer?
     private var output: OpaquePointer?
     private var layerShell: OpaquePointer?
-    private var wmBase: OpaquePointer?
-    private var seat: OpaquePointer?
-    private var touch: OpaquePointer?
-    private var pointer: OpaquePointer?
+    var wmBase: OpaquePointer?
+    var seat: OpaquePointer?
+    var touch: OpaquePointer?
+    var pointer: OpaquePointer?
 
     // The surface and its role.
     private var surface: OpaquePointer?
@@ -54,34 +54,34 @@ final class WaylandBackend: Backend {
     private var emptyRegion: OpaquePointer?
 
     /// What the output and the role's configure said.
-    private var outputScale: Int32 = 1
+    var outputScale: Int32 = 1
     private var outputMode: (width: Int32, height: Int32) = (0, 0)
     /// The output's transform (`wl_output.transform`): a quarter turn swaps its mode's sides.
     private var outputTransform: Int32 = 0
-    private var configuredSize: (width: Int32, height: Int32) = (0, 0)
-    private var pendingSerial: UInt32?
-    private var closed = false
+    var configuredSize: (width: Int32, height: Int32) = (0, 0)
+    var pendingSerial: UInt32?
+    var closed = false
 
     /// The size in buffer pixels, and the buffers of that size.
-    private var size: (width: Int, height: Int) = (0, 0)
-    private var buffers: [ShmBuffer] = []
-    private var frameCallback: OpaquePointer?
-    private var frameDone = false
+    var size: (width: Int, height: Int) = (0, 0)
+    var buffers: [ShmBuffer] = []
+    var frameCallback: OpaquePointer?
+    var frameDone = false
     /// The input region set, in surface coordinates; nil before the first frame.
     private var inputRegion: (x: Int32, y: Int32, width: Int32, height: Int32)?
 
     /// Where the compositor's touches go; nil: nowhere (`--no-forward-touch`).
-    private let forwarder: TouchForwarder?
+    let forwarder: TouchForwarder?
     /// The compositor's touch points by slot (`TouchForwarder.slots`), the pointer's among them.
-    private var touchIDs = [Int32?](repeating: nil, count: TouchForwarder.slots)
+    var touchIDs = [Int32?](repeating: nil, count: TouchForwarder.slots)
     /// The contacts of the compositor's touch frame being gathered, and the frame itself:
     /// kept, so that a frame allocates no array.
-    private var touchFrame: [PluginContact] = []
+    var touchFrame: [PluginContact] = []
     /// The pointer's position (surface pixels), and whether its left button holds a finger.
-    private var pointerPosition = (x: 0.0, y: 0.0)
-    private var pointerDown = false
+    var pointerPosition = (x: 0.0, y: 0.0)
+    var pointerDown = false
     /// The pointer's id among the touch points': no touch point of the compositor has it.
-    private static let pointerID = Int32.min
+    static let pointerID = Int32.min
     /// The state and content last shown, drawn again when the compositor configures the
     /// surface anew (a window mapped, tiled or made fullscreen waits for that commit).
     private var lastShown: (state: SheetState, content: SheetContent?)?
@@ -322,147 +322,9 @@ final class WaylandBackend: Backend {
         if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 { outputMode = (width, height) }
     }
 
-    fileprivate func outputScale(_ factor: Int32) { outputScale = max(1, min(factor, 16)) }
+    func outputScale(_ factor: Int32) { outputScale = max(1, min(factor, 16)) }
 
     fileprivate func outputTransform(_ transform: Int32) { outputTransform = transform }
-
-    // MARK: Touches
-
-    fileprivate func seatCapabilities(_ capabilities: UInt32) {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        let hasTouch = capabilities & WL_SEAT_CAPABILITY_TOUCH.rawValue != 0
-        let hasPointer = capabilities & WL_SEAT_CAPABILITY_POINTER.rawValue != 0
-        if hasTouch, touch == nil {
-            touch = wl_seat_get_touch(seat)
-            wl_touch_add_listener(touch, Listeners.touch, context)
-        } else if !hasTouch, let touch {
-            wl_touch_destroy(touch)
-            self.touch = nil
-            touchCancelled()
-        }
-        if hasPointer, pointer == nil {
-            pointer = wl_seat_get_pointer(seat)
-            wl_pointer_add_listener(pointer, Listeners.pointer, context)
-        } else if !hasPointer, let pointer {
-            pointerLifted(as: .cancel)
-            wl_pointer_destroy(pointer)
-            self.pointer = nil
-        }
-    }
-
-    /// Surface coordinates (wl_fixed_t, 1/256) to the surface's pixels.
-    private func pixels(_ value: wl_fixed_t) -> Double { Double(value) / 256 * Double(outputScale) }
-
-    fileprivate func touchDown(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
-        // A free slot that no contact of this frame holds (a finger lifted in the same frame
-        // keeps its slot until the frame is sent); more fingers than slots are left out.
-        guard let slot = touchIDs.indices.first(where: { slot in
-            touchIDs[slot] == nil && !touchFrame.contains { $0.slot == slot }
-        }) else { return }
-        touchIDs[slot] = id
-        touchFrame.append(PluginContact(slot: slot, phase: .down, x: pixels(x), y: pixels(y)))
-    }
-
-    fileprivate func touchMotion(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
-        guard let slot = touchIDs.firstIndex(where: { $0 == id }) else { return }
-        // The newest position of a finger in this frame stands for it.
-        if let index = touchFrame.firstIndex(where: { $0.slot == slot }) {
-            touchFrame[index].x = pixels(x)
-            touchFrame[index].y = pixels(y)
-        } else {
-            touchFrame.append(PluginContact(slot: slot, phase: .move, x: pixels(x), y: pixels(y)))
-        }
-    }
-
-    fileprivate func touchUp(id: Int32) {
-        guard let slot = touchIDs.firstIndex(where: { $0 == id }) else { return }
-        touchIDs[slot] = nil
-        if let index = touchFrame.firstIndex(where: { $0.slot == slot }) {
-            // Down and up in one frame: the daemon takes both in turn, in separate frames.
-            if touchFrame[index].phase == .down {
-                let down = touchFrame[index]
-                touchFrame.remove(at: index)
-                forward([down])
-                touchFrame.append(PluginContact(slot: slot, phase: .up, x: down.x, y: down.y))
-                return
-            }
-            touchFrame[index].phase = .up
-        } else {
-            touchFrame.append(PluginContact(slot: slot, phase: .up, x: 0, y: 0))
-        }
-    }
-
-    fileprivate func touchFrameEnded() {
-        guard !touchFrame.isEmpty else { return }
-        forward(touchFrame)
-        touchFrame.removeAll(keepingCapacity: true)
-    }
-
-    /// The compositor took the touches back (a gesture of its own): every finger is cancelled.
-    fileprivate func touchCancelled() {
-        touchFrame.removeAll(keepingCapacity: true)
-        for slot in touchIDs.indices where touchIDs[slot] != nil && touchIDs[slot] != Self.pointerID {
-            touchIDs[slot] = nil
-            touchFrame.append(PluginContact(slot: slot, phase: .cancel, x: 0, y: 0))
-        }
-        touchFrameEnded()
-    }
-
-    fileprivate func pointerMotion(x: wl_fixed_t, y: wl_fixed_t) {
-        pointerPosition = (pixels(x), pixels(y))
-        guard pointerDown, let slot = touchIDs.firstIndex(where: { $0 == Self.pointerID }) else { return }
-        forward([PluginContact(slot: slot, phase: .move, x: pointerPosition.x, y: pointerPosition.y)])
-    }
-
-    /// BTN_LEFT (0x110) pressed puts a finger down where the pointer is; released lifts it.
-    fileprivate func pointerButton(_ button: UInt32, pressed: Bool) {
-        guard button == 0x110, pressed != pointerDown else { return }
-        if pressed {
-            guard let slot = touchIDs.firstIndex(where: { $0 == nil }) else { return }
-            touchIDs[slot] = Self.pointerID
-            pointerDown = true
-            forward([PluginContact(slot: slot, phase: .down, x: pointerPosition.x, y: pointerPosition.y)])
-        } else {
-            pointerLifted(as: .up)
-        }
-    }
-
-    /// The pointer left the surface with the button held: the finger is cancelled.
-    fileprivate func pointerLifted(as phase: ContactPhase) {
-        guard pointerDown, let slot = touchIDs.firstIndex(where: { $0 == Self.pointerID }) else { return }
-        pointerDown = false
-        touchIDs[slot] = nil
-        forward([PluginContact(slot: slot, phase: phase, x: pointerPosition.x, y: pointerPosition.y)])
-    }
-
-    private func forward(_ contacts: [PluginContact]) {
-        guard let forwarder else { return }
-        forwarder.size = size
-        forwarder.forward(contacts, at: monotonicMicroseconds())
-    }
-
-    fileprivate func configure(serial: UInt32, width: UInt32, height: UInt32) {
-        configuredSize = (Int32(clamping: width), Int32(clamping: height))
-        pendingSerial = serial
-    }
-
-    fileprivate func toplevelSize(width: Int32, height: Int32) { configuredSize = (width, height) }
-
-    fileprivate func xdgConfigure(serial: UInt32) { pendingSerial = serial }
-
-    fileprivate func release(_ buffer: OpaquePointer?) {
-        buffers.first { $0.buffer == buffer }?.busy = false
-    }
-
-    fileprivate func frame(_ callback: OpaquePointer?) {
-        wl_callback_destroy(callback)
-        frameCallback = nil
-        frameDone = true
-    }
-
-    fileprivate func closedByCompositor() { closed = true }
-
-    fileprivate func ping(_ serial: UInt32) { xdg_wm_base_pong(wmBase, serial) }
 
     // MARK: Sizes and buffers
 
@@ -544,7 +406,7 @@ final class WaylandBackend: Backend {
 
 /// The listeners handed to libwayland: C function pointers that find the backend through the
 /// proxy's user data. They live as long as the process.
-private enum Listeners {
+enum Listeners {
     static func backend(_ data: UnsafeMutableRawPointer?) -> WaylandBackend {
         Unmanaged<WaylandBackend>.fromOpaque(data!).takeUnretainedValue()
     }

@@ -190,15 +190,15 @@ final class ControlBridge: SheetServiceDelegate {
 
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void) {
-        loop.submit(request, completion: completion)
+        loop.inbox.submit(request, completion: completion)
     }
 
     func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
                completion: @escaping @Sendable (InputResult) -> Void) {
-        loop.submit(EngineLoop.InputCall(request: request, connection: connection, peer: peer, completion: completion))
+        loop.inbox.submit(LoopInbox.InputCall(request: request, connection: connection, peer: peer, completion: completion))
     }
 
-    func inputConnectionClosed(_ connection: UInt64) { loop.inputConnectionClosed(connection) }
+    func inputConnectionClosed(_ connection: UInt64) { loop.inbox.inputConnectionClosed(connection) }
 }
 
 /// Reads the configuration again and applies what may change at run time, telling systemd
@@ -220,7 +220,7 @@ struct Reloader: Sendable {
         do {
             let settings = try resolve()
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                loop.reload(settings) { done.resume() }
+                loop.inbox.reload(settings) { done.resume() }
             }
             var limits = limits
             limits.apply(settings)
@@ -256,7 +256,7 @@ struct InputService: Service {
                 thread.start()
             }
         } onGracefulShutdown: {
-            loop.stop()
+            loop.inbox.stop()
         }
     }
 }
@@ -318,5 +318,17 @@ extension ServerConfiguration {
         maximumConnectionsPerUser = settings.maximumConnectionsPerUser
         stallTimeout = .microseconds(Int64(settings.clientStallSeconds * 1_000_000))
         idleTimeout = .microseconds(Int64(settings.clientIdleSeconds * 1_000_000))
+    }
+}
+
+enum DaemonError: Error, CustomStringConvertible {
+    case system(call: String, errno: Int32)
+    case unknownGroup(String)
+
+    var description: String {
+        switch self {
+        case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
+        case .unknownGroup(let name): "no group named `\(name)` (sysusers.d/sheetd.conf creates `sheetd`)"
+        }
     }
 }

@@ -153,13 +153,13 @@ public struct SheetMachine: Sendable {
     /// holding a whole animation copied it each time. `state` puts them together.
     public private(set) var kind: StateKind
     /// While resting: the detent.
-    private var restingDetent: Int
+    var restingDetent: Int
     /// While dragging: the drag.
     private var dragging: Drag
     /// While settling: the animation under way. Readable from inlined code (`deadline`).
-    @usableFromInline private(set) var settling: Settle
+    @usableFromInline internal(set) var settling: Settle
     /// While a spring settles: the spring on the settle's frame grid (`Spring.Grid`).
-    private var springGrid: Spring.Grid?
+    var springGrid: Spring.Grid?
 
     /// The state whole, for tests, tables and logs.
     public var state: State {
@@ -170,7 +170,7 @@ public struct SheetMachine: Sendable {
         }
     }
     /// The numbers the machine was made with; only `reduceMotion` changes afterwards.
-    public private(set) var configuration: SheetConfiguration
+    public internal(set) var configuration: SheetConfiguration
     public let detents: DetentSet
     public let layout: SheetLayout
     public let screen: ScreenSize
@@ -178,7 +178,7 @@ public struct SheetMachine: Sendable {
     public let span: CardSpan
     /// Which way the title reads: the close button sits where it ends. Set with the content.
     public internal(set) var titleDirection = TextDirection.leftToRight
-    public private(set) var cause: SheetCause = .initial
+    public internal(set) var cause: SheetCause = .initial
     /// Set by `handle` when the state changed kind or target; the caller logs it.
     public private(set) var lastTransition: SheetTransition?
     /// Unsaved changes in the content: a user's dismissal springs back to the detent it left
@@ -195,16 +195,16 @@ public struct SheetMachine: Sendable {
     /// How the sheet opens, closes and shares the screen.
     public var presentation: SheetPresentation { configuration.presentation }
 
-    private var height: Double { screen.heightInPoints }
+    var height: Double { screen.heightInPoints }
     /// The floor's top: the screen's height, or the bar's top.
-    private let floorTop: Double
+    let floorTop: Double
     /// The floor is the bottom bar (`collapsed`), not `hidden`.
-    private let floorIsBar: Bool
+    let floorIsBar: Bool
     /// The sheet's region when it takes the whole screen, and when it rests closed at `hidden`.
-    private let wholeScreen: ScreenRegion
-    private var closedRegion: ScreenRegion
+    let wholeScreen: ScreenRegion
+    var closedRegion: ScreenRegion
     /// Half a pixel, in points: closer than this to a detent is at the detent.
-    private var tolerance: Double { 0.5 / screen.scale }
+    var tolerance: Double { 0.5 / screen.scale }
 
     /// `openDetent`: where a tap on the bar opens the sheet (`half` when it is not a detent).
     public init(configuration: SheetConfiguration, screen: ScreenSize, layout: SheetLayout = SheetLayout(),
@@ -298,7 +298,7 @@ public struct SheetMachine: Sendable {
     /// Dim opacity from position: `maximumDim · (F − top) / (F − H/2)`, clamped to
     /// 0…maximumDim, where F is the floor's top (H when hidden); none when not modal.
     @inline(__always)
-    private func dim(atTop top: Double) -> Double {
+    func dim(atTop top: Double) -> Double {
         guard configuration.presentation.modal else { return 0 }
         let floor = floorTop, span = floor - height / 2
         guard span > 0 else { return 0 }
@@ -326,64 +326,6 @@ public struct SheetMachine: Sendable {
         destination.map { $0 != detents.hiddenIndex } ?? true
     }
 
-    private func isOnCard(_ point: Point, _ source: TouchSource) -> Bool {
-        source == .touchpad || layout.isOnCard(point, top: top, span: span)
-    }
-
-    /// The part of the screen the sheet takes now, in points: what a renderer under a
-    /// compositor makes its input region. The whole screen while a modal sheet is shown or
-    /// moving; the card (with the grabber's touch target) while a non-modal one is; at rest
-    /// closed, the bar, or the edge band when an edge swipe may open it, or nothing.
-    public var region: ScreenRegion {
-        region(top: top, closedAtRest: kind == .resting && restingDetent == detents.hiddenIndex)
-    }
-
-    /// The region of this sheet with its card at `top` (points), resting closed or not: what a
-    /// published state (`SheetSnapshot`) is given when it goes on the wire, so that the
-    /// snapshot every output copies stays small.
-    public func region(top: Double, closedAtRest: Bool) -> ScreenRegion {
-        if closedAtRest && !floorIsBar { return closedRegion }
-        if !closedAtRest && configuration.presentation.modal { return wholeScreen }
-        // On the screen whatever the card does (a spring's overshoot below the bottom edge).
-        let y = min(max(0, top - layout.grabberReach), height)
-        return ScreenRegion(x: span.left, y: y, width: span.width, height: height - y)
-    }
-
-    /// Closed at `hidden`: the edge band when an edge swipe may open the sheet, else nothing.
-    private static func closedRegion(_ presentation: SheetPresentation, screen: ScreenSize) -> ScreenRegion {
-        guard presentation.gestures.contains(.edgeSwipe), presentation.canOpen else { return .empty }
-        let height = screen.heightInPoints, band = min(presentation.edgeBandInPoints, height)
-        return ScreenRegion(x: 0, y: height - band, width: screen.widthInPoints, height: band)
-    }
-
-
-    /// Whether a touch that starts at `point` is the sheet's: every touch of a modal sheet
-    /// and of a touchpad; for a non-modal sheet, one that starts in `region`. The engine
-    /// passes the others through: no gesture, no effect.
-    public func owns(_ point: Point, _ source: TouchSource) -> Bool {
-        source == .touchpad || presentation.modal || region.contains(point)
-    }
-
-    /// Changes how the sheet opens, closes and shares the screen, but for the bar (on or off,
-    /// its height): that shapes the detents, and a new one needs a new machine.
-    public mutating func setPresentation(_ presentation: SheetPresentation) {
-        var next = presentation
-        next.gestures.remove(.bottomBar)
-        next.gestures.formUnion(configuration.presentation.gestures.intersection(.bottomBar))
-        next.barHeightInPoints = configuration.presentation.barHeightInPoints
-        configuration.presentation = next
-        closedRegion = Self.closedRegion(next, screen: screen)
-    }
-
-    /// The gesture that may open a closed sheet from `start`, with its cause: a touchscreen
-    /// pan upwards that starts on the bar, or in the edge band.
-    private func openingGesture(from start: Point, translation: Vector, _ source: TouchSource) -> PresentCause? {
-        guard presentation.canOpen, source == .touchscreen, translation.dy < 0 else { return nil }
-        if floorIsBar, layout.isOnCard(start, top: top, span: span) { return .barSwipe }
-        if presentation.gestures.contains(.edgeSwipe), start.y >= height - presentation.edgeBandInPoints { return .edgeSwipe }
-        return nil
-    }
-
     // MARK: The machine
 
     public mutating func handle(_ event: Event) -> Effect {
@@ -405,17 +347,17 @@ public struct SheetMachine: Sendable {
         return effect
     }
 
-    private mutating func rest(at detent: Int) {
+    mutating func rest(at detent: Int) {
         kind = .resting
         restingDetent = detent
     }
 
-    private mutating func begin(_ drag: Drag) {
+    mutating func begin(_ drag: Drag) {
         kind = .dragging
         dragging = drag
     }
 
-    private mutating func begin(_ settle: Settle) {
+    mutating func begin(_ settle: Settle) {
         kind = .settling
         settling = settle
         if case .spring(let spring, _) = settle.animation {
@@ -595,156 +537,6 @@ public struct SheetMachine: Sendable {
     /// The drag's rubber band above the top detent, over the screen's height.
     private var rubberBand: RubberBand {
         RubberBand(coefficient: configuration.rubberBandCoefficient, dimension: height)
-    }
-
-    // MARK: Releasing
-
-    /// The detent a release goes to, by the rule set.
-    public func releaseTarget(drag: Drag, velocity: Double) -> Int {
-        let top = drag.top
-        switch configuration.ruleSet {
-        case .tutorial:
-            if velocity > configuration.tutorialDismissPointsPerSecond { return detents.hiddenIndex }
-            if top < configuration.tutorialExpandFraction * height {
-                return detents.index(named: .expanded) ?? 0
-            }
-            if top < floorTop - configuration.tutorialHideMarginInPoints {
-                return detents.index(named: .half) ?? detents.nearest(to: top, includingHidden: false)
-            }
-            return detents.hiddenIndex
-        case .halfDrag:
-            if drag.originDetent == detents.hiddenIndex {
-                // Opening, the rule turned round: dragged up more than that fraction of the way
-                // to the open detent opens, at the open detent nearest to where it was let go.
-                let way = drag.startTop - detents[openDetent].topInPoints
-                guard drag.startTop - top > configuration.halfDragHideFraction * way else { return detents.hiddenIndex }
-                return detents.nearest(to: top, includingHidden: false)
-            }
-            let cardHeight = floorTop - drag.startTop
-            if top - drag.startTop > configuration.halfDragHideFraction * cardHeight { return detents.hiddenIndex }
-            return drag.originDetent
-        case .projection:
-            if abs(velocity) >= configuration.flingPointsPerSecond {
-                // A fling moves to the next detent in its direction, and no further.
-                if velocity > 0 { return detents.next(below: top, tolerance: tolerance) ?? detents.hiddenIndex }
-                return detents.next(above: top, tolerance: tolerance) ?? 0
-            }
-            let projected = top + projectedDistance(velocity)
-            let nearest = detents.nearest(to: projected)
-            // From the floor, the nearest detent opens or not; the dismiss line is for dismissals.
-            if drag.originDetent == detents.hiddenIndex { return nearest }
-            if nearest == detents.hiddenIndex && projected < floorTop - configuration.dismissLineMarginInPoints {
-                return detents.nearest(to: projected, includingHidden: false)
-            }
-            return nearest
-        }
-    }
-
-    /// A downward release fast enough to count as the rule set's fling.
-    private func isFling(_ velocity: Double) -> Bool {
-        switch configuration.ruleSet {
-        case .tutorial: return velocity > configuration.tutorialDismissPointsPerSecond
-        case .halfDrag, .projection: return velocity >= configuration.flingPointsPerSecond
-        }
-    }
-
-    /// How far momentum carries at `decelerationRate` per ms: v/1000 · r/(1 − r) (0.499 s · v).
-    public func projectedDistance(_ pointsPerSecond: Double) -> Double {
-        let r = configuration.decelerationRate
-        return pointsPerSecond / 1000 * r / (1 - r)
-    }
-
-    // MARK: Settling
-
-    private mutating func settle(to detent: Int, velocity: Double, at time: Timestamp, cause: SheetCause) -> Effect {
-        if kind == .resting, restingDetent == detent { return .none }
-        if configuration.reduceMotion { return fade(to: detent, at: time, cause: cause) }
-        let from = top
-        let target = detents[detent].topInPoints
-        let animation: SheetAnimation
-        switch configuration.ruleSet {
-        case .tutorial:
-            animation = .curve(from: from, to: target, seconds: configuration.tutorialAnimationSeconds, .easeIn)
-        case .halfDrag:
-            animation = .curve(from: from, to: target, seconds: configuration.halfDragAnimationSeconds, .easeInOut)
-        case .projection:
-            let spring = Spring(from: from, target: target, initialVelocity: velocity,
-                                stiffness: configuration.springStiffness,
-                                dampingRatio: configuration.springDampingRatio)
-            animation = .spring(spring, clampAtTarget: detent == detents.hiddenIndex)
-        }
-        self.cause = cause
-        // At the target and still, or at the floor and moving on down (it would bounce off the
-        // screen's bottom edge and back).
-        if abs(from - target) <= tolerance && (velocity == 0 || (detent == detents.hiddenIndex && velocity > 0)) {
-            rest(at: detent)
-            return .changed
-        }
-        begin(Settle(targetDetent: detent, animation: animation, startedAt: time, top: from,
-                     velocity: velocity, nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
-                     cause: cause))
-        return .changed
-    }
-
-    /// Reduced motion: the card goes to `detent` at once and the dim cross-fades from what it
-    /// is now. Dims less than half an 8-bit level apart rest at once.
-    private mutating func fade(to detent: Int, at time: Timestamp, cause: SheetCause) -> Effect {
-        self.cause = cause
-        let from = dim, target = detents[detent].topInPoints, to = dim(atTop: target)
-        let seconds = to > from ? configuration.reducedMotionFadeInSeconds : configuration.reducedMotionFadeOutSeconds
-        guard abs(to - from) >= 0.5 / 255, seconds > 0 else {
-            rest(at: detent)
-            return .changed
-        }
-        begin(Settle(targetDetent: detent, animation: .curve(from: from, to: to, seconds: seconds, .linear),
-                     startedAt: time, top: target, velocity: 0,
-                     nextFrame: time.adding(microseconds: configuration.frameIntervalMicroseconds),
-                     cause: cause, dim: from))
-        return .changed
-    }
-
-    /// A new target while settling: a spring keeps the current velocity, a curve starts afresh.
-    private mutating func retarget(to detent: Int, at time: Timestamp) -> Effect {
-        guard kind == .settling, settling.targetDetent != detent else { return .none }
-        return settle(to: detent, velocity: configuration.ruleSet == .projection ? settling.velocity : 0,
-                      at: time, cause: .command)
-    }
-
-    /// The settle's animation at `time`, with the rest thresholds in points. A spring is read
-    /// off its grid, which is the closed form's numbers without its `exp`, `cos` and `sin` on
-    /// most frames.
-    private mutating func sampleSettle(at time: Timestamp) -> (value: Double, velocity: Double, finished: Bool) {
-        let restDistance = configuration.springRestDistanceInPixels / screen.scale
-        let restSpeed = configuration.springRestPixelsPerSecond / screen.scale
-        if case .spring(let spring, let clamp) = settling.animation,
-           let state = springGrid?.state(afterMicroseconds: time.microseconds - settling.startedAt.microseconds) {
-            return SheetAnimation.ending(spring, clampAtTarget: clamp, state, restDistance: restDistance, restSpeed: restSpeed)
-        }
-        return settling.animation.sample(after: time.seconds(since: settling.startedAt), restDistance: restDistance,
-                                         restSpeed: restSpeed)
-    }
-
-    /// Samples the animation at `time`; rests at the target when it is over.
-    private mutating func advance(to time: Timestamp, scheduling: Bool = true) -> Effect {
-        guard kind == .settling else { return .none }
-        let result = sampleSettle(at: time)
-        if result.finished {
-            rest(at: settling.targetDetent)
-            return .changed
-        }
-        if settling.dim != nil {
-            settling.dim = result.value
-        } else {
-            settling.top = result.value
-            settling.velocity = result.velocity
-        }
-        if scheduling {
-            // Frames stay on the grid that started with the settle, whatever woke us.
-            let interval = configuration.frameIntervalMicroseconds
-            let elapsed = time.microseconds - settling.startedAt.microseconds
-            settling.nextFrame = settling.startedAt.adding(microseconds: (elapsed / interval + 1) * interval)
-        }
-        return .changed
     }
 
     // MARK: Dismissing

@@ -1,0 +1,87 @@
+import SheetCore
+import SheetInput
+
+/// The engine's clock. With libinput the engine runs on CLOCK_MONOTONIC, the clock of the
+/// kernel's event stamps. A recording runs on its own time from zero, mapped onto the
+/// monotonic clock at its speed (`@max`: not at all, frame after frame); when it has ended and
+/// the sheet rests, the clock goes on at the real pace from where it is.
+///
+/// Engine time = anchorEngine + (monotonic − anchorMonotonic) × rate, and never before the
+/// newest event the engine saw (`time`).
+struct EngineClock {
+    private var anchorEngine = Timestamp.zero
+    private var anchorMonotonic = Timestamp.zero
+    private var rate = 1.0
+    /// A recording is being played: the engine's time is the recording's.
+    private(set) var replaying = false
+    /// A recording plays at `@max`: the engine's time is the recording's alone.
+    private(set) var asFastAsPossible = false
+    /// Engine time of the newest event processed; the engine never goes back.
+    private(set) var time = Timestamp.zero
+
+    /// Live input: engine time is monotonic time from `now`.
+    mutating func startLive(at now: Timestamp) {
+        anchorEngine = now
+        anchorMonotonic = now
+        time = self.now()
+    }
+
+    /// A recording's time zero falls at `now`; `speed` nil: as fast as possible.
+    mutating func startRecording(at now: Timestamp, speed: Double?) {
+        replaying = true
+        asFastAsPossible = speed == nil
+        anchorEngine = .zero
+        anchorMonotonic = now
+        rate = speed ?? 1
+        time = self.now()
+    }
+
+    /// The recording is over: from `time`, at the real pace.
+    mutating func resumeRealPace(at now: Timestamp) {
+        replaying = false
+        asFastAsPossible = false
+        anchorEngine = time
+        anchorMonotonic = now
+        rate = 1
+    }
+
+    func engine(atMonotonic monotonic: Timestamp) -> Timestamp {
+        let elapsed = Double(monotonic.microseconds - anchorMonotonic.microseconds) * rate
+        return Timestamp(microseconds: anchorEngine.microseconds + Int64(elapsed.rounded()))
+    }
+
+    func monotonic(atEngine engine: Timestamp) -> Timestamp {
+        let elapsed = Double(engine.microseconds - anchorEngine.microseconds) / rate
+        return Timestamp(microseconds: anchorMonotonic.microseconds + Int64(elapsed.rounded()))
+    }
+
+    /// The engine's "now", never before the last event it saw.
+    func now() -> Timestamp {
+        if asFastAsPossible { return time }
+        return max(engine(atMonotonic: LibinputInput.monotonicNow()), time)
+    }
+
+    /// Moves `time` to `now()` and returns it: a call or a reload happens now.
+    mutating func tick() -> Timestamp {
+        time = now()
+        return time
+    }
+
+    /// An event at engine time `stamp` was processed.
+    mutating func saw(_ stamp: Timestamp) {
+        time = max(time, stamp)
+    }
+
+    /// A live frame stamped on the monotonic clock, on the engine's: never before the last
+    /// event it saw.
+    mutating func stamp(monotonic: Timestamp) -> Timestamp {
+        time = max(time, engine(atMonotonic: monotonic))
+        return time
+    }
+
+    /// The monotonic time a state made at engine time `engine` is stamped with: at `@max`,
+    /// when it is published.
+    func publishedTime(ofEngine engine: Timestamp) -> Timestamp {
+        asFastAsPossible ? LibinputInput.monotonicNow() : monotonic(atEngine: engine)
+    }
+}

@@ -1,0 +1,76 @@
+import SheetCore
+import SheetInput
+
+/// A recording played as the daemon's input (`--input replay:…`): its frames handed to the
+/// engine when they fall due on the engine's clock (`EngineClock`), or batch after batch at
+/// `@max`; at its end the fingers still down are cancelled and the clock goes on at the real
+/// pace.
+extension EngineLoop {
+    /// Processes recorded frames that are due and fires the engine's deadlines up to now.
+    func catchUp() {
+        // With no recording and no deadline nothing can be due, and the clock is not read: on
+        // a machine without a usable TSC each read is a system call, taken once per frame.
+        guard clock.replaying || engineDeadline != nil else { return }
+        let now = clock.now()
+        if clock.replaying, let player = input.recording {
+            while let frame = player.take(dueBy: now, screen: engine.configuration.screen) { apply(frame, of: player) }
+        }
+        if let deadline = engineDeadline, deadline <= now {
+            engine.advance(to: now, into: &outputs)
+            clock.saw(now)
+        }
+        endReplayIfDone()
+    }
+
+    /// As fast as possible: a batch of frames, then a look at the calls and the socket.
+    func replayBatch() {
+        guard let player = input.recording else { return }
+        for _ in 0..<512 {
+            if let frame = player.take(screen: engine.configuration.screen) {
+                apply(frame, of: player)
+            } else if let deadline = engineDeadline {
+                engine.advance(to: deadline, into: &outputs)
+                clock.saw(deadline)
+            } else {
+                break
+            }
+            if outputs.count > 256 { publish() }
+        }
+        endReplayIfDone()
+    }
+
+    /// A recorded frame (an empty one only moves the clock); right after the last, the
+    /// fingers still down are cancelled at its time.
+    func apply(_ frame: TouchFrame, of player: RecordingPlayer) {
+        clock.saw(frame.time)
+        if frame.isEmpty {
+            engine.advance(to: frame.time, into: &outputs)
+        } else {
+            process(frame)
+        }
+        finishIfEnded(player)
+    }
+
+    /// At the recording's end (told once): its warnings, and fingers still down cancelled at
+    /// its last event (as `sheetctl replay` does).
+    func finishIfEnded(_ player: RecordingPlayer) {
+        guard player.takeEnd(), engine.activeTouchCount > 0 else { return }
+        logger.warning("\(player.input.path): the recording ends with \(engine.activeTouchCount) finger(s) down: cancelled at its end")
+        clock.saw(player.input.lastEventTime)
+        engine.cancelAllTouches(at: clock.time, into: &outputs)
+    }
+
+    /// When the recording is over and the sheet rests, the engine clock goes on at the real
+    /// pace from where it is.
+    func endReplayIfDone() {
+        guard clock.replaying, let player = input.recording, player.ended else { return }
+        finishIfEnded(player)
+        guard engineDeadline == nil else { return }
+        publish()
+        clock.resumeRealPace(at: LibinputInput.monotonicNow())
+        let rest = engine.sheet.detentIndex.map { "at \(engine.sheet.detents[$0].name)" } ?? "between detents"
+        logger.notice("replay of \(player.input.path) done; the sheet rests \(rest)")
+        logger.info("the replay's timer was set \(timer.lead.microseconds) µs early at the end (how late it fires here)")
+        systemd.notify("STATUS=replay done; the sheet rests \(rest)")
+    }
+}

@@ -1,0 +1,72 @@
+import SheetConfig
+import SheetInput
+import SheetProtocol
+import SheetServer
+import Synchronization
+
+/// What other threads hand the engine loop: control calls, reloads, input calls, connections
+/// gone, a stop. Each wakes the loop, which takes them all at once (`take`) and answers on its
+/// own thread.
+final class LoopInbox: Sendable {
+    struct Calls {
+        var commands: [(ControlRequest, @Sendable (ControlResult) -> Void)] = []
+        var reloads: [(Settings, @Sendable () -> Void)] = []
+        var inputs: [InputCall] = []
+        /// Connections gone with input devices open.
+        var inputConnectionsGone: [UInt64] = []
+        var stopping = false
+    }
+
+    /// An `io.sheetd.Input` call and the connection it came on.
+    struct InputCall {
+        var request: InputRequest
+        var connection: UInt64
+        var peer: PeerCredentials
+        var completion: @Sendable (InputResult) -> Void
+    }
+
+    private let calls = Mutex<Calls>(Calls())
+    private let waiter: Waiter
+
+    init(waking waiter: Waiter) {
+        self.waiter = waiter
+    }
+
+    /// Queues a control call; `completion` runs on the loop's thread.
+    func submit(_ request: ControlRequest, completion: @escaping @Sendable (ControlResult) -> Void) {
+        calls.withLock { $0.commands.append((request, completion)) }
+        waiter.wake()
+    }
+
+    /// Queues a reload with settings read again; `completion` runs on the loop's thread once
+    /// they apply.
+    func reload(_ settings: Settings, completion: @escaping @Sendable () -> Void) {
+        calls.withLock { $0.reloads.append((settings, completion)) }
+        waiter.wake()
+    }
+
+    /// Queues an `io.sheetd.Input` call; `completion` runs on the loop's thread.
+    func submit(_ call: InputCall) {
+        calls.withLock { $0.inputs.append(call) }
+        waiter.wake()
+    }
+
+    /// Closes the input devices of a connection that has gone.
+    func inputConnectionClosed(_ connection: UInt64) {
+        calls.withLock { $0.inputConnectionsGone.append(connection) }
+        waiter.wake()
+    }
+
+    func stop() {
+        calls.withLock { $0.stopping = true }
+        waiter.wake()
+    }
+
+    /// All that was queued since the last take (a stop stays).
+    func take() -> Calls {
+        calls.withLock { box in
+            defer { box = Calls(stopping: box.stopping) }
+            return box
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Logging
+import SheetCore
+import SheetProtocol
+import SheetServer
+import Synchronization
+
+/// Turns what the engine emitted into states for the server's subscribers: a state for each
+/// snapshot with the list drawn with it, the gesture and content events riding on the state
+/// they came with (or the next), numbered and stamped on the monotonic clock. It also keeps the
+/// content as `GetContent` answers it, for the server's thread.
+final class Publisher {
+    weak var server: VarlinkServer?
+    private let logger: Logger
+    /// The detents as published, in pixels; they change only with the screen.
+    private var detentPositions: [SheetProtocol.DetentPosition]
+    private var sequence: Int64 = 0
+    private var pendingGesture: GestureReport?
+    private var pendingEvents: [SheetEvent] = []
+    /// `inputActive` as the last published state said it.
+    private var publishedInputActive = false
+    /// The content, the list's order and its revision, for `GetContent` on the server's thread.
+    private let contentBox = Mutex<SharedContent>(SharedContent(content: .empty, order: [], revision: 0))
+    private var sharedRevision = 0
+
+    init(engine: borrowing Engine, logger: Logger) {
+        self.logger = logger
+        detentPositions = Self.positions(of: engine)
+    }
+
+    var content: SharedContent { contentBox.withLock { $0 } }
+
+    /// The engine was rebuilt: the detents follow its screen and detents.
+    func detentsChanged(_ engine: borrowing Engine) {
+        detentPositions = Self.positions(of: engine)
+    }
+
+    /// Publishes `outputs` and empties them. `inputActive`: a finger is down or a recording
+    /// has frames still to play (`State.inputActive`).
+    func publish(_ outputs: inout [EngineOutput], of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
+        shareContent(of: engine)
+        guard !outputs.isEmpty else {
+            // A finger that lands on a resting sheet or lifts without moving it, or a replay's
+            // end, changes no state but `inputActive`: subscribers waiting for rest need it.
+            if inputActive != publishedInputActive {
+                publish(current(engine, clock), of: &engine, clock: clock, inputActive: inputActive)
+            }
+            return
+        }
+        // A state and the list drawn with it (the engine emits the list just before).
+        var lastSheet: (SheetSnapshot, ListSnapshot?)?
+        var nextList: ListSnapshot?
+        for output in outputs {
+            switch output {
+            case .list(let list):
+                nextList = list
+            case .sheet(let snapshot):
+                if let pending = lastSheet { publish(pending, of: &engine, clock: clock, inputActive: inputActive) }
+                lastSheet = (snapshot, nextList)
+                nextList = nil
+            case .gesture(let gesture):
+                if let pending = lastSheet {
+                    publish(pending, of: &engine, clock: clock, inputActive: inputActive)
+                    lastSheet = nil
+                }
+                pendingGesture = GestureReport(gesture)
+            case .transition(let transition):
+                logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
+            case .content(let report):
+                // Events ride on the state they came with, or the next one.
+                if let pending = lastSheet {
+                    publish(pending, of: &engine, clock: clock, inputActive: inputActive)
+                    lastSheet = nil
+                }
+                pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
+            case .touch:
+                break
+            }
+        }
+        if let lastSheet {
+            publish(lastSheet, of: &engine, clock: clock, inputActive: inputActive)
+        } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
+            publish(current(engine, clock), of: &engine, clock: clock, inputActive: inputActive)
+        }
+        outputs.removeAll(keepingCapacity: true)
+    }
+
+    /// The sheet and its list as they are now, for a state with no new snapshot in it.
+    private func current(_ engine: borrowing Engine, _ clock: EngineClock) -> (SheetSnapshot, ListSnapshot?) {
+        (engine.snapshot(at: clock.time), engine.listSnapshot(at: clock.time))
+    }
+
+    func publish(_ pair: (SheetSnapshot, ListSnapshot?), of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
+        let (snapshot, list) = pair
+        sequence += 1
+        let timestamp = clock.publishedTime(ofEngine: snapshot.time)
+        publishedInputActive = inputActive
+        let configuration = engine.configuration
+        let state = SheetState(snapshot, list: list, screen: configuration.screen,
+                               layout: configuration.list, content: engine.content,
+                               detents: detentPositions, inputActive: inputActive, appearance: engine.appearance,
+                               presentation: configuration.sheet.presentation,
+                               regionInPixels: engine.sheet.regionInPixels(of: snapshot))
+        let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
+                                   state: state, gesture: pendingGesture, events: pendingEvents)
+        pendingGesture = nil
+        pendingEvents.removeAll(keepingCapacity: true)
+        server?.publish(update)
+    }
+
+    /// Tells `GetContent` what the engine holds now, whenever the list's revision has moved on
+    /// (new content, or a swap: a few a second at most while a finger drags an item). Called
+    /// before states are published, so `GetContent` never answers with a revision older than
+    /// a state a client has seen.
+    private func shareContent(of engine: borrowing Engine) {
+        guard engine.list.revision != sharedRevision else { return }
+        sharedRevision = engine.list.revision
+        let shared = SharedContent(content: engine.content, order: engine.list.order, revision: sharedRevision)
+        contentBox.withLock { $0 = shared }
+    }
+
+    static func positions(of engine: borrowing Engine) -> [SheetProtocol.DetentPosition] {
+        let scale = engine.configuration.screen.scale
+        return engine.sheet.detents.detents.map { SheetProtocol.DetentPosition(name: $0.name, topInPixels: $0.topInPoints * scale) }
+    }
+}
