@@ -18,10 +18,8 @@ import SheetRenderKit
 /// left to whoever else draws on it.
 final class FramebufferBackend: Backend {
     let name = "fbdev"
-    let path: String
-    private let descriptor: Int32
-    private let map: UnsafeMutableRawPointer
-    private let mapSize: Int
+    var path: String { device.path }
+    private let device: FramebufferDevice
     private var variable: fb_var_screeninfo
     private let width: Int, height: Int, stride: Int
     private let format: PixelFormat
@@ -42,44 +40,35 @@ final class FramebufferBackend: Backend {
     /// How frames reach the screen, for the log.
     var method: String { pages.isEmpty ? "shadow buffer, damaged rows copied" : "two pages, panned" }
 
-    init(path: String, looks: Looks, painter: Painter, snapshot: Bool) throws(RenderError) {
-        self.path = path
+    convenience init(path: String, looks: Looks, painter: Painter, snapshot: Bool) throws(RenderError) {
+        try self.init(device: KernelFramebuffer(path: path), looks: looks, painter: painter, snapshot: snapshot)
+    }
+
+    init(device: FramebufferDevice, looks: Looks, painter: Painter, snapshot: Bool) throws(RenderError) {
+        self.device = device
         self.looks = looks
         self.painter = painter
         self.snapshot = snapshot
-        descriptor = open(path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .system(path, status: 69) }
-        var fixed = fb_fix_screeninfo()
-        var variable = fb_var_screeninfo()
-        guard sheet_fb_get_fix(descriptor, &fixed) == 0, sheet_fb_get_var(descriptor, &variable) == 0 else {
-            let failure = RenderError.system("\(path): not a framebuffer", status: 69)
-            close(descriptor)
-            throw failure
-        }
+        let path = device.path, fixed = device.fixed, variable = device.variable
         let layout = (variable.bits_per_pixel, variable.red.offset, variable.red.length, variable.green.offset,
                       variable.green.length, variable.blue.offset, variable.blue.length)
         switch layout {
         case (32, 16, 8, 8, 8, 0, 8): format = .xrgb8888
         case (16, 11, 5, 5, 6, 0, 5): format = .rgb565
         default:
-            close(descriptor)
             throw .unavailable("\(path): \(variable.bits_per_pixel) bits a pixel with red \(variable.red.offset)/\(variable.red.length), green \(variable.green.offset)/\(variable.green.length), blue \(variable.blue.offset)/\(variable.blue.length) (offset/length); XRGB8888 and RGB565 are drawn")
         }
         guard fixed.visual == FB_VISUAL_TRUECOLOR else {
-            close(descriptor)
             throw .unavailable("\(path): not a true-colour visual (\(fixed.visual))")
         }
         width = Int(variable.xres)
         height = Int(variable.yres)
         stride = Int(fixed.line_length)
-        mapSize = Int(fixed.smem_len)
-        guard stride >= width * format.bytesPerPixel, mapSize >= stride * height,
-              let mapped = mmap(nil, mapSize, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
-            let failure = RenderError.system("\(path): mapping \(mapSize) bytes", status: 69)
-            close(descriptor)
-            throw failure
+        let mapSize = Int(fixed.smem_len)
+        guard width > 0, height > 0, stride >= width * format.bytesPerPixel, mapSize >= stride * height else {
+            throw .unavailable("\(path): \(width)x\(height) with \(stride) bytes a line does not fit its \(mapSize) bytes of memory")
         }
-        map = mapped
+        let mapped = device.memory
         self.variable = variable
 
         // A second page when the driver has room for one and pans to it.
@@ -88,20 +77,18 @@ final class FramebufferBackend: Backend {
             var probe = variable
             probe.xoffset = 0
             probe.yoffset = 0
-            if sheet_fb_pan(descriptor, &probe) == 0 {
+            if device.pan(&probe) {
                 self.variable = probe
                 pages = (0..<2).map { Canvas(wrapping: mapped + $0 * pageBytes, width: width, height: height, stride: stride, format: format) }
             }
         }
         if pages.isEmpty {
             shadow = Canvas(width: width, height: height, format: format)
-            visible = Canvas(wrapping: mapped + Int(variable.yoffset) * stride, width: width, height: height, stride: stride, format: format)
+            // The page the driver shows now, if it fits in the memory; else the first.
+            let offset = Int(variable.yoffset) * stride
+            let shown = offset + pageBytes <= mapSize ? offset : 0
+            visible = Canvas(wrapping: mapped + shown, width: width, height: height, stride: stride, format: format)
         }
-    }
-
-    deinit {
-        munmap(map, mapSize)
-        close(descriptor)
     }
 
     /// What the visible page shows.
@@ -143,7 +130,7 @@ final class FramebufferBackend: Backend {
         pageScenes[back] = scene
         var pan = variable
         pan.yoffset = UInt32(back * height)
-        guard sheet_fb_pan(descriptor, &pan) == 0 else { throw .system("\(path): panning to the second page") }
+        guard device.pan(&pan) else { throw .system("\(path): panning to the second page") }
         variable = pan
         visiblePage = back
         if snapshot && hidden { pageScenes = [nil, nil] }
@@ -156,8 +143,61 @@ final class FramebufferBackend: Backend {
             pages[0].copy(rows: 0..<height, from: pages[visiblePage])
             var pan = variable
             pan.yoffset = 0
-            _ = sheet_fb_pan(descriptor, &pan)
+            _ = device.pan(&pan)
         }
         return false
+    }
+}
+
+/// A framebuffer's system calls, wrapped once: the layout its driver reports, its memory, and
+/// panning to a page.
+protocol FramebufferDevice: AnyObject {
+    var path: String { get }
+    var fixed: fb_fix_screeninfo { get }
+    /// The variable information as it was when the device was opened.
+    var variable: fb_var_screeninfo { get }
+    /// The framebuffer's memory, `fixed.smem_len` bytes.
+    var memory: UnsafeMutableRawPointer { get }
+    /// FBIOPAN_DISPLAY: shows the page at `variable.yoffset`; false when the driver refuses.
+    func pan(_ variable: inout fb_var_screeninfo) -> Bool
+}
+
+/// `/dev/fbN`: opened, asked for its layout and mapped; unmapped and closed with the backend.
+final class KernelFramebuffer: FramebufferDevice {
+    let path: String
+    let fixed: fb_fix_screeninfo
+    let variable: fb_var_screeninfo
+    let memory: UnsafeMutableRawPointer
+    private let descriptor: Int32
+
+    init(path: String) throws(RenderError) {
+        self.path = path
+        descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system(path, status: 69) }
+        var fixed = fb_fix_screeninfo()
+        var variable = fb_var_screeninfo()
+        guard sheet_fb_get_fix(descriptor, &fixed) == 0, sheet_fb_get_var(descriptor, &variable) == 0 else {
+            let failure = RenderError.system("\(path): not a framebuffer", status: 69)
+            close(descriptor)
+            throw failure
+        }
+        let size = Int(fixed.smem_len)
+        guard size > 0, let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+            let failure = RenderError.system("\(path): mapping \(size) bytes", status: 69)
+            close(descriptor)
+            throw failure
+        }
+        self.fixed = fixed
+        self.variable = variable
+        memory = mapped
+    }
+
+    deinit {
+        munmap(memory, Int(fixed.smem_len))
+        close(descriptor)
+    }
+
+    func pan(_ variable: inout fb_var_screeninfo) -> Bool {
+        sheet_fb_pan(descriptor, &variable) == 0
     }
 }
