@@ -120,11 +120,11 @@ let package = Package(
         // test's proof that a hidden sheet lets input through.
         .executableTarget(name: "sheet-wayland-probe", dependencies: ["CWayland"], path: "Tests/WaylandProbe"),
         // Fixtures and temporary files for the test targets.
-        .target(name: "SheetTestSupport", dependencies: ["SheetCore"], path: "Tests/SheetTestSupport"),
+        .target(name: "SheetTestSupport", dependencies: ["SheetCore", "SheetProtocol"], path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
         .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "SheetConfig", "sheetctl", "SheetTestSupport"]),
-        .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol", "SheetCore"]),
+        .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol", "SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         .testTarget(name: "SheetInputTests", dependencies: ["SheetInput"]),

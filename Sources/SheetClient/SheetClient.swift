@@ -261,9 +261,10 @@ public final class SheetClient {
     }
 
     /// Subscribes and calls `body` with each update (the current state first) until it returns
-    /// false or the daemon closes the connection.
-    public func monitor(_ body: (MonitorUpdate, JSONValue) throws -> Bool) throws {
-        try connection.send(VarlinkCall(method: "\(SheetInterface.name).Monitor", more: true))
+    /// false or the daemon closes the connection. `maxRate`: at most that many states a second
+    /// (`MonitorPacer`); nil: every state.
+    public func monitor(maxRate: Int? = nil, _ body: (MonitorUpdate, JSONValue) throws -> Bool) throws {
+        try connection.send(SheetInterface.monitorCall(maxRate: maxRate))
         while true {
             let reply = try connection.readReply()
             if let error = reply.error { throw ClientError.remote(name: error, parameters: reply.parameters) }

@@ -39,9 +39,13 @@ public final class SheetSubscription {
     private let folderWatch: SocketFolderWatch
     private var nextAttempt: Int64 = 0
 
-    public init(path: String = SheetClient.defaultSocketPath, retryMilliseconds: Int32 = 1000) {
+    /// At most this many states a second (`Monitor(maxRate:)`); nil: every state.
+    public let maxRate: Int?
+
+    public init(path: String = SheetClient.defaultSocketPath, retryMilliseconds: Int32 = 1000, maxRate: Int? = nil) {
         precondition(retryMilliseconds > 0, "a retry interval must be positive")
         self.path = path
+        self.maxRate = maxRate
         self.retryMilliseconds = retryMilliseconds
         folderWatch = SocketFolderWatch(path: path)
     }
@@ -68,7 +72,7 @@ public final class SheetSubscription {
             switch phase {
             case .connected(let connection):
                 do {
-                    try connection.send(VarlinkCall(method: "\(SheetInterface.name).Monitor", more: true))
+                    try connection.send(SheetInterface.monitorCall(maxRate: maxRate))
                     phase = .following(connection)
                 } catch {
                     return lost(error)

@@ -36,6 +36,10 @@ struct MonitorRoutes {
         /// it needs no hop (the loop would only conflate it); it is taken when the socket
         /// drains (`unblock`).
         var blocked = false
+        /// A subscriber that asked for `maxRate`: which states its direct writes skip, and when
+        /// the held one is due (`flushPaced`). Routed through the loop it is not paced: the loop
+        /// already gives it only the newest state its socket takes.
+        var pacer: MonitorPacer?
     }
 
     /// The newest update (`GetState`), and its reply's bytes (a new subscriber's first reply).
@@ -72,22 +76,65 @@ struct MonitorRoutes {
                     }
                     continue
                 }
-                let written = Self.send(raw, to: routes[index].descriptor)
-                guard written < raw.count else { continue }
-                routes[index].direct = false
-                wake = true
-                if written <= 0 {
-                    routes[index].from = sequence
-                    throughLoop = true
-                } else {
-                    routes[index].from = sequence + 1
-                    routes[index].tail = Array(raw[written...])
-                    tails = true
+                if routes[index].pacer?.offer(update, at: update.timestampInMicroseconds) == false { continue }
+                switch sendDirect(raw, to: index, sequence: sequence) {
+                case .sent: break
+                case .throughLoop: (throughLoop, wake) = (true, true)
+                case .tail: (tails, wake) = (true, true)
                 }
             }
         }
         if throughLoop { keep(update, bytes: bytes) }
         guard wake, throughLoop || tails, !scheduled else { return false }
+        scheduled = true
+        return true
+    }
+
+    enum DirectWrite { case sent, throughLoop, tail }
+
+    /// Writes the update numbered `sequence` to the direct route at `index`; a socket that
+    /// took part of it, or none, turns the route to the loop.
+    private mutating func sendDirect(_ raw: UnsafeRawBufferPointer, to index: Int, sequence: Int64) -> DirectWrite {
+        let written = Self.send(raw, to: routes[index].descriptor)
+        guard written < raw.count else { return .sent }
+        routes[index].direct = false
+        if written <= 0 {
+            routes[index].from = sequence
+            return .throughLoop
+        }
+        routes[index].from = sequence + 1
+        routes[index].tail = Array(raw[written...])
+        return .tail
+    }
+
+    /// The earliest time a paced route's held state is due.
+    var pacedDue: Int64? {
+        var earliest: Int64?
+        for route in routes where route.direct {
+            if let due = route.pacer?.due { earliest = min(earliest ?? due, due) }
+        }
+        return earliest
+    }
+
+    /// Sends the newest update to each direct paced route whose held state is due at `now`.
+    /// True when the loop must take a hop (a route that could not take all of it).
+    mutating func flushPaced(at now: Int64) -> Bool {
+        guard let latest, latestEncoded else { return false }
+        var throughLoop = false
+        var tails = false
+        let bytes = latestBytes
+        bytes.withUnsafeBytes { raw in
+            for index in routes.indices where routes[index].direct {
+                guard routes[index].pacer?.flush(at: now) == true else { continue }
+                switch sendDirect(raw, to: index, sequence: latest.sequence) {
+                case .sent: break
+                case .throughLoop: throughLoop = true
+                case .tail: tails = true
+                }
+            }
+        }
+        if throughLoop { keep(latest, bytes: bytes) }
+        guard throughLoop || tails, !scheduled else { return false }
         scheduled = true
         return true
     }

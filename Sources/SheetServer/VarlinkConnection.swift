@@ -432,11 +432,19 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 replyError(VarlinkErrorName.expectedMore, to: call, context: context)
                 return
             }
+            var pacer: MonitorPacer?
+            if let rate = call.parameters["maxRate"], !rate.isNull {
+                guard let hertz = rate.intValue, MonitorPacer.rates.contains(hertz) else {
+                    invalidParameter("maxRate", call, context: context)
+                    return
+                }
+                pacer = MonitorPacer(maxRate: hertz)
+            }
             idleTimer?.cancel()
             idleTimer = nil
             isSubscriber = true
-            logger.debug("\(who): subscribed")
-            server.subscribe(self)
+            logger.debug("\(who): subscribed\(pacer.map { ", at most one state every \($0.intervalInMicroseconds) µs" } ?? "")")
+            server.subscribe(self, pacer: pacer)
         case "ListDevices":
             guard !call.oneway else { return }
             let devices = server.delegate.devices()

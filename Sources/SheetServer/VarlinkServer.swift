@@ -337,6 +337,21 @@ public final class VarlinkServer: @unchecked Sendable {
         if mustHop { eventLoop.execute { self.takeHandoff() } }
     }
 
+    /// When a paced subscriber's held state is due (CLOCK_MONOTONIC µs), for the publishing
+    /// thread's timer; nil: none is held.
+    public var pacedDue: Int64? {
+        guard routeCount.load(ordering: .relaxed) > 0 else { return nil }
+        return routes.withLockedValue { $0.pacedDue }
+    }
+
+    /// Sends the held states that are due at `now` (CLOCK_MONOTONIC µs) to their paced
+    /// subscribers: the newest state. Called by the publishing thread, like `publish`.
+    public func flushPaced(at now: Int64) {
+        guard routeCount.load(ordering: .relaxed) > 0 else { return }
+        let mustHop = routes.withLockedValue { $0.flushPaced(at: now) }
+        if mustHop { eventLoop.execute { self.takeHandoff() } }
+    }
+
     private func takeHandoff() {
         let (tails, through, updates) = routes.withLockedValue { $0.take() }
         for (connection, tail) in tails {
@@ -405,11 +420,11 @@ public final class VarlinkServer: @unchecked Sendable {
     /// Adds a subscriber, routed through the loop until its first reply (the newest state,
     /// without the gesture and content events that happened before it subscribed: offered
     /// again, a tap would be acted on twice) is written.
-    func subscribe(_ connection: VarlinkConnection) {
+    func subscribe(_ connection: VarlinkConnection, pacer: MonitorPacer? = nil) {
         let descriptor = connection.socketCookie.map(MonitorRoutes.duplicateSocket(cookie:)) ?? -1
         let (subscribers, reply) = routes.withLockedValue { routes -> (Int, ByteBuffer?) in
             routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: descriptor,
-                                                     from: (routes.latest?.sequence ?? 0) + 1))
+                                                     from: (routes.latest?.sequence ?? 0) + 1, pacer: pacer))
             routeCount.store(routes.routes.count, ordering: .relaxed)
             guard var update = routes.latest else { return (routes.routes.count, nil) }
             var buffer = ByteBufferAllocator().buffer(capacity: routes.latestBytes.count)

@@ -45,6 +45,10 @@ protocol Backend: AnyObject {
     /// The display's scale (pixels to a point) when the output says it (a compositor's scaled
     /// output), announced with the size; nil leaves the daemon's.
     var displayScale: Double? { get }
+    /// How many frames a second the display shows (the DRM mode's, the Wayland output's):
+    /// the rate `sheet-render` asks the daemon for (`Monitor(maxRate:)`). nil: the output draws
+    /// every state (pictures); a display that does not say is taken as 60.
+    var refreshRate: Int? { get }
     /// Readable when a queued frame may have reached the screen (DRM page-flip events).
     var eventDescriptor: Int32? { get }
     /// Whether `show` may be called now (false while a page flip is pending).
@@ -66,6 +70,7 @@ protocol Backend: AnyObject {
 
 extension Backend {
     var displayScale: Double? { nil }
+    var refreshRate: Int? { 60 }
     var eventDescriptor: Int32? { nil }
     var method: String { "" }
     var isReady: Bool { true }
@@ -145,4 +150,13 @@ func monotonicMicroseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+}
+
+/// A display's refresh rate in whole frames a second from a rate in millihertz (Wayland's
+/// `wl_output.mode`) or hertz, kept to what `Monitor(maxRate:)` takes; 60 when it is unknown
+/// (zero or less).
+func refreshRate(millihertz: Int64) -> Int {
+    guard millihertz > 0 else { return 60 }
+    let hertz = Int((millihertz + 500) / 1000)
+    return min(max(hertz, MonitorPacer.rates.lowerBound), MonitorPacer.rates.upperBound)
 }

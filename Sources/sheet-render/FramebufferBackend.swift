@@ -37,6 +37,18 @@ final class FramebufferBackend: Backend {
     private var snapshotLook: Look?
 
     var displaySize: (width: Int, height: Int)? { (width, height) }
+    /// From the driver's timings: a pixel clock (picoseconds a pixel) over the whole frame,
+    /// blanking included; 60 when the driver gives none.
+    var refreshRate: Int? {
+        let v = variable
+        let across = Int64(v.xres) + Int64(v.left_margin) + Int64(v.right_margin) + Int64(v.hsync_len)
+        let down = Int64(v.yres) + Int64(v.upper_margin) + Int64(v.lower_margin) + Int64(v.vsync_len)
+        // A frame's picoseconds; timings too large for that (whatever a driver says) are unknown.
+        let line = Int64(v.pixclock).multipliedReportingOverflow(by: across)
+        let frame = line.partialValue.multipliedReportingOverflow(by: down)
+        guard !line.overflow, !frame.overflow, frame.partialValue > 0 else { return 60 }
+        return sheet_render.refreshRate(millihertz: 1_000_000_000_000_000 / frame.partialValue)
+    }
     /// How frames reach the screen, for the log.
     var method: String { pages.isEmpty ? "shadow buffer, damaged rows copied" : "two pages, panned" }
 

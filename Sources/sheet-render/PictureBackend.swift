@@ -7,6 +7,8 @@ import SheetRenderKit
 final class PictureBackend: Backend {
     let name = "png"
     let displaySize: (width: Int, height: Int)? = nil
+    /// Pictures are taken of every state.
+    var refreshRate: Int? { nil }
     private let writer: PNGFrameWriter
     private let looks: Looks
 

@@ -87,7 +87,7 @@ final class RenderLoop {
             switch event {
             case .connected:
                 mirror.reset()
-                log.say("sheet-render: following sheetd on \(subscription.path)")
+                log.say("sheet-render: following sheetd on \(subscription.path)\(subscription.maxRate.map { ", at most \($0) states a second" } ?? "")")
                 systemd.notify("STATUS=following sheetd on \(subscription.path)")
                 forwarder?.lost()
                 announceScreen()

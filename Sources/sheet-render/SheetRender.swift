@@ -113,7 +113,8 @@ struct SheetRender: ParsableCommand {
             let forwarder = noForwardTouch ? nil
                 : TouchForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
-            let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath), signals: signalDescriptor,
+            let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath, maxRate: output.refreshRate),
+                                  signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,
                                   forwarder: forwarder, log: log)
             status = loop.run()

@@ -56,6 +56,9 @@ final class WaylandBackend: Backend {
     /// What the output and the role's configure said.
     var outputScale: Int32 = 1
     private var outputMode: (width: Int32, height: Int32) = (0, 0)
+    /// The current mode's refresh rate (60 until the compositor says).
+    private var outputRefresh = 60
+    var refreshRate: Int? { outputRefresh }
     /// The output's transform (`wl_output.transform`): a quarter turn swaps its mode's sides.
     private var outputTransform: Int32 = 0
     var configuredSize: (width: Int32, height: Int32) = (0, 0)
@@ -318,8 +321,11 @@ final class WaylandBackend: Backend {
         OpaquePointer(wl_registry_bind(registry, name, interface, version))
     }
 
-    fileprivate func outputMode(flags: UInt32, width: Int32, height: Int32) {
-        if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 { outputMode = (width, height) }
+    fileprivate func outputMode(flags: UInt32, width: Int32, height: Int32, refresh: Int32) {
+        if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 {
+            outputMode = (width, height)
+            outputRefresh = sheet_render.refreshRate(millihertz: Int64(refresh))
+        }
     }
 
     func outputScale(_ factor: Int32) { outputScale = max(1, min(factor, 16)) }
@@ -425,7 +431,9 @@ enum Listeners {
 
     nonisolated(unsafe) static let output = make(wl_output_listener(
         geometry: { data, _, _, _, _, _, _, _, _, transform in backend(data).outputTransform(transform) },
-        mode: { data, _, flags, width, height, _ in backend(data).outputMode(flags: flags, width: width, height: height) },
+        mode: { data, _, flags, width, height, refresh in
+            backend(data).outputMode(flags: flags, width: width, height: height, refresh: refresh)
+        },
         done: { _, _ in },
         scale: { data, _, factor in backend(data).outputScale(factor) },
         name: { _, _, _ in },

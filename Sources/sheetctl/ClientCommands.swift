@@ -124,16 +124,23 @@ struct WatchCommand: ParsableCommand {
           help: "Stop at the next rest after a change: for a script that starts watching, then makes something happen.")
     var untilNextRest = false
 
+    @Option(help: ArgumentHelp("At most this many states a second, the newest each time (1 to 1000); events are never held back.",
+                               valueName: "hertz"))
+    var rate: Int?
+
     func validate() throws {
         guard format == "json" || format == "text" else { throw ValidationError("--format wants json or text; got `\(format)`") }
         if let count, count < 1 { throw ValidationError("--count wants 1 or more") }
+        if let rate, !MonitorPacer.rates.contains(rate) {
+            throw ValidationError("--rate wants \(MonitorPacer.rates.lowerBound) to \(MonitorPacer.rates.upperBound); got \(rate)")
+        }
     }
 
     func run() throws {
         let client = try connection.connect()
         var seen = 0
         try talking {
-            try client.monitor { update, _ in
+            try client.monitor(maxRate: rate) { update, _ in
                 if format == "json" {
                     var writer = JSONWriter(capacity: 640)
                     update.writeParameters(to: &writer)

@@ -31,6 +31,8 @@ final class EngineLoop: @unchecked Sendable {
     private var persistence: Persistence
     let publisher: Publisher
     private var nextWatchdog: Timestamp?
+    /// When a paced subscriber's held state is due, as last asked of the server.
+    private var pacedDue: Timestamp?
     private let waiter: Waiter
     /// Where other threads' calls wait for the loop.
     let inbox: LoopInbox
@@ -154,6 +156,7 @@ final class EngineLoop: @unchecked Sendable {
             }
             if !fastReplay { catchUp() }
             publish()
+            flushPaced()
             watchdog()
             persistence.persist(&engine)
         }
@@ -245,9 +248,19 @@ final class EngineLoop: @unchecked Sendable {
         if clock.replaying, let player = input.recording, let frame = player.next {
             recordedDue = clock.monotonic(atEngine: frame.time)
         }
+        pacedDue = server?.pacedDue.map(Timestamp.init(microseconds:))
         let wake = timer.plan(engineDue: engineDeadline.map(clock.monotonic(atEngine:)), recordedDue: recordedDue,
-                              replaying: clock.replaying, watchdog: nextWatchdog, save: persistence.nextSave)
+                              replaying: clock.replaying, watchdog: nextWatchdog, save: persistence.nextSave, paced: pacedDue)
         waiter.arm(at: wake)
+    }
+
+    /// Paced subscribers' held states that are due go out (`MonitorPacer`).
+    private func flushPaced() {
+        guard let due = pacedDue else { return }
+        let now = LibinputInput.monotonicNow()
+        guard now >= due else { return }
+        pacedDue = nil
+        server?.flushPaced(at: now.microseconds)
     }
 
     private func watchdog() {

@@ -2,7 +2,7 @@ import SheetCore
 import SheetInput
 
 /// When the loop's thread must be up: the engine's next deadline, a recorded frame falling
-/// due, the watchdog, a save. Live input needs no timer for its frames: the kernel's events
+/// due, the watchdog, a save, a paced subscriber's held state. Live input needs no timer for its frames: the kernel's events
 /// wake the thread.
 ///
 /// A recording's frames stand for events the kernel would deliver at their time. A timer wakes
@@ -21,11 +21,11 @@ struct WakeTimer {
     /// deadline and `recordedDue` the next recorded frame's, both already on the monotonic
     /// clock; `replaying`: either one is a recording's, to be kept to the microsecond.
     mutating func plan(engineDue: Timestamp?, recordedDue: Timestamp?, replaying: Bool,
-                       watchdog: Timestamp?, save: Timestamp?) -> Timestamp? {
+                       watchdog: Timestamp?, save: Timestamp?, paced: Timestamp?) -> Timestamp? {
         var wake = Self.earliest(engineDue, recordedDue)
         due = replaying ? wake : nil
         early = nil
-        wake = Self.earliest(Self.earliest(wake, watchdog), save)
+        wake = Self.earliest(Self.earliest(Self.earliest(wake, watchdog), save), paced)
         if let due, let planned = wake, due <= planned {
             wake = due.adding(microseconds: -lead.microseconds)
             early = wake

@@ -159,17 +159,23 @@ class Client:
     def list_devices(self) -> Tuple[Device, ...]:
         return _list(_reader(Device))(self.call("ListDevices").get("devices"), "devices")
 
-    def monitor(self) -> Iterator[Update]:
-        """The state at once, then one update per change, until the daemon goes (ConnectionLost)."""
-        self._send("Monitor", {}, more=True)
+    def monitor(self, max_rate: Optional[int] = None) -> Iterator[Update]:
+        """The state at once, then one update per change, until the daemon goes (ConnectionLost).
+        `max_rate`: at most that many states a second (1 to 1000), the newest each time; a state
+        that carries an event is never held back."""
+        if max_rate is not None and (isinstance(max_rate, bool) or not isinstance(max_rate, int) or not 1 <= max_rate <= 1000):
+            raise ValueError(f"max_rate wants a whole number from 1 to 1000; got {max_rate!r}")
+        self._send("Monitor", {} if max_rate is None else {"maxRate": max_rate}, more=True)
         while True:
             yield Update.from_json(self._read("Monitor"))
 
 
-def follow(path: Optional[str] = None, retry_seconds: float = 0.05, timeout: Optional[float] = None) -> Iterator[Update]:
+def follow(path: Optional[str] = None, retry_seconds: float = 0.05, timeout: Optional[float] = None,
+           max_rate: Optional[int] = None) -> Iterator[Update]:
     """Monitor that lives through restarts: waits for the socket, follows the daemon, and when it
     goes, waits for the next one (retrying every `retry_seconds`) and goes on with its current
     state. `timeout` (seconds) bounds the wait for a daemon, then raises TimeoutError.
+    `max_rate` paces the stream as `Client.monitor` does.
     Protocol errors and errors the daemon answers with are raised, not retried."""
     path = socket_path(path)
     waiting_since = time.monotonic()
@@ -183,7 +189,7 @@ def follow(path: Optional[str] = None, retry_seconds: float = 0.05, timeout: Opt
             continue
         with client:
             try:
-                for update in client.monitor():
+                for update in client.monitor(max_rate):
                     yield update
             except (ConnectionLost, ConnectionResetError):
                 waiting_since = time.monotonic()

@@ -268,6 +268,14 @@ class RealDaemonTests(unittest.TestCase):
         self.assertGreaterEqual(first.seq, 0)
         self.assertIsInstance(first.state, State)
 
+    def test_a_paced_monitor_starts_with_the_state_and_refuses_rates_it_cannot_keep(self):
+        with Client(self.path, timeout=30) as client:
+            first = next(client.monitor(max_rate=60))
+        self.assertIsInstance(first.state, State)
+        for rate in (0, 1001, 1.5, True):
+            with Client(self.path, timeout=30) as client, self.assertRaises(ValueError):
+                next(client.monitor(max_rate=rate))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,105 @@
+import SheetCore
+import SheetProtocol
+import SheetTestSupport
+import Testing
+
+/// `MonitorPacer`'s rules, one by one: a paced subscriber gets at most one state an interval,
+/// the newest, and every event at once.
+struct MonitorPacerTests {
+    static func update(_ sequence: Int64, at time: Int64, top: Double = 900, gesture: GesturePhase? = nil,
+                       events: [SheetEvent] = []) -> MonitorUpdate {
+        let state = SheetState(state: .dragging, detent: nil, target: nil, topInPixels: top, progress: 0.5, dim: 0.7,
+                               velocityInPixelsPerSecond: 0, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920, scale: 2),
+                               cause: .user, detents: [])
+        return MonitorUpdate(sequence: sequence, timestampInMicroseconds: time, state: state,
+                             gesture: gesture.map { GestureReport(kind: .pan, phase: $0, xInPixels: 500, yInPixels: top) },
+                             events: events)
+    }
+
+    @Test func theIntervalIsTheRatesToTheMicrosecond() {
+        #expect(MonitorPacer(maxRate: 60).intervalInMicroseconds == 16_667)
+        #expect(MonitorPacer(maxRate: 1).intervalInMicroseconds == 1_000_000)
+        #expect(MonitorPacer(maxRate: 1000).intervalInMicroseconds == 1_000)
+        #expect(MonitorPacer(maxRate: 144).intervalInMicroseconds == 6_944)
+    }
+
+    /// The first state goes; one within the interval is held until the interval is up, the
+    /// newest replacing the older; a flush before then sends nothing.
+    @Test func aStateWithinTheIntervalIsHeldUntilItIsUp() {
+        var pacer = MonitorPacer(maxRate: 60)
+        let went1 = pacer.offer(Self.update(1, at: 1_000_000), at: 1_000_000)
+        #expect(went1)
+        #expect(pacer.due == nil)
+        let went2 = pacer.offer(Self.update(2, at: 1_008_000), at: 1_008_000)
+        #expect(!went2)
+        #expect(pacer.due == 1_016_667)
+        let went3 = pacer.offer(Self.update(3, at: 1_012_000), at: 1_012_000)
+        #expect(!went3)
+        #expect(pacer.due == 1_016_667, "a newer state keeps the time it is due")
+        let went4 = pacer.flush(at: 1_016_666)
+        #expect(!went4)
+        let went5 = pacer.flush(at: 1_016_667)
+        #expect(went5)
+        let again = pacer.flush(at: 1_100_000)
+        #expect(pacer.due == nil && !again, "sent once")
+        // The interval starts again from the flush.
+        let went6 = pacer.offer(Self.update(4, at: 1_020_000), at: 1_020_000)
+        #expect(!went6)
+        #expect(pacer.due == 1_033_334)
+    }
+
+    /// A state an interval or more after the last goes at once, and clears what was held.
+    @Test func aStateAnIntervalLaterGoesAtOnce() {
+        var pacer = MonitorPacer(maxRate: 100)
+        let went7 = pacer.offer(Self.update(1, at: 0), at: 0)
+        #expect(went7)
+        let went8 = pacer.offer(Self.update(2, at: 4_000), at: 4_000)
+        #expect(!went8)
+        let went9 = pacer.offer(Self.update(3, at: 10_000), at: 10_000)
+        #expect(went9)
+        #expect(pacer.due == nil)
+    }
+
+    /// Events are never held back: content events and a gesture that began, ended, was
+    /// cancelled or recognized go at once, whatever the interval; a pan that only changed is
+    /// a state like any other.
+    @Test(arguments: [GesturePhase.began, .ended, .cancelled, .recognized])
+    func aGestureEventGoesAtOnce(_ phase: GesturePhase) {
+        var pacer = MonitorPacer(maxRate: 60)
+        let went10 = pacer.offer(Self.update(1, at: 0), at: 0)
+        #expect(went10)
+        let went11 = pacer.offer(Self.update(2, at: 1_000, gesture: .changed), at: 1_000)
+        #expect(!went11)
+        let went12 = pacer.offer(Self.update(3, at: 2_000, gesture: phase), at: 2_000)
+        #expect(went12)
+        #expect(pacer.due == nil, "the held state is older than the one sent")
+    }
+
+    @Test func contentEventsGoAtOnce() {
+        var pacer = MonitorPacer(maxRate: 1)
+        let went13 = pacer.offer(Self.update(1, at: 0), at: 0)
+        #expect(went13)
+        let tapped = Self.update(2, at: 10, events: [SheetEvent(.itemTapped(item: 0), content: .empty, order: [])])
+        #expect(MonitorPacer.carriesEvent(tapped))
+        let went14 = pacer.offer(tapped, at: 10)
+        #expect(went14)
+        let went15 = pacer.offer(Self.update(3, at: 20), at: 20)
+        #expect(!went15)
+    }
+
+    /// A stream of 120 Hz states paced at 60 Hz, the timer flushing on time: no two states
+    /// without an event closer than the interval, the last state always sent, every event sent.
+    @Test func aStreamAt120HzPacedTo60() {
+        var stream: [MonitorUpdate] = []
+        for index in 0..<240 {
+            let gesture: GesturePhase? = index == 0 ? .began : index == 239 ? .ended : .changed
+            stream.append(Self.update(Int64(index + 1), at: Int64(index) * 8_333, top: 900 - Double(index), gesture: gesture))
+        }
+        let sent = pacedStream(stream, maxRate: 60)
+        #expect(sent.last?.update == stream.last)
+        #expect(sent.filter { MonitorPacer.carriesEvent($0.update) }.count == 2)
+        let plain = sent.filter { !MonitorPacer.carriesEvent($0.update) }
+        for (a, b) in zip(plain, plain.dropFirst()) { #expect(b.time - a.time >= 16_667, "\(a.time) → \(b.time)") }
+        #expect(sent.count <= 240 / 2 + 2 && sent.count >= 240 / 2 - 2, "\(sent.count)")
+    }
+}

@@ -1,0 +1,19 @@
+import SheetProtocol
+
+/// What a subscriber at `maxRate` is sent of `stream`, and when: each state offered at its
+/// timestamp, a held one flushed when it is due (before a later state is offered), as the
+/// daemon's loop does with its timer.
+public func pacedStream(_ stream: [MonitorUpdate], maxRate: Int) -> [(time: Int64, update: MonitorUpdate)] {
+    var pacer = MonitorPacer(maxRate: maxRate)
+    var sent: [(time: Int64, update: MonitorUpdate)] = []
+    var newest: MonitorUpdate?
+    for update in stream {
+        if let due = pacer.due, due < update.timestampInMicroseconds, let held = newest, pacer.flush(at: due) {
+            sent.append((due, held))
+        }
+        newest = update
+        if pacer.offer(update, at: update.timestampInMicroseconds) { sent.append((update.timestampInMicroseconds, update)) }
+    }
+    if let due = pacer.due, let held = newest, pacer.flush(at: due) { sent.append((due, held)) }
+    return sent
+}
