@@ -87,16 +87,25 @@ func spawnSheetd(_ sheetd: String, socketPath: String, input: String, notifyPath
 struct DaemonRun {
     var latencies: [Int64] = []
     var idleWakeupsPerSecond = 0.0
+    /// The daemon's CPU time (user and system, clock ticks) from the subscriptions to the
+    /// replay's end.
+    var cpuTicks = 0
+    /// Replies the subscribers read, the first of each (the state at subscription) included.
+    var replies = 0
 }
 
-/// Starts sheetd on the recording at its own pace, subscribes, and measures every reply.
-func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Bool, folder: String) -> DaemonRun {
+/// Starts sheetd on the recording at its own pace, subscribes (at `maxRate` states a second
+/// when given), and measures every reply.
+func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Bool, folder: String,
+               maxRate: Int? = nil) -> DaemonRun {
     let socketPath = "\(folder)/io.sheetd.Sheet"
     let notifyPath = "\(folder)/notify"
     let (pid, notify) = spawnSheetd(sheetd, socketPath: socketPath, input: "replay:\(recording)@1", notifyPath: notifyPath)
     defer { close(notify); unlink(notifyPath) }
 
-    let monitorCall = Array("{\"method\":\"io.sheetd.Sheet.Monitor\",\"parameters\":{},\"more\":true}\0".utf8)
+    let parameters = maxRate.map { "{\"maxRate\":\($0)}" } ?? "{}"
+    let monitorCall = Array("{\"method\":\"io.sheetd.Sheet.Monitor\",\"parameters\":\(parameters),\"more\":true}\0".utf8)
+    let ticksBefore = cpuTicks(pid: pid)
     var clients: [Int32] = []
     for _ in 0..<subscribers {
         let client = unixSocket(Int32(SOCK_STREAM.rawValue), path: socketPath, bindIt: false)
@@ -126,7 +135,10 @@ func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Boo
         for index in fds.indices where fds[index].revents != 0 {
             if fds[index].fd == notify {
                 let count = notifyBuffer.withUnsafeMutableBytes { recv(notify, $0.baseAddress, $0.count, 0) }
-                if count > 0, String(decoding: notifyBuffer[..<count], as: UTF8.self).contains("STATUS=replay done") { done = true }
+                if count > 0, String(decoding: notifyBuffer[..<count], as: UTF8.self).contains("STATUS=replay done") {
+                    done = true
+                    run.cpuTicks = cpuTicks(pid: pid) - ticksBefore
+                }
                 continue
             }
             let count = buffer.withUnsafeMutableBytes { recv(fds[index].fd, $0.baseAddress, $0.count, 0) }
@@ -140,6 +152,7 @@ func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Boo
                 var value: Int64 = 0
                 while cursor < count, buffer[cursor] >= 48, buffer[cursor] <= 57 { value = value * 10 + Int64(buffer[cursor] - 48); cursor += 1 }
                 if !first { run.latencies.append(received - value) }
+                run.replies += 1
                 position = cursor
             }
             first = false
@@ -174,6 +187,21 @@ func findBytes(_ needle: [UInt8], in haystack: [UInt8], from: Int, to end: Int) 
         return index
     }
     return nil
+}
+
+/// User and system time of `pid` (all its threads) in clock ticks: /proc/PID/stat's utime and
+/// stime, the fields after the command's closing parenthesis.
+func cpuTicks(pid: pid_t) -> Int {
+    let descriptor = open("/proc/\(pid)/stat", O_RDONLY)
+    guard descriptor >= 0 else { return 0 }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: 4096)
+    let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    guard count > 0, let end = bytes[..<count].lastIndex(of: UInt8(ascii: ")")) else { return 0 }
+    let fields = String(decoding: bytes[(end + 2)..<count], as: UTF8.self).split(separator: " ")
+    // After the command: state (3), ppid … utime is field 14 and stime 15, so 11 and 12 here.
+    guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+    return user + system
 }
 
 /// Voluntary plus involuntary context switches of every thread of `pid`.
@@ -265,6 +293,16 @@ func benchmarkDaemon(sheetd: String) {
         }
         line(16, stalled: isStalled, LatencySummary(p50: p50, p99: p99, count: 0, maximum: 0), detail)
     }
+    // What pacing saves: the daemon's CPU over the same 20 s recording (100 Hz drags) with 16
+    // subscribers that take every state and 16 that ask for 60 a second, alternating.
+    var every: [DaemonRun] = [], paced: [DaemonRun] = []
+    for _ in 0..<3 {
+        every.append(runDaemon(sheetd: sheetd, recording: recording, subscribers: 16, stalled: false, folder: folder))
+        paced.append(runDaemon(sheetd: sheetd, recording: recording, subscribers: 16, stalled: false, folder: folder, maxRate: 60))
+    }
+    func ticks(_ runs: [DaemonRun]) -> String { runs.map { String($0.cpuTicks) }.joined(separator: ", ") }
+    print("daemon: CPU over a 20 s replay, 16 subscribers: every state \(ticks(every)) ticks (\(every[0].replies / 16) replies each); "
+          + "at 60 Hz \(ticks(paced)) ticks (\(paced[0].replies / 16) replies each); \(sysconf(Int32(_SC_CLK_TCK))) ticks a second")
     for subscribers in [1, 16, 64] {
         let floor = LatencySummary(floorLatencies(subscribers: subscribers, frames: 1500))
         print("floor: timer → thread hop → \(subscribers) socket write(s) → reader, no daemon: p50 \(floor.p50) µs, p99 \(floor.p99) µs")
