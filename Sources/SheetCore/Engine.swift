@@ -72,6 +72,8 @@ public enum EngineOutput: Sendable, Equatable, BitwiseCopyable {
     /// While the sheet has items: the list as drawn with the `sheet` state that follows it.
     case list(ListSnapshot)
     case transition(SheetTransition)
+    /// A drag let go: the rule that chose where the sheet goes, with its numbers.
+    case release(ReleaseDecision)
     /// Something the content's client hears: an item tapped, a reorder, a dismissal refused.
     case content(ContentEventReport)
 }
@@ -502,6 +504,7 @@ public struct Engine: Sendable {
     mutating func feedSheet(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
         let effect = sheet.handle(event)
         if let transition = sheet.lastTransition { out.append(.transition(transition)) }
+        if let release = sheet.lastRelease { out.append(.release(release)) }
         if let cause = sheet.lastDismissAttempt {
             out.append(.content(ContentEventReport(time: event.time, event: .dismissAttempted(cause))))
         }

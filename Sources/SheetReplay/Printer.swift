@@ -97,6 +97,8 @@ struct Printer {
                 pendingList = nil
             case .transition(let transition):
                 if !options.summary && options.format == .text { try self.transition(transition) }
+            case .release(let decision):
+                if options.explain && !options.summary { try release(decision) }
             case .content(let report):
                 if case .reorderMoved(_, let from, let to) = report.event, order.indices.contains(from), order.indices.contains(to) {
                     order.swapAt(from, to)
@@ -337,6 +339,54 @@ struct Printer {
         if let detent = transition.detent {
             o.append("(")
             o.appendName(detent)
+            o.append(")")
+        }
+        try o.endLine()
+    }
+
+    /// Why a release went where it did, in points (the rules' own unit): the rule, where the
+    /// card was let go and how fast, where momentum would carry it, what the rule compared.
+    private func release(_ decision: ReleaseDecision) throws {
+        let o = output
+        switch options.format {
+        case .json:
+            o.append("{\"kind\":\"release\",\"rule\":\"")
+            o.append(decision.rule.name)
+            o.append("\",\"detent\":\"")
+            o.appendName(decision.targetName)
+            o.append("\",\"topPt\":")
+            o.append(decision.topInPoints, decimals: 1)
+            o.append(",\"velocityPtS\":")
+            o.append(decision.pointsPerSecond, decimals: 1)
+            if let projected = decision.projectedTopInPoints {
+                o.append(",\"projectedTopPt\":")
+                o.append(projected, decimals: 1)
+            }
+            if let threshold = decision.threshold {
+                o.append(",\"threshold\":")
+                o.append(threshold, decimals: 1)
+            }
+            o.append("}")
+        case .text:
+            o.append("  release: ")
+            o.append(decision.rule.name)
+            o.append(" → ")
+            o.appendName(decision.targetName)
+            o.append(" (let go at ")
+            o.append(decision.topInPoints, decimals: 1)
+            o.append(" pt, ")
+            o.append(decision.pointsPerSecond, decimals: 0)
+            o.append(" pt/s")
+            if let projected = decision.projectedTopInPoints {
+                o.append(", projected to ")
+                o.append(projected, decimals: 1)
+                o.append(" pt")
+            }
+            if let threshold = decision.threshold {
+                o.append(", against ")
+                o.append(threshold, decimals: 1)
+                o.append(decision.rule == .fling || decision.rule == .dismissVelocity ? " pt/s" : " pt")
+            }
             o.append(")")
         }
         try o.endLine()

@@ -13,6 +13,9 @@ public struct ReplayOptions: Sendable {
     public var engine = EngineConfiguration()
     /// Print `touch` lines.
     public var touches = false
+    /// Print a `release` line for each drag let go: the rule that chose the detent, with its
+    /// numbers.
+    public var explain = false
     public var format = ReplayFormat.json
     /// Print only the device and a summary.
     public var summary = false

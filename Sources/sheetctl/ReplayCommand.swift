@@ -31,6 +31,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Flag(help: "Print a `touch` line for every finger down, up and cancel.")
     var touches = false
 
+    @Flag(help: "Print a `release` line for every drag let go: the rule that chose the detent, with its numbers (in points).")
+    var explain = false
+
     @Flag(help: "Print only the device and one summary line.")
     var summary = false
 
@@ -69,6 +72,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         options.format = outputFormat
         options.touches = touches
+        options.explain = explain
         options.summary = summary
         options.descriptionPath = desc
         if let content {

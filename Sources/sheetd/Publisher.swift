@@ -72,6 +72,8 @@ final class Publisher {
                     lastSheet = nil
                 }
                 pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
+            case .release(let decision):
+                logger.debug("sheet: released at \(decision.topInPoints) pt, \(decision.pointsPerSecond) pt/s\(decision.projectedTopInPoints.map { ", projected to \($0) pt" } ?? ""): \(decision.rule.name)\(decision.threshold.map { " (against \($0))" } ?? "") → \(decision.targetName)")
             case .touch:
                 break
             }

@@ -5,42 +5,62 @@ extension SheetMachine {
 
     /// The detent a release goes to, by the rule set.
     public func releaseTarget(drag: Drag, velocity: Double) -> Int {
+        releaseDecision(drag: drag, velocity: velocity).target
+    }
+
+    /// The detent a release goes to and the rule of the rule set that chose it, with the
+    /// numbers it compared (`sheetctl replay --explain`, the daemon's debug log).
+    public func releaseDecision(drag: Drag, velocity: Double) -> ReleaseDecision {
         let top = drag.top
+        func decided(_ rule: ReleaseDecision.Rule, _ target: Int, threshold: Double? = nil,
+                     projected: Double? = nil) -> ReleaseDecision {
+            ReleaseDecision(rule: rule, target: target, targetName: detents[target].name, topInPoints: top,
+                            pointsPerSecond: velocity, projectedTopInPoints: projected, threshold: threshold)
+        }
         switch configuration.ruleSet {
         case .tutorial:
-            if velocity > configuration.tutorialDismissPointsPerSecond { return detents.hiddenIndex }
-            if top < configuration.tutorialExpandFraction * height {
-                return detents.index(named: .expanded) ?? 0
+            let fling = configuration.tutorialDismissPointsPerSecond
+            if velocity > fling { return decided(.dismissVelocity, detents.hiddenIndex, threshold: fling) }
+            let expandLine = configuration.tutorialExpandFraction * height
+            if top < expandLine {
+                return decided(.aboveExpandLine, detents.index(named: .expanded) ?? 0, threshold: expandLine)
             }
-            if top < floorTop - configuration.tutorialHideMarginInPoints {
-                return detents.index(named: .half) ?? detents.nearest(to: top, includingHidden: false)
+            let hideLine = floorTop - configuration.tutorialHideMarginInPoints
+            if top < hideLine {
+                return decided(.aboveHideLine, detents.index(named: .half) ?? detents.nearest(to: top, includingHidden: false),
+                               threshold: hideLine)
             }
-            return detents.hiddenIndex
+            return decided(.belowHideLine, detents.hiddenIndex, threshold: hideLine)
         case .halfDrag:
             if drag.originDetent == detents.hiddenIndex {
                 // Opening, the rule turned round: dragged up more than that fraction of the way
                 // to the open detent opens, at the open detent nearest to where it was let go.
-                let way = drag.startTop - detents[openDetent].topInPoints
-                guard drag.startTop - top > configuration.halfDragHideFraction * way else { return detents.hiddenIndex }
-                return detents.nearest(to: top, includingHidden: false)
+                let way = configuration.halfDragHideFraction * (drag.startTop - detents[openDetent].topInPoints)
+                guard drag.startTop - top > way else { return decided(.shortOfHalfWay, detents.hiddenIndex, threshold: way) }
+                return decided(.pastHalfWay, detents.nearest(to: top, includingHidden: false), threshold: way)
             }
-            let cardHeight = floorTop - drag.startTop
-            if top - drag.startTop > configuration.halfDragHideFraction * cardHeight { return detents.hiddenIndex }
-            return drag.originDetent
+            let way = configuration.halfDragHideFraction * (floorTop - drag.startTop)
+            if top - drag.startTop > way { return decided(.pastHalfWay, detents.hiddenIndex, threshold: way) }
+            return decided(.shortOfHalfWay, drag.originDetent, threshold: way)
         case .projection:
-            if abs(velocity) >= configuration.flingPointsPerSecond {
+            let fling = configuration.flingPointsPerSecond
+            if abs(velocity) >= fling {
                 // A fling moves to the next detent in its direction, and no further.
-                if velocity > 0 { return detents.next(below: top, tolerance: tolerance) ?? detents.hiddenIndex }
-                return detents.next(above: top, tolerance: tolerance) ?? 0
+                if velocity > 0 {
+                    return decided(.fling, detents.next(below: top, tolerance: tolerance) ?? detents.hiddenIndex, threshold: fling)
+                }
+                return decided(.fling, detents.next(above: top, tolerance: tolerance) ?? 0, threshold: fling)
             }
             let projected = top + projectedDistance(velocity)
             let nearest = detents.nearest(to: projected)
             // From the floor, the nearest detent opens or not; the dismiss line is for dismissals.
-            if drag.originDetent == detents.hiddenIndex { return nearest }
-            if nearest == detents.hiddenIndex && projected < floorTop - configuration.dismissLineMarginInPoints {
-                return detents.nearest(to: projected, includingHidden: false)
+            if drag.originDetent == detents.hiddenIndex { return decided(.nearestToProjection, nearest, projected: projected) }
+            let dismissLine = floorTop - configuration.dismissLineMarginInPoints
+            if nearest == detents.hiddenIndex && projected < dismissLine {
+                return decided(.aboveDismissLine, detents.nearest(to: projected, includingHidden: false),
+                               threshold: dismissLine, projected: projected)
             }
-            return nearest
+            return decided(.nearestToProjection, nearest, projected: projected)
         }
     }
 
@@ -150,4 +170,57 @@ extension SheetMachine {
         }
         return .changed
     }
+}
+
+/// Why a release went where it did: the rule of the rule set that chose the detent, and the
+/// numbers it compared. Positions are the card's top in points, velocities in points a second
+/// (positive downwards).
+public struct ReleaseDecision: Sendable, Equatable, BitwiseCopyable {
+    public enum Rule: UInt8, Sendable, BitwiseCopyable, Named {
+        /// projection: as fast as `fling-velocity` or faster: the next detent that way.
+        case fling
+        /// projection: the detent nearest to where momentum would carry the card.
+        case nearestToProjection
+        /// projection: the nearest was the floor, but the card would stop above the dismiss line.
+        case aboveDismissLine
+        /// tutorial: down faster than its dismiss velocity.
+        case dismissVelocity
+        /// tutorial: let go above the expand line (a quarter of the screen).
+        case aboveExpandLine
+        /// tutorial: let go between the expand line and the hide line.
+        case aboveHideLine
+        /// tutorial: let go below the hide line.
+        case belowHideLine
+        /// half-drag: dragged more than the fraction of the way (to close, or to open).
+        case pastHalfWay
+        /// half-drag: dragged less than that.
+        case shortOfHalfWay
+
+        public var name: StaticString {
+            switch self {
+            case .fling: "fling"
+            case .nearestToProjection: "nearest-to-projection"
+            case .aboveDismissLine: "above-dismiss-line"
+            case .dismissVelocity: "dismiss-velocity"
+            case .aboveExpandLine: "above-expand-line"
+            case .aboveHideLine: "above-hide-line"
+            case .belowHideLine: "below-hide-line"
+            case .pastHalfWay: "past-half-way"
+            case .shortOfHalfWay: "short-of-half-way"
+            }
+        }
+    }
+
+    public var rule: Rule
+    /// The detent chosen (the machine may still spring back: a guarded sheet, `can-close`).
+    public var target: Int
+    public var targetName: DetentName
+    /// Where the card was let go.
+    public var topInPoints: Double
+    public var pointsPerSecond: Double
+    /// Where momentum would carry the card (projection's rules).
+    public var projectedTopInPoints: Double?
+    /// What the rule compared with: a velocity (fling, dismiss velocity), a line's top, or the
+    /// distance of half the way.
+    public var threshold: Double?
 }
