@@ -503,8 +503,7 @@ public struct Engine: Sendable {
 
     mutating func feedSheet(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
         let effect = sheet.handle(event)
-        if let transition = sheet.lastTransition { out.append(.transition(transition)) }
-        if let release = sheet.lastRelease { out.append(.release(release)) }
+        if let transition = sheet.lastTransition { emit(transition, into: &out) }
         if let cause = sheet.lastDismissAttempt {
             out.append(.content(ContentEventReport(time: event.time, event: .dismissAttempted(cause))))
         }
@@ -512,6 +511,17 @@ public struct Engine: Sendable {
             out.append(.content(ContentEventReport(time: event.time, event: .presented(cause))))
         }
         if effect == .changed { publish(at: event.time, into: &out) }
+    }
+
+    /// A transition of the sheet, and after a release (the only transition out of dragging
+    /// with a velocity) the rule that chose where it goes, asked again of the drag it let go.
+    /// Out of line: the frames that change nothing (most) take no more code than before.
+    @inline(never)
+    private func emit(_ transition: SheetTransition, into out: inout [EngineOutput]) {
+        out.append(.transition(transition))
+        if transition.from == .dragging, let velocity = transition.eventPointsPerSecond {
+            out.append(.release(sheet.releaseDecision(drag: sheet.dragging, velocity: velocity)))
+        }
     }
 
     @discardableResult

@@ -155,7 +155,7 @@ public struct SheetMachine: Sendable {
     /// While resting: the detent.
     var restingDetent: Int
     /// While dragging: the drag.
-    private var dragging: Drag
+    var dragging: Drag
     /// While settling: the animation under way. Readable from inlined code (`deadline`).
     @usableFromInline internal(set) var settling: Settle
     /// While a spring settles: the spring on the settle's frame grid (`Spring.Grid`).
@@ -181,8 +181,6 @@ public struct SheetMachine: Sendable {
     public internal(set) var cause: SheetCause = .initial
     /// Set by `handle` when the state changed kind or target; the caller logs it.
     public private(set) var lastTransition: SheetTransition?
-    /// Set by the last event when it released a drag: what the rule set chose, and why.
-    public private(set) var lastRelease: ReleaseDecision?
     /// Unsaved changes in the content: a user's dismissal springs back to the detent it left
     /// and is reported in `lastDismissAttempt` instead. A `dismiss` event still hides.
     public internal(set) var guarded = false
@@ -333,7 +331,6 @@ public struct SheetMachine: Sendable {
     public mutating func handle(_ event: Event) -> Effect {
         lastDismissAttempt = nil
         lastPresented = nil
-        lastRelease = nil
         let before = (kind: kind, destination: destination)
         let effect = transition(event)
         // A new kind, or a settle that changed its target.
@@ -420,9 +417,7 @@ public struct SheetMachine: Sendable {
             return moveDrag(translationY: translation, fingerVelocity: velocity)
         case (.dragging, .release(let velocity, let time)):
             let drag = dragging
-            let decision = releaseDecision(drag: drag, velocity: velocity)
-            lastRelease = decision
-            let target = decision.target
+            let target = releaseTarget(drag: drag, velocity: velocity)
             if target == detents.hiddenIndex, drag.originDetent != detents.hiddenIndex {
                 if !presentation.canClose {
                     // Locked open: back to where the drag began, as a guard does, unannounced.
