@@ -95,8 +95,36 @@ enum Seeds {
              VarlinkCall(method: "io.sheetd.Sheet.GetState")],
         ]
         for (index, calls) in sessions.enumerated() {
-            // The first byte sets how the bytes are cut into reads.
-            try put(.varlink, "session-\(index).varlink", [UInt8(truncatingIfNeeded: index * 40)] + calls.flatMap { $0.encoded() })
+            // The first byte sets how the bytes are cut into reads; its high bit clear: the
+            // sheet's socket.
+            try put(.varlink, "session-\(index).varlink", [UInt8(truncatingIfNeeded: index * 40) & 0x7f] + calls.flatMap { $0.encoded() })
+        }
+        // A paced subscriber, and one asking for a rate it cannot have.
+        try put(.varlink, "session-paced.varlink", [0x11] + [
+            VarlinkCall(method: "io.sheetd.Sheet.Monitor", parameters: .object(["maxRate": .number(60)]), more: true),
+        ].flatMap { $0.encoded() })
+        try put(.varlink, "session-paced-refused.varlink", [0x12] + [
+            VarlinkCall(method: "io.sheetd.Sheet.Monitor", parameters: .object(["maxRate": .number(1001)]), more: true),
+            VarlinkCall(method: "io.sheetd.Sheet.GetState"),
+        ].flatMap { $0.encoded() })
+        // The input socket (the first byte's high bit set): a program's touchscreen and touchpad
+        // as `sheetctl feed` and sheet-render drive them: open, frames, close.
+        let input = InputInterface.name
+        let devices = [
+            PluginDevice(name: "feeder", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 2),
+            PluginDevice(name: "pad", kind: .touchpad, x: 0...100, y: 0...60, sizeInMillimetres: (100, 60), slots: 3),
+        ]
+        for (index, device) in devices.enumerated() {
+            var calls = [VarlinkCall(method: "\(input).OpenDevice", parameters: device.parameters)]
+            let fingers = device.kind == .touchpad ? 2 : 1
+            for step in 0..<6 {
+                let phase: ContactPhase = step == 0 ? .down : step == 5 ? .up : .move
+                let contacts = (0..<fingers).map { PluginContact(slot: $0, phase: phase, x: 20 + Double($0) * 20, y: 50 - Double(step) * 5) }
+                let frame = PluginFrame(sequence: Int64(step + 1), timeInMicroseconds: Int64(step) * 8_000, contacts: contacts)
+                calls.append(VarlinkCall(method: "\(input).SendFrame", parameters: frame.parameters(device: 1)))
+            }
+            calls.append(VarlinkCall(method: "\(input).CloseDevice", parameters: .object(["device": .number(1)])))
+            try put(.varlink, "input-session-\(index).varlink", [0x80 | UInt8(index * 40)] + calls.flatMap { $0.encoded() })
         }
         // A few frames of events in the decoder's own encoding, for each device.
         for device in 0..<FuzzTarget.devices.count {

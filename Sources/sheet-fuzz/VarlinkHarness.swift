@@ -35,6 +35,10 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
         let readSize = 1 + Int(first & 0x7F) * 4
         let channel = EmbeddedChannel()
         connection += 1
+        // Devices numbered from 1 for each input, as for a daemon's first feeder: an input's
+        // calls mean the same whatever came before it (a finding replays alone), and the seeds'
+        // `SendFrame`s reach the device their `OpenDevice` opened.
+        plugins = PluginInput(screen: engine.configuration.screen)
         do {
             try server.serve(channel, as: PeerCredentials(pid: 1, uid: 0, gid: 0), endpoint: first & 0x80 == 0 ? .sheet : .input)
             // Made for each input: a SocketAddress kept for the run holds its storage behind a
