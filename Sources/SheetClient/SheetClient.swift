@@ -199,6 +199,13 @@ public final class SheetClient {
         return try decode { () throws(ProtocolError) in try SheetState(json: parameters["state"] ?? .null) }
     }
 
+    /// What the daemon has counted since it started (`GetStats`).
+    public func stats() throws(ClientError) -> DaemonStats {
+        let parameters = try method("GetStats")
+        guard let stats = parameters["stats"] else { throw .badReply(path: connection.path, reason: "GetStats without stats") }
+        return try decode { () throws(ProtocolError) in try DaemonStats(json: stats) }
+    }
+
     public func devices() throws(ClientError) -> [InputDevice] {
         let parameters = try method("ListDevices")
         guard case .array(let list)? = parameters["devices"] else {

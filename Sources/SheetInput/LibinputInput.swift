@@ -52,6 +52,8 @@ public final class LibinputInput {
     }
     /// Counts the changes of `devices`, so that a caller can tell one without comparing lists.
     public private(set) var devicesRevision = 0
+    /// Frames each device sent, by its index in `devices` (which only grows).
+    private var frameCounts: [Int] = []
     /// Per seat slot (libinput keeps a seat's slots in a 32-bit map): the device (index in
     /// `devices`) whose touch holds it, or nil, and the touch's last position.
     private var seatSlotDevice = [Int?](repeating: nil, count: LibinputInput.seatSlots)
@@ -216,6 +218,7 @@ public final class LibinputInput {
             let touch = libinput_event_get_touch_event(event)!
             frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
             if !frame.contacts.isEmpty {
+                if let index = deviceIndex(device) { countFrame(of: index) }
                 frames.append(frame)
                 frame.contacts.removeAll(keepingCapacity: true)
             }
@@ -321,7 +324,22 @@ public final class LibinputInput {
         padContacts.removeAll(keepingCapacity: true)
         pad.apply(motion, screen: screen, into: &padContacts)
         padDevice = pad.isDown ? device : nil
-        if !padContacts.isEmpty { frames.append(time: time, source: .touchpad, contacts: padContacts) }
+        if !padContacts.isEmpty {
+            countFrame(of: device)
+            frames.append(time: time, source: .touchpad, contacts: padContacts)
+        }
+    }
+
+    private func countFrame(of index: Int) {
+        if index >= frameCounts.count { frameCounts += repeatElement(0, count: index + 1 - frameCounts.count) }
+        frameCounts[index] += 1
+    }
+
+    /// The frames each device used has sent, as `GetStats` reports them.
+    public var framesRead: [DeviceFrames] {
+        devices.indices.filter { devices[$0].used || $0 < frameCounts.count && frameCounts[$0] > 0 }.map {
+            DeviceFrames(node: devices[$0].node, name: devices[$0].name, frames: $0 < frameCounts.count ? frameCounts[$0] : 0)
+        }
     }
 
     /// CLOCK_MONOTONIC, the clock of libinput's event times.

@@ -71,6 +71,8 @@ public final class PluginInput {
         /// Token bucket for the frame rate, on the monotonic clock.
         var tokens = Double(PluginDevice.Limits.frameBurst)
         var refilled: Int64
+        /// Frames accepted.
+        var framesRead = 0
     }
 
     private var devices: [Int: Device] = [:]
@@ -94,6 +96,13 @@ public final class PluginInput {
             InputDevice(node: "plugin:\(device.id)", name: device.declaration.name,
                         kind: device.declaration.kind == .touchpad ? .touchpad : .touchscreen, used: true,
                         reason: "fed over io.sheetd.Input by pid \(device.pid)", pid: device.pid, uid: device.uid)
+        }
+    }
+
+    /// The frames each open device has sent that were accepted, as `GetStats` reports them.
+    public var framesRead: [DeviceFrames] {
+        order.compactMap { devices[$0] }.map {
+            DeviceFrames(node: "plugin:\($0.id)", name: $0.declaration.name, frames: $0.framesRead)
         }
     }
 
@@ -221,6 +230,7 @@ public final class PluginInput {
         }
         // Accepted: the clock, then the events.
         device.tokens -= 1
+        device.framesRead += 1
         device.lastTime = time
         let monotonic: Int64
         switch declaration.clock {

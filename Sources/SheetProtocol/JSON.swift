@@ -16,6 +16,7 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
     /// The number, when it is a finite one (`NaN` and `Infinity` read as numbers are not).
     public var doubleValue: Double? { if case .number(let n) = self, n.isFinite { return n }; return nil }
     public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }

@@ -327,7 +327,7 @@ public struct ProtocolError: Error, Equatable, CustomStringConvertible {
     public var description: String { reason }
 }
 
-private func field(_ object: JSONValue, _ key: String) throws(ProtocolError) -> JSONValue {
+func field(_ object: JSONValue, _ key: String) throws(ProtocolError) -> JSONValue {
     guard let value = object[key] else { throw ProtocolError("missing field \"\(key)\"") }
     return value
 }
@@ -341,7 +341,7 @@ private func number(_ object: JSONValue, _ key: String, in range: ClosedRange<Do
 }
 
 /// A whole number that fits in 64 bits.
-private func integer(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Int64 {
+func integer(_ object: JSONValue, _ key: String) throws(ProtocolError) -> Int64 {
     guard let value = try field(object, key).doubleValue, let whole = Int64(exactly: value) else {
         throw ProtocolError("field \"\(key)\" is not a 64-bit whole number")
     }
@@ -358,7 +358,7 @@ private func side(_ object: JSONValue, _ key: String) throws(ProtocolError) -> I
     return pixels
 }
 
-private func text(_ object: JSONValue, _ key: String) throws(ProtocolError) -> String {
+func text(_ object: JSONValue, _ key: String) throws(ProtocolError) -> String {
     guard let value = try field(object, key).stringValue else { throw ProtocolError("field \"\(key)\" is not a string") }
     return value
 }

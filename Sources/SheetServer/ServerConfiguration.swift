@@ -170,5 +170,7 @@ public protocol SheetServiceDelegate: AnyObject, Sendable {
                completion: @escaping @Sendable (InputResult) -> Void)
     /// A connection that opened input devices has gone: they close, their touches cancel.
     func inputConnectionClosed(_ connection: UInt64)
+    /// What the daemon counted (`GetStats`); the server adds its own counts.
+    func stats(completion: @escaping @Sendable (DaemonStats) -> Void)
 }
 

@@ -240,6 +240,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         if lastPendingConflatable, !pendingUpdates.isEmpty {
             pendingUpdates[pendingUpdates.count - 1] = update
             conflated += 1
+            server.stateConflated()
         } else if pendingUpdates.count >= Self.maximumPendingEventUpdates {
             logger.warning("\(who): fell \(pendingUpdates.count) updates with events behind; dropped")
             server.subscriberDropped()
@@ -445,6 +446,9 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             isSubscriber = true
             logger.debug("\(who): subscribed\(pacer.map { ", at most one state every \($0.intervalInMicroseconds) µs" } ?? "")")
             server.subscribe(self, pacer: pacer)
+        case "GetStats":
+            guard !call.oneway else { return }
+            stats(call, context: context)
         case "ListDevices":
             guard !call.oneway else { return }
             let devices = server.delegate.devices()
@@ -525,6 +529,30 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             control(.setReduceMotion(enabled), call, context: context)
         default:
             methodNotFound(call, context: context)
+        }
+    }
+
+    /// `GetStats`: the daemon's loop counts what it read and published; the server adds its
+    /// connections, subscribers and what they missed. Anyone who may connect may ask.
+    private func stats(_ call: VarlinkCall, context: ChannelHandlerContext) {
+        waitingForDaemon = true
+        let loop = context.eventLoop
+        let contextBox = NIOLoopBound(context, eventLoop: loop)
+        server.delegate.stats { [server] daemon in
+            var counted = daemon
+            server.addServerStats(to: &counted)
+            let stats = counted
+            loop.execute { [self] in
+                let context = contextBox.value
+                waitingForDaemon = false
+                guard channel.isActive else { return }
+                write(VarlinkReply.encode(continues: false, capacity: 512) { body in
+                    body.append("{\"stats\":")
+                    stats.write(to: &body)
+                    body.append("}")
+                }, context: context)
+                drain(context: context)
+            }
         }
     }
 

@@ -65,6 +65,8 @@ public final class VarlinkServer: @unchecked Sendable {
     /// `routes.routes.count` as last set under its lock, for the publishing thread to skip
     /// the encoding when nobody subscribes without taking the lock on every update.
     private let routeCount = Atomic<Int>(0)
+    /// States a slow subscriber's queue replaced with a newer one, in all.
+    private let conflatedStates = Atomic<Int>(0)
     /// The publishing thread's encoder, whose storage every update reuses.
     private let encoder = NIOLockedValueBox(JSONWriter(capacity: 2048))
     private let counts = NIOLockedValueBox<(connections: Int, subscribers: Int, dropped: Int)>((0, 0, 0))
@@ -439,6 +441,19 @@ public final class VarlinkServer: @unchecked Sendable {
         }
         counts.withLockedValue { $0.subscribers = subscribers }
         if let reply { connection.offer(reply) }
+    }
+
+    func stateConflated() {
+        conflatedStates.add(1, ordering: .relaxed)
+    }
+
+    /// What the server counts, into the daemon's `GetStats`.
+    public func addServerStats(to stats: inout DaemonStats) {
+        let (connections, subscribers, dropped) = statistics
+        stats.connections = connections
+        stats.subscribers = subscribers
+        stats.subscribersDropped = dropped
+        stats.statesConflated = conflatedStates.load(ordering: .relaxed)
     }
 
     func subscriberDropped() {

@@ -66,6 +66,12 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
 
     func devices() -> [InputDevice] { [] }
 
+    func stats(completion: @escaping @Sendable (DaemonStats) -> Void) {
+        var stats = DaemonStats()
+        stats.devices = plugins.framesRead
+        completion(stats)
+    }
+
     func content() -> SharedContent {
         SharedContent(content: engine.content, order: engine.list.order, revision: engine.list.revision)
     }

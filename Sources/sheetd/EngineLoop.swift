@@ -31,6 +31,8 @@ final class EngineLoop: @unchecked Sendable {
     private var persistence: Persistence
     let publisher: Publisher
     private var nextWatchdog: Timestamp?
+    private var startedAt = Timestamp.zero
+    private var reloads = 0
     /// When a paced subscriber's held state is due, as last asked of the server.
     private var pacedDue: Timestamp?
     private let waiter: Waiter
@@ -104,6 +106,7 @@ final class EngineLoop: @unchecked Sendable {
     /// a state or without its restored content. Called once, before `run`, on any thread.
     func begin() {
         let now = LibinputInput.monotonicNow()
+        startedAt = now
         if let player = input.recording {
             clock.startRecording(at: now, speed: player.speed)
             logger.notice("replaying \(player.input.path) \(player.speed.map { "at \($0)x" } ?? "as fast as possible")")
@@ -137,6 +140,7 @@ final class EngineLoop: @unchecked Sendable {
                 completion()
             }
             for (request, completion) in taken.commands { completion(perform(request)) }
+            for completion in taken.stats { completion(stats()) }
             if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty { dispatch(taken) }
 
             let fastReplay = clock.asFastAsPossible
@@ -215,8 +219,21 @@ final class EngineLoop: @unchecked Sendable {
         return result
     }
 
+    /// What the loop counted, for `GetStats` (the server adds its own).
+    private func stats() -> DaemonStats {
+        var stats = DaemonStats()
+        stats.uptimeInMicroseconds = LibinputInput.monotonicNow().microseconds - startedAt.microseconds
+        stats.reloads = reloads
+        stats.devices = input.framesRead
+        stats.gestures = publisher.gestures
+        stats.statesPublished = publisher.statesPublished
+        stats.publishLatency = publisher.latency
+        return stats
+    }
+
     /// A configuration read again (SIGHUP), applied at the engine's now.
     private func reload(_ settings: Settings) {
+        reloads += 1
         let now = clock.tick()
         if commands.reload(settings, on: &engine, at: now, choices: &persistence.chosen, into: &outputs) {
             rebuiltEngine()

@@ -14,6 +14,8 @@ final class LoopInbox: Sendable {
         var inputs: [InputCall] = []
         /// Connections gone with input devices open.
         var inputConnectionsGone: [UInt64] = []
+        /// `GetStats` calls waiting for the loop's counts.
+        var stats: [@Sendable (DaemonStats) -> Void] = []
         var stopping = false
     }
 
@@ -54,6 +56,12 @@ final class LoopInbox: Sendable {
     /// Closes the input devices of a connection that has gone.
     func inputConnectionClosed(_ connection: UInt64) {
         calls.withLock { $0.inputConnectionsGone.append(connection) }
+        waiter.wake()
+    }
+
+    /// Queues a `GetStats`; `completion` runs on the loop's thread with what it counted.
+    func submitStats(_ completion: @escaping @Sendable (DaemonStats) -> Void) {
+        calls.withLock { $0.stats.append(completion) }
         waiter.wake()
     }
 

@@ -22,6 +22,10 @@ final class LoopInput: @unchecked Sendable {
     private let deviceList = Mutex<[InputDevice]>([])
     /// libinput's `devicesRevision` when the device list was last made.
     private var seenDevicesRevision = -1
+    /// Fed devices that have closed, with the frames they sent, the newest last: at most
+    /// `closedKept`, the older ones summed into the first entry.
+    private var closed: [DeviceFrames] = []
+    static let closedKept = 32
 
     init(_ spec: InputSpec, screen: ScreenSize, logger: Logger) throws {
         self.logger = logger
@@ -41,6 +45,33 @@ final class LoopInput: @unchecked Sendable {
     var recording: RecordingPlayer? {
         guard case .recording(let player) = source else { return nil }
         return player
+    }
+
+    /// Frames each device sent (`GetStats`): libinput's or the recording's, then the plugins'.
+    var framesRead: [DeviceFrames] {
+        let own: [DeviceFrames] = switch source {
+        case .live(let input): input.framesRead
+        case .recording(let player): player.framesReadByDevice
+        case .none: []
+        }
+        return own + closed + plugins.framesRead
+    }
+
+    /// Keeps the frame counts of the fed devices that `change` closes.
+    private func keepingCounts<Result>(_ change: () -> Result) -> Result {
+        guard !plugins.isEmpty else { return change() }
+        let before = plugins.framesRead
+        let result = change()
+        let open = Set(plugins.framesRead.map(\.node))
+        for device in before where !open.contains(device.node) {
+            closed.append(device)
+            if closed.count > Self.closedKept {
+                let frames = closed[0].frames + closed[1].frames
+                closed.removeFirst(2)
+                closed.insert(DeviceFrames(node: "plugin:closed", name: "devices closed earlier", frames: frames), at: 0)
+            }
+        }
+        return result
     }
 
     /// libinput's descriptor, for the loop to wait on.
@@ -76,8 +107,16 @@ final class LoopInput: @unchecked Sendable {
 
     /// An input call: a device opened or closed, a frame checked and decoded into `frames`.
     func perform(_ call: LoopInbox.InputCall, into frames: inout TouchFrameBatch) -> InputResult {
-        let result = plugins.perform(call.request, owner: call.connection, pid: call.peer.pid, uid: call.peer.uid,
+        let result: InputResult
+        if case .frame = call.request {
+            result = plugins.perform(call.request, owner: call.connection, pid: call.peer.pid, uid: call.peer.uid,
                                      now: LibinputInput.monotonicNow(), into: &frames)
+        } else {
+            result = keepingCounts {
+                plugins.perform(call.request, owner: call.connection, pid: call.peer.pid, uid: call.peer.uid,
+                                now: LibinputInput.monotonicNow(), into: &frames)
+            }
+        }
         switch (call.request, result) {
         case (.open(let declaration), .opened(let id)):
             logger.notice("input: device \(id) \"\(declaration.name)\", a \(declaration.kind.name) with \(declaration.slots) slot(s), opened by \(call.peer)")
@@ -93,8 +132,8 @@ final class LoopInput: @unchecked Sendable {
     func closeDevices(of connections: [UInt64], into frames: inout TouchFrameBatch) {
         let now = LibinputInput.monotonicNow()
         for connection in connections {
-            let closed = plugins.closeAll(owner: connection, now: now, into: &frames)
-            if closed > 0 { logger.notice("input: \(closed) device(s) of a connection that went away closed") }
+            let count = keepingCounts { plugins.closeAll(owner: connection, now: now, into: &frames) }
+            if count > 0 { logger.notice("input: \(count) device(s) of a connection that went away closed") }
         }
     }
 }

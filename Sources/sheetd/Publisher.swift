@@ -1,5 +1,6 @@
 import Logging
 import SheetCore
+import SheetInput
 import SheetProtocol
 import SheetServer
 import Synchronization
@@ -21,6 +22,14 @@ final class Publisher {
     /// The content, the list's order and its revision, for `GetContent` on the server's thread.
     private let contentBox = Mutex<SharedContent>(SharedContent(content: .empty, order: [], revision: 0))
     private var sharedRevision = 0
+    /// Gestures recognized or begun, for `GetStats`.
+    private(set) var gestures = 0
+    /// From a state's time to its publishing (not for a recording played as fast as possible,
+    /// whose states are stamped when published).
+    private(set) var latency = LatencyHistogram()
+    var statesPublished: Int64 { sequence }
+    /// The monotonic time of this `publish(_:of:clock:inputActive:)`, read once for all its states.
+    private var publishedAt: Int64 = 0
 
     init(engine: borrowing Engine, logger: Logger) {
         self.logger = logger
@@ -38,6 +47,7 @@ final class Publisher {
     /// has frames still to play (`State.inputActive`).
     func publish(_ outputs: inout [EngineOutput], of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
         shareContent(of: engine)
+        publishedAt = 0
         guard !outputs.isEmpty else {
             // A finger that lands on a resting sheet or lifts without moving it, or a replay's
             // end, changes no state but `inputActive`: subscribers waiting for rest need it.
@@ -58,6 +68,7 @@ final class Publisher {
                 lastSheet = (snapshot, nextList)
                 nextList = nil
             case .gesture(let gesture):
+                if gesture.phase == .began || gesture.phase == .recognized { gestures += 1 }
                 if let pending = lastSheet {
                     publish(pending, of: &engine, clock: clock, inputActive: inputActive)
                     lastSheet = nil
@@ -95,6 +106,10 @@ final class Publisher {
         let (snapshot, list) = pair
         sequence += 1
         let timestamp = clock.publishedTime(ofEngine: snapshot.time)
+        if !clock.asFastAsPossible {
+            if publishedAt == 0 { publishedAt = LibinputInput.monotonicNow().microseconds }
+            latency.record(publishedAt - timestamp.microseconds)
+        }
         publishedInputActive = inputActive
         let configuration = engine.configuration
         let state = SheetState(snapshot, list: list, screen: configuration.screen,

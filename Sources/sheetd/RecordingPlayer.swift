@@ -1,6 +1,7 @@
 import Logging
 import SheetCore
 import SheetInput
+import SheetProtocol
 
 /// A recording played as the daemon's input (`--input replay:…`): its frames read one ahead, so
 /// that the loop knows when the next falls due, and its end told once.
@@ -13,6 +14,8 @@ final class RecordingPlayer {
     private(set) var next: TouchFrame?
     /// The last frame has been read (or the recording could not be read on).
     private(set) var ended = false
+    /// Frames with touches in them handed out so far.
+    private(set) var framesRead = 0
     private var endTold = false
 
     init(_ input: RecordedInput, speed: Double?, logger: Logger) {
@@ -35,15 +38,25 @@ final class RecordingPlayer {
     /// The next frame if it is due by `now`, the one after read ahead.
     func take(dueBy now: Timestamp, screen: ScreenSize) -> TouchFrame? {
         guard let frame = next, frame.time <= now else { return nil }
-        readAhead(screen: screen)
-        return frame
+        return taken(frame, screen: screen)
     }
 
     /// The next frame whenever it is due (`@max`).
     func take(screen: ScreenSize) -> TouchFrame? {
         guard let frame = next else { return nil }
+        return taken(frame, screen: screen)
+    }
+
+    private func taken(_ frame: TouchFrame, screen: ScreenSize) -> TouchFrame {
+        if !frame.isEmpty { framesRead += 1 }
         readAhead(screen: screen)
         return frame
+    }
+
+    /// The recording's device and the frames handed out, as `GetStats` reports them.
+    var framesReadByDevice: [DeviceFrames] {
+        let device = input.devices.first { $0.used }
+        return [DeviceFrames(node: device?.node ?? input.path, name: device?.name ?? input.path, frames: framesRead)]
     }
 
     /// True once, when the recording has ended: its warnings are logged here, and the caller

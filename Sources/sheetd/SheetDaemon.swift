@@ -199,6 +199,8 @@ final class ControlBridge: SheetServiceDelegate {
     }
 
     func inputConnectionClosed(_ connection: UInt64) { loop.inbox.inputConnectionClosed(connection) }
+
+    func stats(completion: @escaping @Sendable (DaemonStats) -> Void) { loop.inbox.submitStats(completion) }
 }
 
 /// Reads the configuration again and applies what may change at run time, telling systemd

@@ -20,6 +20,7 @@ private final class NothingToControl: SheetServiceDelegate {
     func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
                completion: @escaping @Sendable (InputResult) -> Void) { completion(.noSuchDevice(0)) }
     func inputConnectionClosed(_ connection: UInt64) {}
+    func stats(completion: @escaping @Sendable (DaemonStats) -> Void) { completion(DaemonStats()) }
 }
 
 /// Waits for `semaphore` without holding a thread of the test's executor.
