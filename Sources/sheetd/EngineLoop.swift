@@ -16,8 +16,9 @@ import Synchronization
 /// engine and to the types that keep the rest: the clock (`EngineClock`), a recording played
 /// as input (`RecordingPlayer`), the timer (`WakeTimer`), control calls and reloads
 /// (`CommandHandler`), what survives a restart (`Persistence`) and the states subscribers get
-/// (`Publisher`). With no finger down and the sheet at rest there is no deadline, so it sleeps
-/// until input arrives, a call comes or the watchdog is due.
+/// (`Publisher`); what it tells systemd and an operator is in `EngineLoop+Service`. With no
+/// finger down and the sheet at rest there is no deadline, so it sleeps until input arrives, a
+/// call comes or the watchdog is due.
 final class EngineLoop: @unchecked Sendable {
     let logger: Logger
     let systemd: Systemd
@@ -30,9 +31,9 @@ final class EngineLoop: @unchecked Sendable {
     private var commands: CommandHandler
     private var persistence: Persistence
     let publisher: Publisher
-    private var nextWatchdog: Timestamp?
-    private var startedAt = Timestamp.zero
-    private var reloads = 0
+    var nextWatchdog: Timestamp?
+    var startedAt = Timestamp.zero
+    var reloads = 0
     /// When a paced subscriber's held state is due, as last asked of the server.
     private var pacedDue: Timestamp?
     private let waiter: Waiter
@@ -219,18 +220,6 @@ final class EngineLoop: @unchecked Sendable {
         return result
     }
 
-    /// What the loop counted, for `GetStats` (the server adds its own).
-    private func stats() -> DaemonStats {
-        var stats = DaemonStats()
-        stats.uptimeInMicroseconds = LibinputInput.monotonicNow().microseconds - startedAt.microseconds
-        stats.reloads = reloads
-        stats.devices = input.framesRead
-        stats.gestures = publisher.gestures
-        stats.statesPublished = publisher.statesPublished
-        stats.publishLatency = publisher.latency
-        return stats
-    }
-
     /// A configuration read again (SIGHUP), applied at the engine's now.
     private func reload(_ settings: Settings) {
         reloads += 1
@@ -248,7 +237,7 @@ final class EngineLoop: @unchecked Sendable {
         publisher.detentsChanged(engine)
     }
 
-    // MARK: Timer, watchdog, status
+    // MARK: Timer
 
     // A getter of the core called on `engine` itself copies the whole engine first (2.5 KB, with
     // a retain and a release of each buffer it holds), as the engine is a value of another
@@ -278,23 +267,6 @@ final class EngineLoop: @unchecked Sendable {
         guard now >= due else { return }
         pacedDue = nil
         server?.flushPaced(at: now.microseconds)
-    }
-
-    private func watchdog() {
-        guard let due = nextWatchdog, let interval = systemd.watchdogIntervalMicroseconds else { return }
-        let now = LibinputInput.monotonicNow()
-        guard now >= due else { return }
-        systemd.notify("WATCHDOG=1")
-        nextWatchdog = now.adding(microseconds: interval)
-        updateStatus()
-    }
-
-    private func updateStatus() {
-        guard systemd.notifySocket != nil else { return }
-        let used = devices.filter(\.used).count
-        let subscribers = server?.statistics.subscribers ?? 0
-        let detent = engine.sheet.detentIndex.map { engine.sheet.detents[$0].name.description } ?? "moving"
-        systemd.notify("STATUS=\(used) touch device(s), \(subscribers) subscriber(s), sheet \(detent)")
     }
 
     // MARK: Publishing
