@@ -189,6 +189,26 @@ final class MemoryFramebuffer: FramebufferDevice {
         }
     }
 
+    /// The refresh rate the renderer asks the daemon for comes from the driver's timings; a
+    /// driver that gives none, or numbers too large to multiply, is taken as 60.
+    @Test func theRefreshRateIsTheTimings() throws {
+        let device = MemoryFramebuffer(width: Self.width, height: Self.height, pages: 1)
+        #expect(try Self.backend(device).refreshRate == 60, "no pixel clock")
+        // 320x240, with blanking 400 pixels by 262 lines, a pixel every 159,000 ps (6.29 MHz):
+        // 10^12 / (159,000 × 400 × 262) ≈ 60.0 Hz.
+        (device.variable.left_margin, device.variable.right_margin, device.variable.hsync_len) = (40, 20, 20)
+        (device.variable.upper_margin, device.variable.lower_margin, device.variable.vsync_len) = (12, 8, 2)
+        device.variable.pixclock = 159_000
+        #expect(try Self.backend(device).refreshRate == 60)
+        device.variable.pixclock = 79_500
+        #expect(try Self.backend(device).refreshRate == 120)
+        (device.variable.left_margin, device.variable.upper_margin) = (UInt32.max, UInt32.max)
+        device.variable.pixclock = UInt32.max
+        #expect(try Self.backend(device).refreshRate == 60, "timings that overflow are unknown, not a trap")
+        #expect(refreshRate(millihertz: 59_940) == 60 && refreshRate(millihertz: 0) == 60)
+        #expect(refreshRate(millihertz: 10_000_000) == 1000 && refreshRate(millihertz: 100) == 1)
+    }
+
     /// Devices that are not framebuffers, or not there, are named in the error.
     @Test func aDeviceThatIsNotAFramebufferIsNamed() throws {
         do {
