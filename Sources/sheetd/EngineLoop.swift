@@ -178,11 +178,15 @@ final class EngineLoop: @unchecked Sendable {
         for call in taken.inputs {
             let result = input.perform(call, into: &frames)
             applyFrames()
+            // A frame's state goes out before its reply, and before the loop waits again: the
+            // feeder's next call may be a frame's time away.
+            publish()
             call.completion(result)
             if case .frame = call.request {} else { devicesChanged = true }
         }
         input.closeDevices(of: taken.inputConnectionsGone, into: &frames)
         applyFrames()
+        publish()
         if devicesChanged { refreshDevices() }
     }
 

@@ -1,0 +1,39 @@
+import Foundation
+import SheetClient
+import SheetCore
+import SheetInput
+import SheetProtocol
+import SheetTestSupport
+import Testing
+
+/// A frame fed over `io.sheetd.Input` (a driver, `sheetctl feed`, sheet-render forwarding the
+/// compositor's touches) reaches the state before its reply comes back.
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
+struct FedFrameTests {
+    /// Each frame's effect is published before `SendFrame` answers, so `GetState` right after
+    /// it sees the card where the finger put it. (The states of fed frames once waited in the
+    /// loop until the next call or timer woke it: a frame's time, and for the last frame of a
+    /// gesture, for as long as nothing else came.)
+    @Test func eachFramesStateIsPublishedBeforeItsReply() throws {
+        let daemon = try RunningDaemon(["--input", "none"])
+        let client = try daemon.client()
+        let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: daemon.socketPath))
+        let device = try feeder.open(PluginDevice(name: "panel", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 1))
+        let start = LibinputInput.monotonicNow().microseconds - 200_000
+        let before = try client.state()
+        #expect(before.state == .resting && before.topInPixels == 960)
+        var tops: [Double] = []
+        for step in 0..<12 {
+            let contact = PluginContact(slot: 0, phase: step == 0 ? .down : .move, x: 540, y: 1000 + Double(step) * 20)
+            try feeder.send(PluginFrame(sequence: Int64(step + 1), timeInMicroseconds: start + Int64(step) * 8_000, contacts: [contact]),
+                            device: device)
+            let state = try client.state()
+            if state.state == .dragging { tops.append(state.topInPixels) }
+        }
+        // Past the pan's slop the card follows the finger, frame by frame, with nothing else sent.
+        #expect(tops.count >= 6, "\(tops)")
+        #expect(tops.last == Double(960 + 11 * 20), "the last frame's top, read at once: \(tops)")
+        #expect(zip(tops, tops.dropFirst()).allSatisfy { $1 == $0 + 20 }, "\(tops)")
+        #expect(daemon.stop() == 0)
+    }
+}
