@@ -18,12 +18,12 @@ from .client import (
 )
 from .types import (
     Appearance, Card, Content, DetentPosition, Device, Event, Gesture, Item, LiftedItem, ListState, MovingItem,
-    Presentation, Region, Screen, State, Update,
+    Presentation, Region, Screen, State, Stats, Update,
 )
 
 __all__ = [
     "Client", "follow", "socket_path", "DEFAULT_SOCKET", "MAX_MESSAGE_BYTES",
     "SheetdError", "ProtocolError", "ConnectionLost",
     "Appearance", "Card", "Content", "DetentPosition", "Device", "Event", "Gesture", "Item", "LiftedItem", "ListState", "MovingItem",
-    "Presentation", "Region", "Screen", "State", "Update",
+    "Presentation", "Region", "Screen", "State", "Stats", "Update",
 ]

@@ -7,7 +7,7 @@ import socket
 import time
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
-from .types import Content, Device, Item, ProtocolError, State, Update, _list, _object, _reader
+from .types import Content, Device, Item, ProtocolError, State, Stats, Update, _list, _object, _reader
 
 INTERFACE = "io.sheetd.Sheet"
 DEFAULT_SOCKET = "/run/sheetd/io.sheetd.Sheet"
@@ -158,6 +158,11 @@ class Client:
 
     def list_devices(self) -> Tuple[Device, ...]:
         return _list(_reader(Device))(self.call("ListDevices").get("devices"), "devices")
+
+    def get_stats(self) -> Stats:
+        """What the daemon counted since it started: frames per device, gestures, states
+        published and missed, subscribers, reloads, the frame-to-publish latency."""
+        return Stats.from_json(_object(self.call("GetStats").get("stats"), "stats"))
 
     def monitor(self, max_rate: Optional[int] = None) -> Iterator[Update]:
         """The state at once, then one update per change, until the daemon goes (ConnectionLost).

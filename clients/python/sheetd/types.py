@@ -405,3 +405,68 @@ class Device:
         return cls(_field(value, "name", where, _string), _field(value, "node", where, _string),
                    _field(value, "type", where, _string), _field(value, "used", where, _bool),
                    _field(value, "reason", where, _string))
+
+
+#: The upper bounds of the daemon's latency buckets, in microseconds (one more bucket is above).
+LATENCY_BOUNDS_USEC = (50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000)
+
+
+def _count(value: Any, path: str) -> int:
+    number = _int(value, path)
+    if number < 0:
+        raise ProtocolError(f"{path} is not a count: {value!r}")
+    return number
+
+
+@dataclass(frozen=True)
+class DeviceFrames:
+    node: str
+    name: str
+    frames: int
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "DeviceFrames":
+        return cls(_field(value, "node", where, _string), _field(value, "name", where, _string),
+                   _field(value, "frames", where, _count))
+
+
+@dataclass(frozen=True)
+class Latency:
+    """From a touch frame's time to its state being published: `counts[i]` durations up to
+    `LATENCY_BOUNDS_USEC[i]` (and above the bound before), the last above them all."""
+    counts: Tuple[int, ...]
+    sum_usec: int
+
+    @classmethod
+    def from_json(cls, value: dict, where: str) -> "Latency":
+        bounds = _field(value, "boundsUSec", where, _list(_int))
+        if bounds != LATENCY_BOUNDS_USEC:
+            raise ProtocolError(f"{where}.boundsUSec is {list(bounds)}, not {list(LATENCY_BOUNDS_USEC)}")
+        counts = _field(value, "counts", where, _list(_count))
+        if len(counts) != len(LATENCY_BOUNDS_USEC) + 1:
+            raise ProtocolError(f"{where}.counts has {len(counts)} buckets, not {len(LATENCY_BOUNDS_USEC) + 1}")
+        return cls(counts, _field(value, "sumUSec", where, _int))
+
+
+@dataclass(frozen=True)
+class Stats:
+    """What the daemon counted since it started (GetStats)."""
+    uptime_usec: int
+    reloads: int
+    devices: Tuple[DeviceFrames, ...]
+    gestures: int
+    states_published: int
+    states_conflated: int
+    subscribers: int
+    subscribers_dropped: int
+    connections: int
+    publish_latency: Latency
+
+    @classmethod
+    def from_json(cls, value: dict, where: str = "stats") -> "Stats":
+        return cls(_field(value, "uptimeUSec", where, _count), _field(value, "reloads", where, _count),
+                   _field(value, "devices", where, _list(_reader(DeviceFrames))), _field(value, "gestures", where, _count),
+                   _field(value, "statesPublished", where, _count), _field(value, "statesConflated", where, _count),
+                   _field(value, "subscribers", where, _count), _field(value, "subscribersDropped", where, _count),
+                   _field(value, "connections", where, _count), _field(value, "publishLatency", where, _reader(Latency)))
+

@@ -268,6 +268,14 @@ class RealDaemonTests(unittest.TestCase):
         self.assertGreaterEqual(first.seq, 0)
         self.assertIsInstance(first.state, State)
 
+    def test_stats_count_what_happened(self):
+        with Client(self.path, timeout=30) as client:
+            stats = client.get_stats()
+        self.assertGreater(stats.uptime_usec, 0)
+        self.assertGreaterEqual(stats.connections, 1)
+        self.assertEqual(len(stats.publish_latency.counts), 11)
+        self.assertGreaterEqual(stats.states_published, 1)
+
     def test_a_paced_monitor_starts_with_the_state_and_refuses_rates_it_cannot_keep(self):
         with Client(self.path, timeout=30) as client:
             first = next(client.monitor(max_rate=60))
