@@ -65,6 +65,9 @@ public final class VarlinkServer: @unchecked Sendable {
     /// `routes.routes.count` as last set under its lock, for the publishing thread to skip
     /// the encoding when nobody subscribes without taking the lock on every update.
     private let routeCount = Atomic<Int>(0)
+    /// `routes.routes.count { $0.pacer != nil }` as last set under its lock: with none, the
+    /// publishing thread asks nothing of pacing, and takes no lock for it, frame after frame.
+    private let pacedRouteCount = Atomic<Int>(0)
     /// States a slow subscriber's queue replaced with a newer one, in all.
     private let conflatedStates = Atomic<Int>(0)
     /// The publishing thread's encoder, whose storage every update reuses.
@@ -342,14 +345,14 @@ public final class VarlinkServer: @unchecked Sendable {
     /// When a paced subscriber's held state is due (CLOCK_MONOTONIC µs), for the publishing
     /// thread's timer; nil: none is held.
     public var pacedDue: Int64? {
-        guard routeCount.load(ordering: .relaxed) > 0 else { return nil }
+        guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return nil }
         return routes.withLockedValue { $0.pacedDue }
     }
 
     /// Sends the held states that are due at `now` (CLOCK_MONOTONIC µs) to their paced
     /// subscribers: the newest state. Called by the publishing thread, like `publish`.
     public func flushPaced(at now: Int64) {
-        guard routeCount.load(ordering: .relaxed) > 0 else { return }
+        guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return }
         let mustHop = routes.withLockedValue { $0.flushPaced(at: now) }
         if mustHop { eventLoop.execute { self.takeHandoff() } }
     }
@@ -414,6 +417,7 @@ public final class VarlinkServer: @unchecked Sendable {
         let subscribers = routes.withLockedValue { routes in
             routes.remove(connection)
             routeCount.store(routes.routes.count, ordering: .relaxed)
+            pacedRouteCount.store(routes.routes.count { $0.pacer != nil }, ordering: .relaxed)
             return routes.routes.count
         }
         counts.withLockedValue { $0.connections = connections.count; $0.subscribers = subscribers }
@@ -428,6 +432,7 @@ public final class VarlinkServer: @unchecked Sendable {
             routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: descriptor,
                                                      from: (routes.latest?.sequence ?? 0) + 1, pacer: pacer))
             routeCount.store(routes.routes.count, ordering: .relaxed)
+            pacedRouteCount.store(routes.routes.count { $0.pacer != nil }, ordering: .relaxed)
             guard var update = routes.latest else { return (routes.routes.count, nil) }
             var buffer = ByteBufferAllocator().buffer(capacity: routes.latestBytes.count)
             if routes.latestEncoded, update.gesture == nil, update.events.isEmpty {
