@@ -30,9 +30,13 @@ let package = Package(
         // YAML that is plain data: libyaml's events checked for anchors, aliases and depth
         // before Yams composes (the configuration, content files, `libinput record` headers).
         .target(name: "SheetYAML", dependencies: [.product(name: "Yams", package: "Yams")]),
-        // Readers of `libinput record` YAML and evemu recordings, and the protocol-B decoder.
+        // libmtdev from Debian (libmtdev-dev), through pkg-config: protocol A devices, read as
+        // libinput reads them.
+        .systemLibrary(name: "CMtdev", pkgConfig: "mtdev", providers: [.apt(["libmtdev-dev"])]),
+        // Readers of `libinput record` YAML and evemu recordings, and the multitouch decoder
+        // (protocol B; protocol A through libmtdev).
         .target(name: "SheetRecordings", dependencies: [
-            "SheetCore", "SheetYAML",
+            "SheetCore", "SheetYAML", "CMtdev",
             .product(name: "Yams", package: "Yams"),
         ]),
         // What travels on the socket: the published State, Gesture and Device, the varlink
@@ -127,7 +131,7 @@ let package = Package(
         .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol", "SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
-        .testTarget(name: "SheetInputTests", dependencies: ["SheetInput"]),
+        .testTarget(name: "SheetInputTests", dependencies: ["SheetInput", "SheetRecordings", "SheetTestSupport"]),
         .testTarget(name: "FuzzInputTests", dependencies: ["sheet-fuzz", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [

@@ -13,7 +13,7 @@ public struct DeviceClassifier: Sendable {
     public init(sysfsRoot: String = "/sys") { self.sysfsRoot = sysfsRoot }
 
     // Event codes from linux/input-event-codes.h.
-    static let ABS_X = 0x00, ABS_MT_POSITION_X = 0x35
+    static let ABS_X = 0x00, ABS_Y = 0x01, ABS_MT_POSITION_X = 0x35, ABS_MT_POSITION_Y = 0x36
     static let BTN_TOOL_PEN = 0x140, BTN_TOOL_FINGER = 0x145, BTN_TOUCH = 0x14a, BTN_LEFT = 0x110
     static let KEY_A = 30, KEY_Z = 44
     static let INPUT_PROP_POINTER = 0, INPUT_PROP_DIRECT = 1
@@ -37,8 +37,10 @@ public struct DeviceClassifier: Sendable {
     }
 
     /// The classification itself, on decoded bitmaps.
+    /// A device places a touch only with both of a pair of position axes (input_id's
+    /// `has_abs_coordinates` or `has_mt_coordinates`); without, it is no touchscreen or touchpad.
     public static func kind(properties: Bitmap, abs: Bitmap, key: Bitmap, rel: Bitmap) -> InputDeviceKind {
-        let positions = abs[ABS_MT_POSITION_X] || abs[ABS_X]
+        let positions = (abs[ABS_MT_POSITION_X] && abs[ABS_MT_POSITION_Y]) || (abs[ABS_X] && abs[ABS_Y])
         if positions && key[BTN_TOOL_PEN] && !abs[ABS_MT_POSITION_X] { return .tablet }
         if positions && properties[INPUT_PROP_DIRECT] && (key[BTN_TOUCH] || abs[ABS_MT_POSITION_X]) { return .touchscreen }
         if positions && key[BTN_TOOL_FINGER] && key[BTN_TOUCH] && !properties[INPUT_PROP_DIRECT] { return .touchpad }

@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SheetCore
 import SheetProtocol
+import SheetRecordings
 
 /// What `sheetctl doctor` found about one input device: what it is, whether sheetd would use
 /// it, and what stands in the way.
@@ -11,6 +13,8 @@ public struct DeviceFinding: Sendable, Equatable {
     public var kind: InputDeviceKind
     /// Problems that keep sheetd from using it (empty: it would be used).
     public var problems: [String] = []
+    /// What it sends against what it declares: it is used, but its touches are clamped.
+    public var warnings: [String] = []
     /// Things worth knowing (seat, calibration).
     public var notes: [String] = []
 
@@ -60,6 +64,14 @@ public struct Doctor: Sendable {
         }
         if access(path, R_OK) != 0 {
             finding.notes.append("this user cannot read \(path) (\(String(cString: strerror(errno)))); the service can if the line above is clean")
+        } else {
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            if descriptor >= 0 {
+                if let axes = EvdevAxes.description(of: descriptor, name: name), let problem = axes.positionProblem {
+                    finding.problems.append("\(problem): sheetd skips it")
+                }
+                close(descriptor)
+            }
         }
         let major = (info.st_rdev >> 8) & 0xfff
         let minor = (info.st_rdev & 0xff) | ((info.st_rdev >> 12) & 0xfff00)
@@ -91,5 +103,49 @@ public struct Doctor: Sendable {
         if let seat = lines.first(where: { $0.hasPrefix("E:ID_SEAT=") }) {
             finding.notes.append("seat \(seat.dropFirst("E:ID_SEAT=".count)) (sheetd --input udev:SEAT must match)")
         }
+    }
+}
+
+extension Doctor {
+    /// What sheetd would make of the touch device of a recording: whether it is one (its
+    /// position axes), how it is read (protocol A through libmtdev), and, decoding every event,
+    /// what it sends against what it declares (positions outside its ranges, position axes that
+    /// never move). The same rules as the replay and the daemon's recording input.
+    public static func examine(recording path: String, descriptionPath: String? = nil) -> DeviceFinding {
+        let source: KernelEventSource
+        do { source = try Recording.open(path, descriptionPath: descriptionPath) } catch {
+            var finding = DeviceFinding(node: path, name: "?", kind: .other)
+            finding.problems.append("\(error)")
+            return finding
+        }
+        let device = source.device
+        var finding = DeviceFinding(node: path, name: device.name, kind: RecordedInput.kind(device.kind))
+        if let problem = device.positionProblem {
+            finding.problems.append("\(problem): not a touchscreen or touchpad; the replay refuses it and the daemon skips it")
+            return finding
+        }
+        guard device.kind != .other else {
+            finding.notes.append("neither INPUT_PROP_DIRECT, INPUT_PROP_POINTER, BTN_TOUCH nor multitouch axes make it a touch device")
+            return finding
+        }
+        if device.speaksProtocolA {
+            finding.notes.append("multitouch protocol A (no ABS_MT_SLOT): read through libmtdev, as libinput reads it, \(device.slotCount) slots")
+        }
+        var decoder = MultitouchDecoder(device: device, screen: .portraitFullHD)
+        var frame = TouchFrame(time: .zero)
+        var touches = 0
+        do {
+            while let event = try source.next() {
+                if decoder.feed(event, into: &frame) {
+                    touches += frame.contacts.count { $0.phase == .down }
+                    frame.removeAll()
+                }
+            }
+        } catch {
+            finding.problems.append("\(error)")
+        }
+        finding.warnings += decoder.axisWarnings.map(\.description)
+        finding.notes.append("\(decoder.framesSeen) frames, \(touches) touches")
+        return finding
     }
 }

@@ -58,6 +58,8 @@ public final class LibinputInput {
     /// `devices`) whose touch holds it, or nil, and the touch's last position.
     private var seatSlotDevice = [Int?](repeating: nil, count: LibinputInput.seatSlots)
     private var seatSlotPosition = [Point](repeating: .zero, count: LibinputInput.seatSlots)
+    /// Devices whose touches fell off the screen, said once each.
+    private var warnedOffScreen = Set<Int>()
     static let seatSlots = 32
     private var frame = TouchFrame(time: .zero)
     /// The contact touchpads drive, the device that drives it while it is down, and the
@@ -158,6 +160,13 @@ public final class LibinputInput {
             logger.warning("cannot open \(path): \(String(cString: strerror(code)))")
             return -code
         }
+        let name = classifier.classify(node: path)?.name ?? "?"
+        if let axes = EvdevAxes.description(of: descriptor, name: name), let problem = axes.positionProblem {
+            close(descriptor)
+            note(InputDevice(node: path, name: name, kind: .other, used: false, reason: problem))
+            logger.warning("skipped \(path) \"\(name)\": \(problem); not a touchscreen or touchpad")
+            return -ENODEV
+        }
         return descriptor
     }
 
@@ -203,8 +212,11 @@ public final class LibinputInput {
             frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
             switch type {
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
-                let position = Point(x: libinput_event_touch_get_x_transformed(touch, UInt32(screen.widthInPixels)),
+                var position = Point(x: libinput_event_touch_get_x_transformed(touch, UInt32(screen.widthInPixels)),
                                      y: libinput_event_touch_get_y_transformed(touch, UInt32(screen.heightInPixels)))
+                if !(0...Double(screen.widthInPixels)).contains(position.x) || !(0...Double(screen.heightInPixels)).contains(position.y) {
+                    position = clamped(position, on: screen, device: index)
+                }
                 seatSlotPosition[slot] = position
                 let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move
                 if phase == .down { seatSlotDevice[slot] = index }
@@ -258,6 +270,16 @@ public final class LibinputInput {
         default:
             break
         }
+    }
+
+    /// A touch libinput puts off the screen (the device sent a position outside the range it
+    /// declares): held to the screen's edge, and said once per device.
+    private func clamped(_ position: Point, on screen: ScreenSize, device index: Int) -> Point {
+        if warnedOffScreen.insert(index).inserted {
+            logger.warning("\(devices[index].node) \"\(devices[index].name)\": a touch at (\(position.x), \(position.y)) lies outside the \(screen.widthInPixels)x\(screen.heightInPixels) screen: the device sends positions outside the range it declares; its touches are clamped to the screen")
+        }
+        return Point(x: min(max(position.x, 0), Double(screen.widthInPixels)),
+                     y: min(max(position.y, 0), Double(screen.heightInPixels)))
     }
 
     private func added(_ device: OpaquePointer) {

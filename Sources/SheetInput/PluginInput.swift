@@ -173,11 +173,16 @@ public final class PluginInput {
     public func feed(_ frame: PluginFrame, device id: Int, owner: UInt64, now: Timestamp,
                      into frames: inout TouchFrameBatch) throws(Refusal) {
         // Taken out of the table while it changes (and put back on every way out), so that its
-        // slots and decoder are changed in place, not copied, frame after frame.
-        guard devices[id]?.owner == owner, var device = devices.removeValue(forKey: id) else {
+        // slots and decoder are changed in place, not copied, frame after frame. The owner is
+        // checked on what was taken out: `devices[id]?.owner` would copy the device (and retain
+        // each of its references) to read one field.
+        guard var device = devices.removeValue(forKey: id) else {
             throw Refusal(device: id, sequence: frame.sequence, reason: "no device \(id) is open on this connection", unknownDevice: true)
         }
         defer { devices[id] = device }
+        guard device.owner == owner else {
+            throw Refusal(device: id, sequence: frame.sequence, reason: "no device \(id) is open on this connection", unknownDevice: true)
+        }
         func refuse(_ reason: String) -> Refusal {
             Refusal(device: id, sequence: frame.sequence, reason: reason)
         }

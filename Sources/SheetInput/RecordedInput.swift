@@ -20,6 +20,7 @@ public final class RecordedInput {
     public init(path: String, descriptionPath: String? = nil, screen: ScreenSize) throws {
         self.path = path
         source = try Recording.open(path, descriptionPath: descriptionPath)
+        try Recording.requireTouch(source)
         decoder = MultitouchDecoder(device: source.device, screen: screen)
         frame = TouchFrame(time: .zero, source: decoder.source)
     }
@@ -75,6 +76,9 @@ public final class RecordedInput {
         }
         return nil
     }
+
+    /// What the device sent against what it declares (said once each; its touches are clamped).
+    public var axisWarnings: [AxisWarning] { decoder.axisWarnings }
 
     /// Time of the last event read, from the recording's start.
     public var lastEventTime: Timestamp { lastTime }

@@ -60,9 +60,17 @@ public struct DeviceDescription: Hashable, Sendable {
         absinfo[Int(EventCode.ABS_MT_POSITION_X)] != nil && absinfo[Int(EventCode.ABS_MT_POSITION_Y)] != nil
     }
 
-    /// Slots of multitouch protocol B: `ABS_MT_SLOT` max + 1; 1 for a single-touch device.
+    /// Multitouch protocol A: MT positions without `ABS_MT_SLOT` (libinput's `evdev_need_mtdev`).
+    /// Such a device is read through libmtdev.
+    public var speaksProtocolA: Bool {
+        hasMultitouch && absinfo[Int(EventCode.ABS_MT_SLOT)] == nil
+    }
+
+    /// Slots of multitouch protocol B: `ABS_MT_SLOT` max + 1; libinput's 10 for protocol A;
+    /// 1 for a single-touch device.
     public var slotCount: Int {
         if let slot = absinfo[Int(EventCode.ABS_MT_SLOT)] { return Int(max(0, slot.maximum)) + 1 }
+        if speaksProtocolA { return ProtocolATranslator.slotCount }
         return 1
     }
 
@@ -78,12 +86,29 @@ public struct DeviceDescription: Hashable, Sendable {
         return nil
     }
 
-    /// Touchscreen, touchpad or other: udev's word if the recording has it, else the kernel's
+    /// Why the device cannot place a touch, or nil when it can: no position axes (neither
+    /// ABS_X and ABS_Y nor ABS_MT_POSITION_X and _Y, as udev's `input_id` requires), or an axis
+    /// whose range has no width (libinput refuses such a device: "min == max").
+    public var positionProblem: String? {
+        guard let axes = positionAxes else {
+            let declared = [EventCode.ABS_X, EventCode.ABS_Y, EventCode.ABS_MT_POSITION_X, EventCode.ABS_MT_POSITION_Y]
+                .filter { absinfo[Int($0)] != nil }.map(EventCode.absName)
+            return "no position axes: it declares neither ABS_X and ABS_Y nor ABS_MT_POSITION_X and ABS_MT_POSITION_Y"
+                + (declared.isEmpty ? "" : " (only \(declared.joined(separator: " and ")))")
+        }
+        let names = hasMultitouch ? (EventCode.ABS_MT_POSITION_X, EventCode.ABS_MT_POSITION_Y) : (EventCode.ABS_X, EventCode.ABS_Y)
+        for (axis, code) in [(axes.x, names.0), (axes.y, names.1)] where axis.maximum <= axis.minimum {
+            return "\(EventCode.absName(code))'s range \(axis.minimum)…\(axis.maximum) has no width"
+        }
+        return nil
+    }
+
+    /// Touchscreen, touchpad or other: no position (`positionProblem`) is other; then udev's word if the recording has it, else the kernel's
     /// properties (DIRECT → touchscreen; POINTER or BUTTONPAD → touchpad), else the legacy rule
     /// (BTN_TOOL_FINGER with BTN_TOUCH → touchpad; BTN_TOUCH alone → touchscreen).
     public var kind: DeviceKind {
+        guard positionProblem == nil else { return .other }
         if let udevKind { return udevKind }
-        guard positionAxes != nil else { return .other }
         if properties.contains(EventCode.INPUT_PROP_DIRECT) { return .touchscreen }
         if properties.contains(EventCode.INPUT_PROP_POINTER) || properties.contains(EventCode.INPUT_PROP_BUTTONPAD) {
             return .touchpad

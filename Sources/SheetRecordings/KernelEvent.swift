@@ -45,6 +45,34 @@ public enum EventCode {
 
     public static let MT_TOOL_PALM: Int32 = 2
 
+    /// The kernel's name of an absolute axis (`ABS_Z`), or its number (`ABS_0x21`).
+    public static func absName(_ code: UInt16) -> String {
+        let names = ["ABS_X", "ABS_Y", "ABS_Z", "ABS_RX", "ABS_RY", "ABS_RZ", "ABS_THROTTLE", "ABS_RUDDER", "ABS_WHEEL",
+                     "ABS_GAS", "ABS_BRAKE"]
+        switch code {
+        case 0..<UInt16(names.count): return names[Int(code)]
+        case 0x18: return "ABS_PRESSURE"
+        case 0x19: return "ABS_DISTANCE"
+        case 0x1a: return "ABS_TILT_X"
+        case 0x1b: return "ABS_TILT_Y"
+        case 0x28: return "ABS_MISC"
+        case 0x2f: return "ABS_MT_SLOT"
+        case 0x30: return "ABS_MT_TOUCH_MAJOR"
+        case 0x31: return "ABS_MT_TOUCH_MINOR"
+        case 0x32: return "ABS_MT_WIDTH_MAJOR"
+        case 0x33: return "ABS_MT_WIDTH_MINOR"
+        case 0x34: return "ABS_MT_ORIENTATION"
+        case 0x35: return "ABS_MT_POSITION_X"
+        case 0x36: return "ABS_MT_POSITION_Y"
+        case 0x37: return "ABS_MT_TOOL_TYPE"
+        case 0x38: return "ABS_MT_BLOB_ID"
+        case 0x39: return "ABS_MT_TRACKING_ID"
+        case 0x3a: return "ABS_MT_PRESSURE"
+        case 0x3b: return "ABS_MT_DISTANCE"
+        default: return "ABS_0x" + String(code, radix: 16)
+        }
+    }
+
     public static let INPUT_PROP_POINTER = 0
     public static let INPUT_PROP_DIRECT = 1
     public static let INPUT_PROP_BUTTONPAD = 2

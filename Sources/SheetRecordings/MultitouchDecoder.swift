@@ -17,6 +17,9 @@ import SheetCore
 ///   afterwards comes back as a new touch when it next moves; `-1` or `BTN_TOUCH 0` clears it.
 /// - Unknown types and codes are ignored.
 ///
+/// Protocol A (contacts closed by `SYN_MT_REPORT`, no slots) goes through libmtdev first, as
+/// in libinput: `ProtocolATranslator`.
+///
 /// Touchpads go through `TouchpadDecoder`: libinput's own rules for two-finger scrolling and
 /// three-finger swipes, so a recording or a plugin pad moves the card as the same pad does live.
 public struct MultitouchDecoder: Sendable {
@@ -58,13 +61,31 @@ public struct MultitouchDecoder: Sendable {
     private let xPixelsPerUnit: Double, yPixelsPerUnit: Double
     /// libinput's touchpad handling, for touchpads.
     private var pad: TouchpadDecoder?
+    /// libmtdev, for a protocol-A device.
+    private let protocolA: ProtocolATranslator?
+    /// Whether the device speaks multitouch protocol A and is read through libmtdev.
+    public let readsProtocolA: Bool
+    /// Feeding what libmtdev made of an event (protocol B) back through `feed`.
+    private var translating = false
+    private var axisCheck: AxisCheck
+
+    /// What the touchscreen sent against what it declares, each problem once, in the order met.
+    public var axisWarnings: [AxisWarning] { axisCheck.warnings }
 
     public init(device: DeviceDescription, screen: ScreenSize) {
         self.device = device
         self.screen = screen
         self.source = device.kind == .touchpad ? .touchpad : .touchscreen
         multitouch = device.hasMultitouch
-        slots = Array(repeating: Slot(), count: max(1, min(device.slotCount, 64)))
+        protocolA = device.speaksProtocolA ? ProtocolATranslator(device: device) : nil
+        readsProtocolA = protocolA != nil
+        axisCheck = AxisCheck(device: device)
+        // A slot starts at the axes' zero held to their ranges: a device that never sends its
+        // position (`AxisWarning.Problem.neverMoved`) still touches the screen.
+        var start = Slot()
+        start.x = AxisCheck.held(0, axisCheck.x)
+        start.y = AxisCheck.held(0, axisCheck.y)
+        slots = Array(repeating: start, count: max(1, min(device.slotCount, 64)))
         let axes = device.positionAxes ?? (AbsInfo(minimum: 0, maximum: 0), AbsInfo(minimum: 0, maximum: 0))
         xMinimum = Double(axes.x.minimum)
         yMinimum = Double(axes.y.minimum)
@@ -78,6 +99,7 @@ public struct MultitouchDecoder: Sendable {
     /// Feeds one event. Returns true when a frame ended: `frame` then holds its contacts (maybe
     /// none) stamped with the frame's time. The caller empties `frame` before the next frame.
     public mutating func feed(_ event: KernelEvent, into frame: inout TouchFrame) -> Bool {
+        if readsProtocolA && !translating { return translate(event, into: &frame) }
         switch event.type {
         case EventCode.EV_SYN:
             switch event.code {
@@ -104,6 +126,20 @@ public struct MultitouchDecoder: Sendable {
         return false
     }
 
+    /// A protocol-A event through libmtdev, and what it releases (a frame's worth of protocol
+    /// B at its `SYN_REPORT`) through the protocol-B rules.
+    private mutating func translate(_ event: KernelEvent, into frame: inout TouchFrame) -> Bool {
+        guard let protocolA else { return false }
+        protocolA.put(event)
+        translating = true
+        defer { translating = false }
+        var ended = false
+        while let converted = protocolA.next() {
+            if feed(converted, into: &frame) { ended = true }
+        }
+        return ended
+    }
+
     private mutating func absolute(code: UInt16, value: Int32) {
         if multitouch {
             switch code {
@@ -125,11 +161,11 @@ public struct MultitouchDecoder: Sendable {
                 slots[currentSlot] = slot
             case EventCode.ABS_MT_POSITION_X:
                 guard currentSlot >= 0 else { return }
-                slots[currentSlot].x = value
+                slots[currentSlot].x = axisCheck.x(value)
                 slots[currentSlot].moved = true
             case EventCode.ABS_MT_POSITION_Y:
                 guard currentSlot >= 0 else { return }
-                slots[currentSlot].y = value
+                slots[currentSlot].y = axisCheck.y(value)
                 slots[currentSlot].moved = true
             case EventCode.ABS_MT_TOOL_TYPE:
                 guard currentSlot >= 0 else { return }
@@ -144,13 +180,13 @@ public struct MultitouchDecoder: Sendable {
         } else {
             switch code {
             case EventCode.ABS_X:
-                slots[0].x = value
+                slots[0].x = axisCheck.x(value)
                 slots[0].moved = true
             case EventCode.ABS_Y:
-                slots[0].y = value
+                slots[0].y = axisCheck.y(value)
                 slots[0].moved = true
             default:
-                break
+                axisCheck.other(code)
             }
         }
     }
@@ -174,6 +210,7 @@ public struct MultitouchDecoder: Sendable {
         }
     }
 
+    /// Where a slot's contact is on the screen (its position was held to the axes' ranges).
     private func screenPoint(_ slot: Slot) -> Point {
         Point(x: (Double(slot.x) - xMinimum) * xPixelsPerUnit, y: (Double(slot.y) - yMinimum) * yPixelsPerUnit)
     }
@@ -222,6 +259,7 @@ public struct MultitouchDecoder: Sendable {
                 slot.began = true
             }
             if slot.began && slot.trackingID >= 0 && !slot.isPalm {
+                if !axisCheck.positionSent { axisCheck.touchBegan() }
                 frame.contacts.append(Contact(slot: index, phase: .down, positionInPixels: screenPoint(slot)))
                 slot.announced = true
             } else if slot.becamePalm && slot.announced {

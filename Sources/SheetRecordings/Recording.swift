@@ -51,6 +51,16 @@ public enum Recording {
         }
     }
 
+    /// Throws unless the recording's device is a touchscreen or a touchpad, naming what it
+    /// lacks (its position axes, or the properties and buttons that make it one).
+    public static func requireTouch(_ source: KernelEventSource) throws {
+        let device = source.device
+        guard device.kind == .other else { return }
+        let why = device.positionProblem
+            ?? "neither INPUT_PROP_DIRECT, INPUT_PROP_POINTER, BTN_TOUCH nor multitouch axes make it one"
+        throw RecordingError(file: source.path, line: nil, reason: "\"\(device.name)\" is not a touchscreen or touchpad: \(why)")
+    }
+
     enum Format { case libinputRecord, evemu }
 
     /// Looks at the first meaningful line.

@@ -113,20 +113,54 @@ struct Printer {
         output.appendSeconds(time.microseconds)
     }
 
-    private func touch(_ touch: TouchReport) throws {
+    /// The decoded contacts of one frame, as the device reported them.
+    func contacts(_ frame: TouchFrame) throws {
+        for contact in frame.contacts {
+            finger("contact", time: frame.time, phase: contact.phase, slot: contact.slot, at: contact.positionInPixels)
+            if options.format == .json { output.append("}") }
+            try output.endLine()
+        }
+    }
+
+    /// The start of a `contact` or `touch` line: when, which phase, which slot, where (JSON
+    /// left open for more keys).
+    private func finger(_ kind: StaticString, time moment: Timestamp, phase: ContactPhase, slot: Int, at position: Point) {
         let o = output
         switch options.format {
         case .json:
-            o.append("{\"kind\":\"touch\",\"t\":")
-            time(touch.time)
+            o.append("{\"kind\":\"")
+            o.append(kind)
+            o.append("\",\"t\":")
+            time(moment)
             o.append(",\"phase\":\"")
-            o.append(Self.name(touch.phase))
+            o.append(Self.name(phase))
             o.append("\",\"slot\":")
-            o.appendInteger(Int64(touch.slot))
+            o.appendInteger(Int64(slot))
             o.append(",\"x\":")
-            o.append(touch.positionInPixels.x, decimals: 2)
+            o.append(position.x, decimals: 2)
             o.append(",\"y\":")
-            o.append(touch.positionInPixels.y, decimals: 2)
+            o.append(position.y, decimals: 2)
+        case .text:
+            time(moment)
+            o.append(" ")
+            o.append(kind)
+            o.append(": ")
+            o.append(Self.name(phase))
+            o.append(" slot ")
+            o.appendInteger(Int64(slot))
+            o.append(" at (")
+            o.append(position.x, decimals: 1)
+            o.append(", ")
+            o.append(position.y, decimals: 1)
+            o.append(")")
+        }
+    }
+
+    private func touch(_ touch: TouchReport) throws {
+        let o = output
+        finger("touch", time: touch.time, phase: touch.phase, slot: touch.slot, at: touch.positionInPixels)
+        switch options.format {
+        case .json:
             if let velocity = touch.velocityInPixelsPerSecond {
                 o.append(",\"vx\":")
                 o.append(velocity.dx, decimals: 1)
@@ -136,16 +170,6 @@ struct Printer {
             if touch.passThrough { o.append(",\"passThrough\":true") }
             o.append("}")
         case .text:
-            time(touch.time)
-            o.append(" touch: ")
-            o.append(Self.name(touch.phase))
-            o.append(" slot ")
-            o.appendInteger(Int64(touch.slot))
-            o.append(" at (")
-            o.append(touch.positionInPixels.x, decimals: 1)
-            o.append(", ")
-            o.append(touch.positionInPixels.y, decimals: 1)
-            o.append(")")
             if let velocity = touch.velocityInPixelsPerSecond {
                 o.append(" v=(")
                 o.append(velocity.dx, decimals: 0)

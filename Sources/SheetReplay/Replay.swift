@@ -13,6 +13,9 @@ public struct ReplayOptions: Sendable {
     public var engine = EngineConfiguration()
     /// Print `touch` lines.
     public var touches = false
+    /// Print a `contact` line for every contact the decoder reads (moves too): the device's
+    /// touches as libinput reports them, before the engine sees them.
+    public var contacts = false
     /// Print a `release` line for each drag let go: the rule that chose the detent, with its
     /// numbers.
     public var explain = false
@@ -65,6 +68,7 @@ public enum Replay {
 
     public static func run(source: KernelEventSource, options: ReplayOptions, output: OutputBuffer,
                            observer: ((ReplayFrame) throws -> Void)? = nil) throws -> ReplayResult {
+        try Recording.requireTouch(source)
         var printer = Printer(output: output, options: options, observer: observer)
         var summary = ReplaySummary()
         var warnings: [RecordingWarning] = []
@@ -92,6 +96,7 @@ public enum Replay {
         var lastTime = Timestamp.zero
         var eventsSinceReport = 0
         var lastLine = 0
+        var axisWarningsTold = 0
         while let event = try source.next() {
             let start = origin ?? event.time
             origin = start
@@ -101,9 +106,16 @@ public enum Replay {
             lastLine = source.lineNumber
             if decoder.feed(rebased, into: &frame) {
                 eventsSinceReport = 0
+                if decoder.axisWarnings.count > axisWarningsTold {
+                    for warning in decoder.axisWarnings[axisWarningsTold...] {
+                        warnings.append(RecordingWarning(file: source.path, line: lastLine, message: warning.description))
+                    }
+                    axisWarningsTold = decoder.axisWarnings.count
+                }
                 if frame.isEmpty {
                     engine.advance(to: frame.time, into: &outputs)
                 } else {
+                    if options.contacts && !options.summary { try printer.contacts(frame) }
                     engine.process(frame, into: &outputs)
                     frame.removeAll()
                 }

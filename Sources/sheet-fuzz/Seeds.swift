@@ -140,6 +140,17 @@ enum Seeds {
             }
             event(500, 2, 0x39, -1); event(0, 1, 0x0a, 0); event(0, 0, 0, 0)
             try put(.decoder, "drag-\(device).events", bytes)
+            // The same drag in multitouch protocol A (every contact each frame, closed by
+            // SYN_MT_REPORT), with a second finger: libmtdev's input on a protocol-A device.
+            bytes = [UInt8(device)]
+            for step in 0...20 {
+                event(step == 0 ? 0 : 500, 2, 0x35, 500); event(0, 2, 0x36, Int32(900 - step * 30)); event(0, 0, 2, 0)
+                event(0, 2, 0x35, 100); event(0, 2, 0x36, 100); event(0, 0, 2, 0)
+                if step == 0 { event(0, 1, 0x0a, 1) }
+                event(0, 0, 0, 0)
+            }
+            event(500, 0, 2, 0); event(0, 1, 0x0a, 0); event(0, 0, 0, 0)
+            try put(.decoder, "type-a-drag-\(device).events", bytes)
         }
     }
 }

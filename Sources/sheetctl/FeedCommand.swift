@@ -141,10 +141,11 @@ struct Feeder {
         }
         var description = source.device
         let kind = description.kind
-        guard kind != .other, let axes = description.positionAxes else {
-            printError("sheetctl: \(path): no touchscreen or touchpad in the recording")
+        do { try Recording.requireTouch(source) } catch {
+            printError("sheetctl: \(error)")
             throw ExitCode(ExitStatus.dataError)
         }
+        guard let axes = description.positionAxes else { throw ExitCode(ExitStatus.dataError) }
         // libinput maps v onto the screen as (v − min) / (max − min + 1): the range the
         // daemon is told is that span, and the fingers are read in units from the minimum.
         let width = Double(Int64(axes.x.maximum) - Int64(axes.x.minimum) + 1)
@@ -166,6 +167,7 @@ struct Feeder {
         let start = LibinputInput.monotonicNow().microseconds
         var sequence: Int64 = 0
         var last: Int64 = 0
+        var axisWarningsTold = 0
         while true {
             let event: KernelEvent?
             do { event = try source.next() } catch {
@@ -177,6 +179,10 @@ struct Feeder {
             origin = first
             guard fingers.feed(event, into: &frame) else { continue }
             defer { frame.removeAll() }
+            if fingers.axisWarnings.count > axisWarningsTold {
+                for warning in fingers.axisWarnings[axisWarningsTold...] { printError("sheetctl: \(path):\(source.lineNumber): warning: \(warning)") }
+                axisWarningsTold = fingers.axisWarnings.count
+            }
             guard !frame.isEmpty else { continue }
             var contacts: [PluginContact] = []
             for contact in frame.contacts {

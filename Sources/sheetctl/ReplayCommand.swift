@@ -10,7 +10,7 @@ struct ReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Run a recording (libinput record YAML or evemu) through the gesture and sheet core.",
         discussion: """
-            Prints one JSON object per line: `device`, `touch` (with --touches), `gesture` and `sheet`. \
+            Prints one JSON object per line: `device`, `contact` (with --contacts), `touch` (with --touches), `gesture` and `sheet`. \
             After the last event the clock runs on until the sheet rests, so the last `sheet` line is \
             where it ends. The same file and flags always print the same bytes.
 
@@ -30,6 +30,9 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @Flag(help: "Print a `touch` line for every finger down, up and cancel.")
     var touches = false
+
+    @Flag(help: "Print a `contact` line for every contact the decoder reads from the device, moves included: what libinput would report for it (`libinput debug-events`), before any gesture.")
+    var contacts = false
 
     @Flag(help: "Print a `release` line for every drag let go: the rule that chose the detent, with its numbers (in points).")
     var explain = false
@@ -72,6 +75,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         options.format = outputFormat
         options.touches = touches
+        options.contacts = contacts
         options.explain = explain
         options.summary = summary
         options.descriptionPath = desc

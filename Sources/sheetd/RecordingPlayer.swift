@@ -17,6 +17,7 @@ final class RecordingPlayer {
     /// Frames with touches in them handed out so far.
     private(set) var framesRead = 0
     private var endTold = false
+    private var axisWarningsTold = 0
 
     init(_ input: RecordedInput, speed: Double?, logger: Logger) {
         self.input = input
@@ -31,6 +32,10 @@ final class RecordingPlayer {
         } catch {
             logger.error("\(error); the replay stops here")
             next = nil
+        }
+        if input.axisWarnings.count > axisWarningsTold {
+            for warning in input.axisWarnings[axisWarningsTold...] { logger.warning("\(input.path): \(warning)") }
+            axisWarningsTold = input.axisWarnings.count
         }
         if next == nil { ended = true }
     }

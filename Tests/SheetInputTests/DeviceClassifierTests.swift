@@ -46,6 +46,12 @@ struct DeviceClassifierRuleTests {
         #expect(kind(properties: [Code.propPointer], key: [Code.btnLeft, Code.btnTouch, Code.btnToolFinger]) == .pointer)
     }
 
+    /// udev's input_id places a touch only with both axes of a pair.
+    @Test func oneAxisOfAPairPlacesNoTouch() {
+        #expect(kind(properties: [Code.propDirect], abs: [Code.absX, Code.absMTPositionX], key: [Code.btnTouch]) == .other)
+        #expect(kind(properties: [Code.propDirect], abs: [Code.absX, Code.absMTPositionX, Code.absMTPositionY]) == .touchscreen)
+    }
+
     @Test func anIndirectDeviceWithFingerToolAndTouchIsATouchpad() {
         #expect(kind(properties: [Code.propPointer], abs: [Code.absX, Code.absY, Code.absMTPositionX, Code.absMTPositionY],
                      key: [Code.btnLeft, Code.btnToolFinger, Code.btnTouch]) == .touchpad)

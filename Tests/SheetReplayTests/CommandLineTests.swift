@@ -76,6 +76,12 @@ import Testing
         let binaryResult = try run(["replay", binary])
         #expect(binaryResult.status == 65)
         #expect(binaryResult.stderr.hasPrefix("\(binary):1: binary data"))
+
+        // A device that cannot place a touch is refused, naming what it lacks.
+        let flat = try temporaryFile("flat.evemu", "N: flat\nI: 0003 0000 0000 0000\nP: 02 00 00 00 00 00 00 00\nA: 00 0 100 0 0\nA: 01 7 7 0 0\nE: 0.000 0000 0000 0\n")
+        let flatResult = try run(["replay", flat])
+        #expect(flatResult.status == 65)
+        #expect(flatResult.stderr == "\(flat): \"flat\" is not a touchscreen or touchpad: ABS_Y's range 7…7 has no width\n")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))

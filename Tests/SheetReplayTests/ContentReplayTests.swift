@@ -222,16 +222,18 @@ import SheetTestSupport
     @Test func aFlickUpScrollsWithMomentumThenAPanDownAtTheTopDragsTheSheet() throws {
         var r = SyntheticRecording()
         // A flick up on the list at expanded.
-        r.stroke(from: (540, 1500), to: (540, 1200), seconds: 0.1)
+        r.stroke(from: (540, 1500), to: (540, 1350), seconds: 0.1)
         r.wait(2)
         var scrolled = try run(r, items: 60, initial: "expanded")
         let scrolls = scrolled.kind("sheet").compactMap { $0["scroll"] as? Double }
         let afterLift = try #require(scrolls.last)
-        #expect(afterLift > 450, "momentum carries the list past the 300 pt the finger moved, got \(afterLift)")
+        #expect(afterLift > 225, "momentum carries the list past the 150 pt the finger moved, got \(afterLift)")
         #expect(afterLift <= 1526.01)
         #expect(scrolled.lastSheet?["detent"] as? String == "expanded")
 
         // Then a slow pan down: it scrolls the list back to its top first, then drags the sheet.
+        // (The pan stays on the panel: a finger past its edge is held there.)
+        #expect(400 + afterLift + 400 < 1920)
         r.stroke(from: (540, 400), to: (540, 400 + Int32(afterLift) + 400), seconds: 2, holdSeconds: 0.1)
         scrolled = try run(r, items: 60, initial: "expanded")
         let sheets = scrolled.kind("sheet")
