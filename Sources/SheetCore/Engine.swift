@@ -348,12 +348,23 @@ public struct Engine: Sendable {
         return .done
     }
 
-    /// Ends every finger still down as a cancel (a recording ends, a device goes away).
+    /// Ends every finger still down as a cancel (a new screen, a replay's end).
     public mutating func cancelAllTouches(at time: Timestamp, into out: inout [EngineOutput]) {
+        cancelTouches(in: 0..<slotDown.count, at: time, into: &out)
+    }
+
+    /// Ends the fingers down in `slots` as cancels (one input's fingers, when it ends: the
+    /// others' stay down).
+    public mutating func cancelTouches(in slots: Range<Int>, at time: Timestamp, into out: inout [EngineOutput]) {
         advance(to: time, into: &out)
-        for slot in slotDown.indices where slotDown[slot] {
+        for slot in slots.clamped(to: 0..<slotDown.count) where slotDown[slot] {
             cancelSlot(slot, at: time, into: &out)
         }
+    }
+
+    /// Fingers down in `slots`.
+    public func touchCount(in slots: Range<Int>) -> Int {
+        slots.clamped(to: 0..<slotDown.count).count { slotDown[$0] }
     }
 
     /// Takes a new configuration (a screen, a reload) as a new engine would, keeping what the

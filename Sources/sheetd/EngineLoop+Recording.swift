@@ -54,10 +54,13 @@ extension EngineLoop {
     /// At the recording's end (told once): its warnings, and fingers still down cancelled at
     /// its last event (as `sheetctl replay` does).
     func finishIfEnded(_ player: RecordingPlayer) {
-        guard player.takeEnd(), engine.activeTouchCount > 0 else { return }
-        logger.warning("\(player.input.path): the recording ends with \(engine.activeTouchCount) finger(s) down: cancelled at its end")
+        // Only the recording's own slots: fingers of plugin devices (engine slots past them)
+        // are not the recording's to end.
+        let slots = 0..<PluginInput.engineSlots.lowerBound
+        guard player.takeEnd(), engine.touchCount(in: slots) > 0 else { return }
+        logger.warning("\(player.input.path): the recording ends with \(engine.touchCount(in: slots)) finger(s) down: cancelled at its end")
         clock.saw(player.input.lastEventTime)
-        engine.cancelAllTouches(at: clock.time, into: &outputs)
+        engine.cancelTouches(in: slots, at: clock.time, into: &outputs)
     }
 
     /// When the recording is over and the sheet rests, the engine clock goes on at the real

@@ -3,6 +3,7 @@ import SheetClient
 import SheetCore
 import SheetInput
 import SheetProtocol
+import SheetRecordings
 import SheetTestSupport
 import Testing
 
@@ -34,6 +35,27 @@ struct FedFrameTests {
         #expect(tops.count >= 6, "\(tops)")
         #expect(tops.last == Double(960 + 11 * 20), "the last frame's top, read at once: \(tops)")
         #expect(zip(tops, tops.dropFirst()).allSatisfy { $1 == $0 + 20 }, "\(tops)")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A recording that ends while a fed finger is down ends its own fingers only: the fed one
+    /// stays down and goes on moving the card. (Its end once cancelled every finger, the
+    /// feeder's included, and said the recording ended with it down.)
+    @Test func aRecordingsEndLeavesAFedFingerDown() throws {
+        var recording = SyntheticRecording()
+        recording.wait(0.3)
+        recording.stroke(from: (200, 1500), to: (200, 1400), seconds: 0.1)  // a finger of its own, lifted
+        recording.stroke(from: (300, 1500), to: (300, 1450), seconds: 0.05, lift: false)  // one still down at its end
+        let file = try temporaryFile("short.evemu", recording.evemu())
+        let daemon = try RunningDaemon(["--input", "replay:\(file)@1"])
+        let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: daemon.socketPath))
+        let device = try feeder.open(PluginDevice(name: "panel", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 1))
+        let start = LibinputInput.monotonicNow().microseconds
+        try feeder.send(PluginFrame(sequence: 1, timeInMicroseconds: start, contacts: [PluginContact(slot: 0, phase: .down, x: 540, y: 1000)]),
+                        device: device)
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        #expect(daemon.log.contains("the recording ends with 1 finger(s) down"), "its own finger, not the feeder's: \(daemon.log)")
+        #expect(try daemon.client().state().inputActive, "the fed finger is still down")
         #expect(daemon.stop() == 0)
     }
 }

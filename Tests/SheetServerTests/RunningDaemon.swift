@@ -74,6 +74,20 @@ final class RunningDaemon {
         }
     }
 
+    /// Reads the notifications waiting, without waiting for more: a long run that sends many
+    /// (a reload a second) would otherwise fill the socket's queue, and the daemon's later
+    /// notifications would be lost, as they would not be under systemd, which reads them all.
+    func drainNotifications() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(notifyDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard count > 0 else { return }
+            let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
+            statuses += lines
+            unread += lines
+        }
+    }
+
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     func client() throws -> SheetClient {
