@@ -80,6 +80,8 @@ public enum AtomicFile {
                 guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
         } catch {
+            // What was written of it goes (on a full disk it holds the space a next try needs).
+            unlink(temporary)
             throw FileError(path: temporary, reason: "cannot be written: \(error)")
         }
         guard rename(temporary, path) == 0 else {

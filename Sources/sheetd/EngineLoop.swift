@@ -144,6 +144,9 @@ final class EngineLoop: @unchecked Sendable {
             for completion in taken.stats { completion(stats()) }
             if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty { dispatch(taken) }
 
+            // What the calls changed is saved, or its save planned, before the timer is armed:
+            // an idle loop would otherwise sleep past a save put off to a second after the last.
+            persistence.persist(&engine)
             let fastReplay = clock.asFastAsPossible
             if fastReplay {
                 replayBatch()
@@ -163,7 +166,6 @@ final class EngineLoop: @unchecked Sendable {
             publish()
             flushPaced()
             watchdog()
-            persistence.persist(&engine)
         }
         waiter.arm(at: nil)
         persistence.persist(&engine, now: true)

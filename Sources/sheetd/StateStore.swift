@@ -94,6 +94,8 @@ final class StateStore: Sendable {
     let path: String
     private let logger: Logger
     private let pending = Mutex<SavedState?>(nil)
+    /// The last save failed (said once until one succeeds).
+    private let failing = Mutex(false)
     private let writer = NIOThreadPool(numberOfThreads: 1)
 
     /// Makes `directory` (mode 0700) when it is not there, as systemd's `StateDirectory=` does.
@@ -153,10 +155,19 @@ final class StateStore: Sendable {
         guard wasIdle else { return }
         writer.submit { [self] _ in
             guard let state = pending.withLock({ box in defer { box = nil }; return box }) else { return }
+            // A failure is said once, and its end once: a full disk or a read-only file system
+            // fails every save until someone acts, and the log should not fill with it.
             do {
                 try AtomicFile.write(state.bytes, to: path)
+                if failing.withLock({ box in defer { box = false }; return box }) {
+                    logger.notice("\(path): the state is saved again")
+                }
             } catch {
-                logger.error("cannot save the state: \(error)")
+                if failing.withLock({ box in defer { box = true }; return !box }) {
+                    logger.error("cannot save the state: \(error); the sheet goes on, and each change is tried again")
+                } else {
+                    logger.debug("cannot save the state: \(error)")
+                }
             }
         }
     }
