@@ -47,12 +47,21 @@ public struct MonitorPacer: Sendable, Equatable {
         return false
     }
 
-    /// True when a held state is due at `now`: it goes out now, and the interval starts again.
+    /// True when a held state is due at `now`: it goes out now, and the interval starts again
+    /// from now (a flush later than due never lets the next state follow sooner).
     public mutating func flush(at now: Int64) -> Bool {
         guard let due, now >= due else { return false }
-        lastSent = due
+        lastSent = now
         self.due = nil
         return true
+    }
+
+    /// When the publisher should wake to flush the held state; nil: none is held. While a
+    /// finger is down (`touching`) states keep coming and the next one takes the held one's
+    /// place: the wake waits one interval more, so that touches at about the pacing's rate do
+    /// not wake the publisher between frames.
+    public func wake(touching: Bool) -> Int64? {
+        due.map { touching ? $0 + intervalInMicroseconds : $0 }
     }
 }
 

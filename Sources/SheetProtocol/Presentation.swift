@@ -7,8 +7,15 @@ extension SheetPresentation {
     /// `{"gestures":["edge-swipe"],"edgeBand":24,"barHeight":64,"modal":true,"canOpen":true,"canClose":true}`.
     public func write(to w: inout JSONWriter) {
         w.append("{\"gestures\":[")
-        for (index, gesture) in gestures.members.enumerated() {
-            if index > 0 { w.append(UInt8(ascii: ",")) }
+        // Case by case through the raw values, not `members` (which builds an array): this
+        // runs for every state a subscriber is sent.
+        var first = true
+        var raw: UInt8 = 0
+        while let gesture = PresentGesture(rawValue: raw) {
+            raw += 1
+            guard gestures.contains(gesture) else { continue }
+            if !first { w.append(UInt8(ascii: ",")) }
+            first = false
             w.append(UInt8(ascii: "\""))
             w.append(gesture.name)
             w.append(UInt8(ascii: "\""))

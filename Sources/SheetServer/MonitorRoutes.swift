@@ -40,6 +40,10 @@ struct MonitorRoutes {
         /// the held one is due (`flushPaced`). Routed through the loop it is not paced: the loop
         /// already gives it only the newest state its socket takes.
         var pacer: MonitorPacer?
+        /// Whether it takes the update numbered `decidedFor` (`takers(of:)` decided, once, with
+        /// its pacer). A route that turned direct after the decision decides in `route`.
+        var takes = false
+        var decidedFor: Int64 = -1
     }
 
     /// The newest update (`GetState`), and its reply's bytes (a new subscriber's first reply).
@@ -59,7 +63,33 @@ struct MonitorRoutes {
     /// Gestures kept across a hop the loop has not taken, at most; beyond, the oldest go.
     static let handoffLimit = 64
 
-    /// Sends `bytes` (the update numbered `sequence`) to each direct route, and turns a route
+    /// Decides which routes take `update` now: a direct route unless its pacer holds it, a
+    /// route through the loop that has not had it. False when none does: the update is then
+    /// only the newest (`latest`), and needs no encoding until someone takes it (a held state
+    /// falling due, a new subscriber).
+    mutating func takers(of update: MonitorUpdate) -> Bool {
+        var any = false
+        for index in routes.indices {
+            guard routes[index].direct else {
+                if routes[index].from <= update.sequence { any = true }
+                continue
+            }
+            any = decide(index, update) || any
+        }
+        return any
+    }
+
+    /// Whether the direct route at `index` takes `update`, asked of its pacer once.
+    private mutating func decide(_ index: Int, _ update: MonitorUpdate) -> Bool {
+        if routes[index].decidedFor != update.sequence {
+            routes[index].takes = routes[index].pacer?.offer(update, at: update.timestampInMicroseconds) ?? true
+            routes[index].decidedFor = update.sequence
+        }
+        return routes[index].takes
+    }
+
+    /// Sends `bytes` (the update numbered `sequence`) to each direct route that takes it
+    /// (`takers(of:)` first), and turns a route
     /// whose socket is full, or failed, to the loop. True when the loop must take a hop: for a
     /// tail, for a gesture or content events, or for a route through the loop that can write.
     mutating func route(_ update: MonitorUpdate, bytes: [UInt8]) -> Bool {
@@ -76,7 +106,7 @@ struct MonitorRoutes {
                     }
                     continue
                 }
-                if routes[index].pacer?.offer(update, at: update.timestampInMicroseconds) == false { continue }
+                guard decide(index, update) else { continue }
                 switch sendDirect(raw, to: index, sequence: sequence) {
                 case .sent: break
                 case .throughLoop: (throughLoop, wake) = (true, true)
@@ -107,11 +137,14 @@ struct MonitorRoutes {
         return .tail
     }
 
-    /// The earliest time a paced route's held state is due.
-    var pacedDue: Int64? {
+    /// The earliest time a paced route's held state must go (`MonitorPacer.wake`). A panel's
+    /// touches at 60 to 120 Hz paced at 60 would otherwise wake the loop between frames
+    /// nearly once a frame.
+    func pacedDue(touching: Bool) -> Int64? {
         var earliest: Int64?
         for route in routes where route.direct {
-            if let due = route.pacer?.due { earliest = min(earliest ?? due, due) }
+            guard let wake = route.pacer?.wake(touching: touching) else { continue }
+            earliest = min(earliest ?? wake, wake)
         }
         return earliest
     }

@@ -330,6 +330,18 @@ public final class VarlinkServer: @unchecked Sendable {
                 }
                 if kept { return false }
             }
+            // Paced subscribers that all hold this state: nothing to encode (a 60 Hz renderer
+            // of a 120 Hz panel's touches skips the encoding of half the states). Without one,
+            // each route decides as it is sent to.
+            if pacedRouteCount.load(ordering: .relaxed) > 0 {
+                let held = routes.withLockedValue { routes -> Bool in
+                    guard !routes.takers(of: update) else { return false }
+                    routes.latest = update
+                    routes.latestEncoded = false
+                    return true
+                }
+                if held { return false }
+            }
             VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) }
             return routes.withLockedValue { routes in
                 routes.latest = update
@@ -342,18 +354,29 @@ public final class VarlinkServer: @unchecked Sendable {
         if mustHop { eventLoop.execute { self.takeHandoff() } }
     }
 
-    /// When a paced subscriber's held state is due (CLOCK_MONOTONIC µs), for the publishing
-    /// thread's timer; nil: none is held.
-    public var pacedDue: Int64? {
+    /// When a paced subscriber's held state must go (CLOCK_MONOTONIC µs), for the publishing
+    /// thread's timer; nil: none is held. `touching`: a finger is down (`MonitorRoutes.pacedDue`).
+    public func pacedDue(touching: Bool) -> Int64? {
         guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return nil }
-        return routes.withLockedValue { $0.pacedDue }
+        return routes.withLockedValue { $0.pacedDue(touching: touching) }
     }
 
     /// Sends the held states that are due at `now` (CLOCK_MONOTONIC µs) to their paced
     /// subscribers: the newest state. Called by the publishing thread, like `publish`.
     public func flushPaced(at now: Int64) {
         guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return }
-        let mustHop = routes.withLockedValue { $0.flushPaced(at: now) }
+        let mustHop = encoder.withLockedValue { writer -> Bool in
+            // The held state was not encoded when it came (every paced route held it).
+            if let pending = routes.withLockedValue({ $0.latestEncoded ? nil : $0.latest }) {
+                VarlinkReply.encode(continues: true, into: &writer) { pending.writeParameters(to: &$0) }
+                routes.withLockedValue { routes in
+                    guard routes.latest?.sequence == pending.sequence, !routes.latestEncoded else { return }
+                    swap(&routes.latestBytes, &writer.bytes)
+                    routes.latestEncoded = true
+                }
+            }
+            return routes.withLockedValue { $0.flushPaced(at: now) }
+        }
         if mustHop { eventLoop.execute { self.takeHandoff() } }
     }
 

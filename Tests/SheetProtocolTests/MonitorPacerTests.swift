@@ -48,6 +48,29 @@ struct MonitorPacerTests {
         #expect(pacer.due == 1_033_334)
     }
 
+    /// While a finger is down the publisher wakes for a held state one interval late (the next
+    /// frame usually takes its place first); at rest, when it is due. A late flush starts the
+    /// interval from when it went, so the next state never follows sooner than the interval.
+    @Test func aHeldStateWaitsAnIntervalMoreForTheNextFrameWhileTouching() {
+        var pacer = MonitorPacer(maxRate: 60)
+        let first = pacer.offer(Self.update(1, at: 0), at: 0)
+        #expect(first && pacer.wake(touching: true) == nil && pacer.wake(touching: false) == nil)
+        let held = pacer.offer(Self.update(2, at: 14_700), at: 14_700)
+        #expect(!held)
+        #expect(pacer.wake(touching: false) == 16_667)
+        #expect(pacer.wake(touching: true) == 33_334)
+        // The next frame comes before that wake and goes itself, the newest.
+        let next = pacer.offer(Self.update(3, at: 29_400), at: 29_400)
+        #expect(next && pacer.due == nil)
+        // Held again, then flushed late: the next state waits a whole interval from the flush.
+        let again = pacer.offer(Self.update(4, at: 40_000), at: 40_000)
+        #expect(!again)
+        let late = pacer.flush(at: 60_000)
+        #expect(late)
+        let soon = pacer.offer(Self.update(5, at: 70_000), at: 70_000)
+        #expect(!soon && pacer.due == 76_667)
+    }
+
     /// A state an interval or more after the last goes at once, and clears what was held.
     @Test func aStateAnIntervalLaterGoesAtOnce() {
         var pacer = MonitorPacer(maxRate: 100)

@@ -13,8 +13,10 @@ figures = dict(line.split(maxsplit=1) for line in text("peers.txt").splitlines()
 seconds = figures.pop("seconds", "0 0").split()
 frames = int(figures.pop("frames", "0"))
 allocation_frames = int(figures.pop("allocation-frames", "0"))
-check(len(figures) == 5, f"ticks for every consumer ({sorted(figures)})")
+check(len(figures) == 6, f"ticks for every consumer ({sorted(figures)})")
 check("TOUCH_DOWN" in text("peer-libinput.log"), "libinput debug-events saw the touches")
+check(all(any(u.get("state", {}).get("state") == "dragging" for u in json_lines(f"peer-watch-16-{index}.jsonl")) for index in range(1, 17)),
+      "each of the 16 paced subscribers saw the card dragged")
 updates = json_lines("peer-watch.jsonl")
 check(any(update.get("state", {}).get("state") == "dragging" for update in updates), "sheetd's subscriber saw the card dragged")
 print(f"replay: {float(seconds[1]) - float(seconds[0]):.1f} s of uptime in the VM (software emulation)")
@@ -23,6 +25,15 @@ print("consumer               CPU ticks  sleeps (voluntary context switches) dur
 for name, values in figures.items():
     ticks, sleeps = (values.split() + ["?"])[:2]
     print(f"{name:22} {ticks:>9}  {sleeps:>6}")
+# sheetd's CPU against lisgd's on the same touches: alone at most 1.5 times, with a subscriber
+# paced at 60 Hz at most 2 times, with 16 such at most 3 times.
+lisgd = int(figures.get("lisgd", "0").split()[0])
+for name, target in (("sheetd-no-subscriber", 1.5), ("sheetd", 2.0), ("sheetd-16-subscribers", 3.0)):
+    ticks = int(figures.get(name, "0").split()[0])
+    ratio = ticks / lisgd if lisgd else float("inf")
+    label = {"sheetd-no-subscriber": "sheetd alone", "sheetd": "sheetd with a 60 Hz subscriber",
+             "sheetd-16-subscribers": "sheetd with 16 60 Hz subscribers"}[name]
+    check(ratio <= target, f"{label}: {ticks} ticks, {ratio:.2f} times lisgd's {lisgd} (target at most {target})")
 profile = text("sheetd-perf.txt")
 if profile or text("perf-record.log"):
     # The profile's head: self time by library and function (the whole report stays in the run).
