@@ -50,8 +50,11 @@ final class ProtocolATranslator: @unchecked Sendable {
 
     deinit { mtdev_close_delete(converter) }
 
-    /// Hands one kernel event to the converter.
+    /// Hands one kernel event to the converter. An event the kernel could not send (a code
+    /// past its type's last) is dropped here: libmtdev indexes its tables by code and trusts
+    /// it, as it may with a device node.
     func put(_ event: KernelEvent) {
+        guard let last = EventCode.maximumCode(ofType: Int(event.type)), Int(event.code) <= last else { return }
         var raw = input_event()
         let seconds = event.time.microseconds >= 0 ? event.time.microseconds / 1_000_000 : (event.time.microseconds + 1) / 1_000_000 - 1
         raw.time.tv_sec = Int(seconds)

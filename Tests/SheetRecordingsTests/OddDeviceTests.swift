@@ -114,6 +114,29 @@ import Testing
         #expect(contacts.filter { $0.slot == slotOfNearOrigin }.allSatisfy { $0.positionInPixels.x < 500 })
     }
 
+    /// Codes no kernel sends (an ABS code past ABS_MAX, a key past KEY_MAX) in a recording of
+    /// a protocol-A device are dropped before libmtdev, which indexes its tables by code
+    /// (`make fuzz` found the write past its table); the touches around them decode as ever.
+    @Test func codesPastTheirTypesLastNeverReachMtdev() {
+        let device = DeviceDescription(
+            name: "type A", properties: [EventCode.INPUT_PROP_DIRECT],
+            codes: [1: [Int(EventCode.BTN_TOUCH)], 3: [0x35, 0x36]],
+            absinfo: [0x35: AbsInfo(minimum: 0, maximum: 999), 0x36: AbsInfo(minimum: 0, maximum: 999)])
+        var events: [KernelEvent] = []
+        for (step, odd) in [(UInt16(3), UInt16(0x6300)), (3, 0x40), (1, 0xffff), (0x1f, 7), (0xffff, 0)].enumerated() {
+            let time = Timestamp(microseconds: Int64(step) * 10_000)
+            events.append(KernelEvent(time: time, type: odd.0, code: odd.1, value: 12345))
+            events.append(KernelEvent(time: time, type: 3, code: 0x35, value: Int32(100 + step * 10)))
+            events.append(KernelEvent(time: time, type: 3, code: 0x36, value: 500))
+            events.append(KernelEvent(time: time, type: 0, code: EventCode.SYN_MT_REPORT, value: 0))
+            if step == 0 { events.append(KernelEvent(time: time, type: 1, code: EventCode.BTN_TOUCH, value: 1)) }
+            events.append(KernelEvent(time: time, type: 0, code: EventCode.SYN_REPORT, value: 0))
+        }
+        let (contacts, _) = decode(events, device: device)
+        #expect(contacts.map(\.phase) == [.down, .move, .move, .move, .move])
+        #expect(abs((contacts.last?.positionInPixels.x ?? 0) - 140) < 0.001)
+    }
+
     // MARK: Devices that cannot place a touch
 
     @Test func withoutAPairOfPositionAxesADeviceIsNoTouchscreen() {
