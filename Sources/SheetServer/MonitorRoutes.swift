@@ -74,7 +74,7 @@ struct MonitorRoutes {
                 if routes[index].from <= update.sequence { any = true }
                 continue
             }
-            any = decide(index, update) || any
+            any = (routes[index].pacer == nil || decide(index, update)) || any
         }
         return any
     }
@@ -106,7 +106,8 @@ struct MonitorRoutes {
                     }
                     continue
                 }
-                guard decide(index, update) else { continue }
+                // An unpaced route takes every update: no decision to keep for it.
+                if routes[index].pacer != nil, !decide(index, update) { continue }
                 switch sendDirect(raw, to: index, sequence: sequence) {
                 case .sent: break
                 case .throughLoop: (throughLoop, wake) = (true, true)
