@@ -77,8 +77,9 @@ public final class RecordedInput {
         return nil
     }
 
-    /// What the device sent against what it declares (said once each; its touches are clamped).
-    public var axisWarnings: [AxisWarning] { decoder.axisWarnings }
+    /// What the device sent against what it declares (its touches are clamped), met since the
+    /// last call: each handed out once.
+    public func takeNewAxisWarnings() -> [AxisWarning] { decoder.takeNewAxisWarnings() }
 
     /// Time of the last event read, from the recording's start.
     public var lastEventTime: Timestamp { lastTime }

@@ -71,6 +71,15 @@ public struct MultitouchDecoder: Sendable {
 
     /// What the touchscreen sent against what it declares, each problem once, in the order met.
     public var axisWarnings: [AxisWarning] { axisCheck.warnings }
+    private var axisWarningsTaken = 0
+
+    /// The axis warnings met since the last call, each handed out once (empty, with no copy,
+    /// on the frames where nothing new was met).
+    public mutating func takeNewAxisWarnings() -> [AxisWarning] {
+        guard axisCheck.warnings.count > axisWarningsTaken else { return [] }
+        defer { axisWarningsTaken = axisCheck.warnings.count }
+        return Array(axisCheck.warnings[axisWarningsTaken...])
+    }
 
     public init(device: DeviceDescription, screen: ScreenSize) {
         self.device = device

@@ -96,7 +96,6 @@ public enum Replay {
         var lastTime = Timestamp.zero
         var eventsSinceReport = 0
         var lastLine = 0
-        var axisWarningsTold = 0
         while let event = try source.next() {
             let start = origin ?? event.time
             origin = start
@@ -106,11 +105,8 @@ public enum Replay {
             lastLine = source.lineNumber
             if decoder.feed(rebased, into: &frame) {
                 eventsSinceReport = 0
-                if decoder.axisWarnings.count > axisWarningsTold {
-                    for warning in decoder.axisWarnings[axisWarningsTold...] {
-                        warnings.append(RecordingWarning(file: source.path, line: lastLine, message: warning.description))
-                    }
-                    axisWarningsTold = decoder.axisWarnings.count
+                for warning in decoder.takeNewAxisWarnings() {
+                    warnings.append(RecordingWarning(file: source.path, line: lastLine, message: warning.description))
                 }
                 if frame.isEmpty {
                     engine.advance(to: frame.time, into: &outputs)

@@ -167,7 +167,6 @@ struct Feeder {
         let start = LibinputInput.monotonicNow().microseconds
         var sequence: Int64 = 0
         var last: Int64 = 0
-        var axisWarningsTold = 0
         while true {
             let event: KernelEvent?
             do { event = try source.next() } catch {
@@ -179,10 +178,7 @@ struct Feeder {
             origin = first
             guard fingers.feed(event, into: &frame) else { continue }
             defer { frame.removeAll() }
-            if fingers.axisWarnings.count > axisWarningsTold {
-                for warning in fingers.axisWarnings[axisWarningsTold...] { printError("sheetctl: \(path):\(source.lineNumber): warning: \(warning)") }
-                axisWarningsTold = fingers.axisWarnings.count
-            }
+            for warning in fingers.takeNewAxisWarnings() { printError("sheetctl: \(path):\(source.lineNumber): warning: \(warning)") }
             guard !frame.isEmpty else { continue }
             var contacts: [PluginContact] = []
             for contact in frame.contacts {

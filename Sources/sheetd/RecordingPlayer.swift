@@ -17,7 +17,6 @@ final class RecordingPlayer {
     /// Frames with touches in them handed out so far.
     private(set) var framesRead = 0
     private var endTold = false
-    private var axisWarningsTold = 0
 
     init(_ input: RecordedInput, speed: Double?, logger: Logger) {
         self.input = input
@@ -33,10 +32,7 @@ final class RecordingPlayer {
             logger.error("\(error); the replay stops here")
             next = nil
         }
-        if input.axisWarnings.count > axisWarningsTold {
-            for warning in input.axisWarnings[axisWarningsTold...] { logger.warning("\(input.path): \(warning)") }
-            axisWarningsTold = input.axisWarnings.count
-        }
+        for warning in input.takeNewAxisWarnings() { logger.warning("\(input.path): \(warning)") }
         if next == nil { ended = true }
     }
 
