@@ -260,20 +260,30 @@ public struct JSONWriter: Sendable {
     }
 
     /// `value` rounded to `decimals` places (0 to 15), without trailing zeros (`12.5`, `-3`,
-    /// `0`); `null` when it is not finite.
+    /// `0`); `null` when it is not finite. At most 15 significant digits are written: a value
+    /// too large for `decimals` places loses the places a double does not hold
+    /// (`4444444444.43` with 6 decimals is written `4444444444.43`, not `4444444444.430001`), so
+    /// that what is written reads back to a value that is written the same way again.
     public mutating func append(_ value: Double, decimals: Int) {
         precondition((0...15).contains(decimals), "decimals \(decimals) out of 0...15")
         guard value.isFinite else { append("null"); return }
+        var places = decimals
         var power: Double = 1
-        for _ in 0..<decimals { power *= 10 }
+        for _ in 0..<places { power *= 10 }
         var scaled = (abs(value) * power).rounded()
+        // Below 10^15 (< 2^50), a number of units read back and scaled again rounds to the
+        // same units: the two roundings of reading and scaling are under half a unit.
+        while scaled >= 1.0e15, places > 0 {
+            places -= 1
+            power /= 10
+            scaled = (abs(value) * power).rounded()
+        }
         if scaled >= 9.0e15 { scaled = 9.0e15 }
         let units = UInt64(scaled)
         if units == 0 { append(UInt8(ascii: "0")); return }
         var divisor: UInt64 = 1
-        for _ in 0..<decimals { divisor *= 10 }
+        for _ in 0..<places { divisor *= 10 }
         var fraction = units % divisor
-        var places = decimals
         if fraction != 0 {
             while fraction % 10 == 0 { fraction /= 10; places -= 1 }
         }
