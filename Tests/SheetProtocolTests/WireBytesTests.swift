@@ -1,0 +1,118 @@
+import Foundation
+import SheetCore
+import SheetProtocol
+import Testing
+
+/// The bytes a subscriber is sent, kept: an item held and dragged down the list, the card
+/// dragged up, then flicked away, with content and an appearance whose strings need escaping.
+/// The writer may get faster; what it writes may not change without this file changing with
+/// it (`SHEETD_WRITE_WIRE_BYTES=1 swift test --filter WireBytesTests` writes it anew).
+@Suite struct WireBytesTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/wire/monitor-replies.jsonl")
+
+    /// Every reply the session makes, as the daemon writes them (one per line, NUL dropped).
+    static func replies() -> [UInt8] {
+        var configuration = EngineConfiguration()
+        configuration.initialDetent = .half
+        var engine = Engine(configuration: configuration)
+        var outputs: [EngineOutput] = []
+        let items = (0..<12).map { index in
+            SheetItem(id: "item-\(index)", label: index == 3 ? "Quote \" and \\ back" : "항목 \(index) — ok",
+                      subtitle: index % 2 == 0 ? "second line" : "", icon: index == 1 ? "network-wireless-symbolic" : "",
+                      accessory: [nil, .toggle(isOn: true), .check(isChecked: false), .value("120 %"), .chevron][index % 5],
+                      disabled: index == 7, section: index < 6 ? "Net" : "Display")
+        }
+        engine.setContent(SheetContent(title: "Settings\tand more", items: items), at: .zero, into: &outputs)
+        engine.setAppearance(Appearance(theme: .dark, accent: RGB(hex: 0xE66100), font: "Noto \"Sans\"\\x", textScale: 1.25,
+                                        card: RGB(hex: 0x0A0B0C), dim: nil, cornerRadiusInPoints: 12.5),
+                             at: .zero, into: &outputs)
+        engine.start(at: .zero, into: &outputs)
+        let scale = configuration.screen.scale
+        let detents = engine.sheet.detents.detents.map { DetentPosition(name: $0.name, topInPixels: $0.topInPoints * scale) }
+
+        var frames: [TouchFrame] = []
+        var time: Int64 = 0
+        func frame(_ phase: ContactPhase, _ x: Double, _ y: Double) {
+            time += 8_333
+            var frame = TouchFrame(time: Timestamp(microseconds: time))
+            frame.contacts.append(Contact(slot: 0, phase: phase, positionInPixels: Point(x: x, y: y)))
+            frames.append(frame)
+        }
+        func rest(_ microseconds: Int64) {
+            time += microseconds
+            frames.append(TouchFrame(time: Timestamp(microseconds: time)))
+        }
+        // An item held (as a finger does, with frames that do not move), dragged down three
+        // rows and dropped.
+        frame(.down, 540, 1_100)
+        for _ in 0..<40 { frame(.move, 540, 1_100) }
+        for step in 1...40 { frame(.move, 540, 1_100 + Double(step) * 6.5) }
+        frame(.up, 540, 1_360)
+        rest(600_000)
+        // The card's handle dragged up slowly, let go.
+        frame(.down, 540, 980)
+        for step in 1...30 { frame(.move, 540, 980 - Double(step) * 9) }
+        frame(.up, 540, 710)
+        rest(600_000)
+        // A flick down from the handle: away.
+        frame(.down, 540, 720)
+        for step in 1...6 { frame(.move, 540, 720 + Double(step) * 60) }
+        frame(.up, 540, 1_100)
+        rest(1_000_000)
+
+        var bytes: [UInt8] = []
+        var writer = JSONWriter(capacity: 4096)
+        var sequence: Int64 = 0
+        var list: ListSnapshot?
+        var gesture: GestureReport?
+        var events: [SheetEvent] = []
+        for frame in frames {
+            if frame.contacts.isEmpty { engine.advance(to: frame.time, into: &outputs) } else { engine.process(frame, into: &outputs) }
+            for output in outputs {
+                switch output {
+                case .list(let snapshot): list = snapshot
+                case .gesture(let report): gesture = GestureReport(report)
+                case .content(let report): events.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
+                case .sheet(let snapshot):
+                    sequence += 1
+                    let state = SheetState(snapshot, list: list, screen: configuration.screen, layout: configuration.list,
+                                           content: engine.content, detents: detents, inputActive: engine.activeTouchCount > 0,
+                                           appearance: engine.appearance, presentation: configuration.sheet.presentation,
+                                           regionInPixels: engine.sheet.regionInPixels(of: snapshot))
+                    let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: snapshot.time.microseconds,
+                                               state: state, gesture: gesture, events: events)
+                    VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) }
+                    bytes += writer.bytes.dropLast()
+                    bytes.append(UInt8(ascii: "\n"))
+                    list = nil
+                    gesture = nil
+                    events.removeAll()
+                default: break
+                }
+            }
+            outputs.removeAll(keepingCapacity: true)
+        }
+        return bytes
+    }
+
+    @Test func repliesAreTheBytesKept() throws {
+        let written = Self.replies()
+        if ProcessInfo.processInfo.environment["SHEETD_WRITE_WIRE_BYTES"] == "1" {
+            try FileManager.default.createDirectory(at: Self.fixture.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(written).write(to: Self.fixture)
+        }
+        let kept = try [UInt8](Data(contentsOf: Self.fixture))
+        let lines = written.split(separator: UInt8(ascii: "\n")), keptLines = kept.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == keptLines.count)
+        for (index, (line, keptLine)) in zip(lines, keptLines).enumerated() where line != keptLine {
+            Issue.record("reply \(index + 1) differs:\n\(String(decoding: line, as: UTF8.self))\nkept:\n\(String(decoding: keptLine, as: UTF8.self))")
+            break
+        }
+        // Each line reads back as the update it was written from would.
+        for line in lines.prefix(400) {
+            let value = try JSONReader.parse(Array(line))
+            _ = try MonitorUpdate(json: #require(value["parameters"]))
+        }
+    }
+}
