@@ -103,6 +103,28 @@ func benchmarkContent() {
                "\(allocations) in all; \(produced) outputs")
     }
     monitorReplySizeDuringAReorder(content)
+    monitorReplyOfABareSheet()
+}
+
+/// The reply most subscribers are sent most often: a drag's state with no content (no list),
+/// as a panel that only slides the sheet publishes it for every touch frame.
+func monitorReplyOfABareSheet() {
+    var engine = Engine(configuration: EngineConfiguration())
+    var outputs: [EngineOutput] = []
+    engine.start(at: .zero, into: &outputs)
+    let configuration = engine.configuration
+    let detents = engine.sheet.detents.detents.map { DetentPosition(name: $0.name, topInPixels: $0.topInPoints * configuration.screen.scale) }
+    let snapshot = engine.snapshot(at: .zero)
+    let state = SheetState(snapshot, list: nil, screen: configuration.screen, layout: configuration.list, content: engine.content,
+                           detents: detents, inputActive: true, appearance: Appearance(theme: .dark, card: RGB(hex: 0x242424)))
+    let update = MonitorUpdate(sequence: 1, timestampInMicroseconds: 1, state: state, gesture: nil)
+    var writer = JSONWriter(capacity: 4096)
+    let rounds = 200_000
+    let perPass = bestTime(rounds: 5, perRound: 1) {
+        for _ in 0..<rounds { VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) } }
+    }
+    report("content: write a Monitor reply of a sheet with no content", perPass / Double(rounds) * 1e9, "ns",
+           "best of 5 passes of \(rounds), \(writer.bytes.count) bytes each, into a reused buffer")
 }
 
 /// The largest Monitor reply while an item of the full list is dragged: the state with the

@@ -121,6 +121,21 @@ import Testing
         }
     }
 
+    /// A state's colours are written byte by byte; they spell each colour as `RGB.description`
+    /// does, and read back as the same colours.
+    @Test func coloursAreWrittenAsTheirDescription() throws {
+        for step in stride(from: 0, through: 0xFFFFFF, by: 0x010203) {
+            let colour = RGB(hex: UInt32(step))
+            let appearance = Appearance(theme: .dark, accent: colour, card: RGB(hex: UInt32(0xFFFFFF - step)), dim: .black)
+            var writer = JSONWriter()
+            appearance.write(to: &writer)
+            let text = String(decoding: writer.bytes, as: UTF8.self)
+            #expect(text.contains("\"accent\":\"\(colour.description)\""), "\(text)")
+            #expect(text.contains("\"dim\":\"#000000\""), "\(text)")
+            #expect(try Appearance(json: JSONReader.parse(writer.bytes)) == appearance)
+        }
+    }
+
     /// Strings with nothing to escape go in whole; the rest are escaped; both read back as
     /// they were.
     @Test(arguments: ["wifi", "", "Wi-Fi 5 GHz", "é ü ✓ 🎉", "a\"b", "back\\slash", "tab\there", "line\nbreak", "\u{1}\u{1f}"])
