@@ -169,7 +169,7 @@ public struct Engine: Sendable {
 
     /// The next instant the engine needs `advance(to:)`, or nil when nothing is pending.
     /// Inlinable down to each machine's deadline, so that the daemon reads it in place.
-    @inlinable
+    @inlinable @inline(__always)
     public var nextDeadline: Timestamp? {
         arena.deadline.earliest(sheet.deadline).earliest(list.deadline)
     }

@@ -61,7 +61,7 @@ public struct GestureArena: Sendable {
     }
 
     /// When the arena wants `timeout(at:into:)`.
-    @inlinable
+    @inlinable @inline(__always)
     public var deadline: Timestamp? { longPress.deadline.earliest(itemHold.deadline) }
 
     /// Turns the item hold on or off; takes effect from the next touch sequence.

@@ -55,7 +55,7 @@ public struct LongPressRecognizer: Sendable {
     }
 
     /// When the recognizer wants a `.timeout`.
-    @inlinable
+    @inlinable @inline(__always)
     public var deadline: Timestamp? {
         if case .possible(_, let deadline) = state { return deadline }
         return nil

@@ -315,7 +315,7 @@ public struct SheetMachine: Sendable {
 
     /// When the machine wants the next `.frame`. Inlinable, as every deadline on the engine's
     /// path is: a caller in another module reads it where the engine lies, without a copy.
-    @inlinable
+    @inlinable @inline(__always)
     public var deadline: Timestamp? {
         kind == .settling ? settling.nextFrame : nil
     }
