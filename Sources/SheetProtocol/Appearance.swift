@@ -6,21 +6,31 @@ import SheetCore
 extension Appearance {
     /// `{"theme":"dark","accent":"#3584e4","font":"","textScale":1,"card":null,"dim":null,"cornerRadius":28}`.
     public func write(to w: inout JSONWriter) {
-        w.append("{\"theme\":\"")
-        w.append(theme.name)
-        w.append("\",\"accent\":")
-        w.appendColour(accent)
-        w.append(",\"font\":")
+        w.appendBounded { writeHead(to: &$0) }
         w.appendString(font)
-        w.append(",\"textScale\":")
-        w.append(textScale, decimals: 4)
-        w.append(",\"card\":")
-        if let card { w.appendColour(card) } else { w.append("null") }
-        w.append(",\"dim\":")
-        if let dim { w.appendColour(dim) } else { w.append("null") }
-        w.append(",\"cornerRadius\":")
-        w.append(cornerRadiusInPoints, decimals: 2)
-        w.append(UInt8(ascii: "}"))
+        w.appendBounded { writeTail(to: &$0) }
+    }
+
+    /// What comes before the font: at most 43 bytes.
+    func writeHead(to c: inout JSONCursor) {
+        c.append("{\"theme\":\"")
+        c.append(theme.name)
+        c.append("\",\"accent\":")
+        c.appendColour(accent)
+        c.append(",\"font\":")
+    }
+
+    /// What comes after the font: at most 129 bytes.
+    func writeTail(to c: inout JSONCursor) {
+        c.append(",\"textScale\":")
+        c.append(textScale, decimals: 4)
+        c.append(",\"card\":")
+        if let card { c.appendColour(card) } else { c.append("null") }
+        c.append(",\"dim\":")
+        if let dim { c.appendColour(dim) } else { c.append("null") }
+        c.append(",\"cornerRadius\":")
+        c.append(cornerRadiusInPoints, decimals: 2)
+        c.append(UInt8(ascii: "}"))
     }
 
     /// Reads what `write` wrote; every field held to `Appearance.Limits`.
@@ -31,21 +41,6 @@ extension Appearance {
         } catch {
             throw ProtocolError("appearance: \(error)")
         }
-    }
-}
-
-extension JSONWriter {
-    /// `"#3584e4"`, as `RGB.description` spells it, written a byte at a time: every state sent
-    /// carries the appearance, and building the colours' Strings took half of its writing.
-    mutating func appendColour(_ colour: RGB) {
-        let digits: StaticString = "0123456789abcdef"
-        append(UInt8(ascii: "\""))
-        append(UInt8(ascii: "#"))
-        for shift in stride(from: 20, through: 0, by: -4) {
-            let value = UInt32(colour.r) << 16 | UInt32(colour.g) << 8 | UInt32(colour.b)
-            append(digits.utf8Start[Int(value >> UInt32(shift) & 0xF)])
-        }
-        append(UInt8(ascii: "\""))
     }
 }
 

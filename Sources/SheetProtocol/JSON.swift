@@ -265,44 +265,66 @@ public struct JSONWriter: Sendable {
     /// (`4444444444.43` with 6 decimals is written `4444444444.43`, not `4444444444.430001`), so
     /// that what is written reads back to a value that is written the same way again.
     public mutating func append(_ value: Double, decimals: Int) {
+        appendFormatted { Self.formatNumber(value, decimals: decimals, into: $0) }
+    }
+
+    public mutating func appendInteger(_ value: Int64) {
+        appendFormatted { Self.formatInteger(value, into: $0) }
+    }
+
+    /// The longest number `formatNumber` and `formatInteger` write: a sign, 16 digits before
+    /// the point (9e15, where numbers are held), the point and 15 places; or `null`.
+    @usableFromInline static let longestNumber = 33
+
+    /// Writes `append(_:decimals:)`'s bytes at `out` (room for `longestNumber`); returns how many.
+    @usableFromInline
+    static func formatNumber(_ value: Double, decimals: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
         precondition((0...15).contains(decimals), "decimals \(decimals) out of 0...15")
-        guard value.isFinite else { append("null"); return }
-        var places = decimals
-        var power: Double = 1
-        for _ in 0..<places { power *= 10 }
-        var scaled = (abs(value) * power).rounded()
-        // Below 10^15 (< 2^50), a number of units read back and scaled again rounds to the
-        // same units: the two roundings of reading and scaling are under half a unit.
-        while scaled >= 1.0e15, places > 0 {
-            places -= 1
-            power /= 10
-            scaled = (abs(value) * power).rounded()
+        guard value.isFinite else {
+            for (index, byte) in "null".utf8.enumerated() { out[index] = byte }
+            return 4
         }
-        if scaled >= 9.0e15 { scaled = 9.0e15 }
-        let units = UInt64(scaled)
-        if units == 0 { append(UInt8(ascii: "0")); return }
-        var divisor: UInt64 = 1
-        for _ in 0..<places { divisor *= 10 }
+        var places = decimals
+        var power = Self.tenTo(places)
+        let magnitude = abs(value)
+        var scaled = magnitude * power
+        // Below 10^15 (< 2^50), a number of units read back and scaled again rounds to the
+        // same units: the two roundings of reading and scaling are under half a unit. (`scaled`
+        // rounds, half away from zero, to 10^15 or more exactly when it is 10^15 - 0.5 or more.)
+        while scaled >= 999_999_999_999_999.5, places > 0 {
+            places -= 1
+            power = Self.tenTo(places)
+            scaled = magnitude * power
+        }
+        // Rounded half away from zero, as `rounded()` does, without its call into libm: the
+        // part after the point is exact, as it is the difference of two nearby doubles.
+        let units: UInt64
+        if scaled >= 9.0e15 {
+            units = 9_000_000_000_000_000
+        } else {
+            let whole = UInt64(scaled)
+            units = scaled - Double(whole) >= 0.5 ? whole + 1 : whole
+        }
+        if units == 0 { out[0] = UInt8(ascii: "0"); return 1 }
+        let divisor = UInt64(power)
         var fraction = units % divisor
         if fraction != 0 {
             while fraction % 10 == 0 { fraction /= 10; places -= 1 }
         }
-        appendFormatted { out in
-            var end = 0
-            if value < 0 { out[end] = UInt8(ascii: "-"); end += 1 }
-            end = Self.writeDigits(units / divisor, to: out, at: end)
-            guard fraction != 0 else { return end }
-            out[end] = UInt8(ascii: ".")
-            return Self.writeDigits(fraction, to: out, at: end + 1, count: places)
-        }
+        var end = 0
+        if value < 0 { out[end] = UInt8(ascii: "-"); end += 1 }
+        end = writeDigits(units / divisor, to: out, at: end)
+        guard fraction != 0 else { return end }
+        out[end] = UInt8(ascii: ".")
+        return writeDigits(fraction, to: out, at: end + 1, count: places)
     }
 
-    public mutating func appendInteger(_ value: Int64) {
-        appendFormatted { out in
-            var end = 0
-            if value < 0 { out[end] = UInt8(ascii: "-"); end += 1 }
-            return Self.writeDigits(value.magnitude, to: out, at: end)
-        }
+    /// Writes `appendInteger`'s bytes at `out` (room for 20); returns how many.
+    @usableFromInline
+    static func formatInteger(_ value: Int64, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var end = 0
+        if value < 0 { out[end] = UInt8(ascii: "-"); end += 1 }
+        return writeDigits(value.magnitude, to: out, at: end)
     }
 
     /// Seconds with six decimals, always (`0.095573`).
@@ -328,13 +350,40 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    /// Writes `value` in decimal at `start`, zero-padded to `count` digits when it has fewer;
-    /// returns the index after the last digit.
+    /// 10 to the `exponent` (0 to 15), exactly.
     @inline(__always)
-    private static func writeDigits(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>, at start: Int, count: Int = 1) -> Int {
+    static func tenTo(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: return 1
+        case 1: return 10
+        case 2: return 100
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        default: return 1e15
+        }
+    }
+
+    /// Writes `value` in decimal at `start`, zero-padded to `count` digits when it has fewer;
+    /// returns the index after the last digit. Its digits are counted by comparison and
+    /// written in one pass of divisions by ten.
+    @inline(__always)
+    static func writeDigits(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>, at start: Int, count: Int = 1) -> Int {
         var length = 1
-        var rest = value / 10
-        while rest > 0 { length += 1; rest /= 10 }
+        var threshold: UInt64 = 10
+        while length < 20, value >= threshold {
+            length += 1
+            threshold = threshold &* 10
+        }
         length = Swift.max(length, count)
         var remaining = value
         var index = start + length

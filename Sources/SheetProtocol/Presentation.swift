@@ -6,7 +6,12 @@ import SheetCore
 extension SheetPresentation {
     /// `{"gestures":["edge-swipe"],"edgeBand":24,"barHeight":64,"modal":true,"canOpen":true,"canClose":true}`.
     public func write(to w: inout JSONWriter) {
-        w.append("{\"gestures\":[")
+        w.appendBounded { write(to: &$0) }
+    }
+
+    /// The same through a cursor: at most 161 bytes and 16 for each gesture.
+    public func write(to c: inout JSONCursor) {
+        c.append("{\"gestures\":[")
         // Case by case through the raw values, not `members` (which builds an array): this
         // runs for every state a subscriber is sent.
         var first = true
@@ -14,23 +19,23 @@ extension SheetPresentation {
         while let gesture = PresentGesture(rawValue: raw) {
             raw += 1
             guard gestures.contains(gesture) else { continue }
-            if !first { w.append(UInt8(ascii: ",")) }
+            if !first { c.append(UInt8(ascii: ",")) }
             first = false
-            w.append(UInt8(ascii: "\""))
-            w.append(gesture.name)
-            w.append(UInt8(ascii: "\""))
+            c.append(UInt8(ascii: "\""))
+            c.append(gesture.name)
+            c.append(UInt8(ascii: "\""))
         }
-        w.append("],\"edgeBand\":")
-        w.append(edgeBandInPoints, decimals: 2)
-        w.append(",\"barHeight\":")
-        w.append(barHeightInPoints, decimals: 2)
-        w.append(",\"modal\":")
-        w.append(modal ? "true" : "false")
-        w.append(",\"canOpen\":")
-        w.append(canOpen ? "true" : "false")
-        w.append(",\"canClose\":")
-        w.append(canClose ? "true" : "false")
-        w.append(UInt8(ascii: "}"))
+        c.append("],\"edgeBand\":")
+        c.append(edgeBandInPoints, decimals: 2)
+        c.append(",\"barHeight\":")
+        c.append(barHeightInPoints, decimals: 2)
+        c.append(",\"modal\":")
+        c.append(modal)
+        c.append(",\"canOpen\":")
+        c.append(canOpen)
+        c.append(",\"canClose\":")
+        c.append(canClose)
+        c.append(UInt8(ascii: "}"))
     }
 
     /// Reads what `write` wrote, every field held to the limits.
@@ -109,14 +114,19 @@ extension PresentationChange {
 extension ScreenRegion {
     /// `{"x":0,"y":1896,"width":1080,"height":24}`, in pixels.
     public func write(to w: inout JSONWriter) {
-        w.append("{\"x\":")
-        w.append(x, decimals: 2)
-        w.append(",\"y\":")
-        w.append(y, decimals: 2)
-        w.append(",\"width\":")
-        w.append(width, decimals: 2)
-        w.append(",\"height\":")
-        w.append(height, decimals: 2)
-        w.append(UInt8(ascii: "}"))
+        w.appendBounded { write(to: &$0) }
+    }
+
+    /// The same through a cursor: at most 162 bytes.
+    public func write(to c: inout JSONCursor) {
+        c.append("{\"x\":")
+        c.append(x, decimals: 2)
+        c.append(",\"y\":")
+        c.append(y, decimals: 2)
+        c.append(",\"width\":")
+        c.append(width, decimals: 2)
+        c.append(",\"height\":")
+        c.append(height, decimals: 2)
+        c.append(UInt8(ascii: "}"))
     }
 }

@@ -190,51 +190,67 @@ public struct MonitorUpdate: Sendable, Equatable {
 // MARK: - Encoding: fixed key order and rounding, so equal states give equal bytes
 
 extension SheetState {
+    /// Written in stretches through a cursor (`JSONWriter.appendBounded`): the fields up to the
+    /// appearance's font (at most about 800 bytes: 9 numbers of at most 33, 2 names of at most
+    /// 17, the rest fixed), the font, the rest but the detents (at most about 540), the
+    /// detents 8 to a stretch (at most 67 each), then the list.
     public func write(to w: inout JSONWriter) {
-        w.append("{\"state\":\"")
-        w.append(state.name)
-        w.append("\",\"detent\":")
-        if let detent { w.appendName(detent) } else { w.append("null") }
-        w.append(",\"target\":")
-        if let target { w.appendName(target) } else { w.append("null") }
-        w.append(",\"top\":")
-        w.append(topInPixels, decimals: 2)
-        w.append(",\"progress\":")
-        w.append(progress, decimals: 4)
-        w.append(",\"dim\":")
-        w.append(dim, decimals: 4)
-        w.append(",\"velocity\":")
-        w.append(velocityInPixelsPerSecond, decimals: 1)
-        w.append(",\"screen\":{\"width\":")
-        w.appendInteger(Int64(screen.widthInPixels))
-        w.append(",\"height\":")
-        w.appendInteger(Int64(screen.heightInPixels))
-        w.append(",\"scale\":")
-        w.append(screen.scale, decimals: 4)
-        w.append("},\"cause\":\"")
-        w.append(cause.name)
-        w.append("\",\"inputActive\":")
-        w.append(inputActive ? "true" : "false")
-        w.append(",\"reduceMotion\":")
-        w.append(reduceMotion ? "true" : "false")
-        w.append(",\"card\":{\"x\":")
-        w.append(cardInPixels.left, decimals: 2)
-        w.append(",\"width\":")
-        w.append(cardInPixels.width, decimals: 2)
-        w.append("},\"appearance\":")
-        appearance.write(to: &w)
-        w.append(",\"presentation\":")
-        presentation.write(to: &w)
-        w.append(",\"region\":")
-        regionInPixels.write(to: &w)
-        w.append(",\"detents\":[")
-        for (index, detent) in detents.enumerated() {
-            if index > 0 { w.append(UInt8(ascii: ",")) }
-            w.append("{\"name\":")
-            w.appendName(detent.name)
-            w.append(",\"top\":")
-            w.append(detent.topInPixels, decimals: 2)
-            w.append(UInt8(ascii: "}"))
+        w.appendBounded { c in
+            c.append("{\"state\":\"")
+            c.append(state.name)
+            c.append("\",\"detent\":")
+            if let detent { c.appendName(detent) } else { c.append("null") }
+            c.append(",\"target\":")
+            if let target { c.appendName(target) } else { c.append("null") }
+            c.append(",\"top\":")
+            c.append(topInPixels, decimals: 2)
+            c.append(",\"progress\":")
+            c.append(progress, decimals: 4)
+            c.append(",\"dim\":")
+            c.append(dim, decimals: 4)
+            c.append(",\"velocity\":")
+            c.append(velocityInPixelsPerSecond, decimals: 1)
+            c.append(",\"screen\":{\"width\":")
+            c.appendInteger(Int64(screen.widthInPixels))
+            c.append(",\"height\":")
+            c.appendInteger(Int64(screen.heightInPixels))
+            c.append(",\"scale\":")
+            c.append(screen.scale, decimals: 4)
+            c.append("},\"cause\":\"")
+            c.append(cause.name)
+            c.append("\",\"inputActive\":")
+            c.append(inputActive)
+            c.append(",\"reduceMotion\":")
+            c.append(reduceMotion)
+            c.append(",\"card\":{\"x\":")
+            c.append(cardInPixels.left, decimals: 2)
+            c.append(",\"width\":")
+            c.append(cardInPixels.width, decimals: 2)
+            c.append("},\"appearance\":")
+            appearance.writeHead(to: &c)
+        }
+        w.appendString(appearance.font)
+        w.appendBounded { c in
+            appearance.writeTail(to: &c)
+            c.append(",\"presentation\":")
+            presentation.write(to: &c)
+            c.append(",\"region\":")
+            regionInPixels.write(to: &c)
+            c.append(",\"detents\":[")
+        }
+        var index = 0
+        while index < detents.count {
+            w.appendBounded { c in
+                for detent in detents[index..<min(index + 8, detents.count)] {
+                    if index > 0 { c.append(UInt8(ascii: ",")) }
+                    index += 1
+                    c.append("{\"name\":")
+                    c.appendName(detent.name)
+                    c.append(",\"top\":")
+                    c.append(detent.topInPixels, decimals: 2)
+                    c.append(UInt8(ascii: "}"))
+                }
+            }
         }
         w.append(UInt8(ascii: "]"))
         if let list {
@@ -246,28 +262,31 @@ extension SheetState {
 }
 
 extension GestureReport {
+    /// At most 196 bytes, in one stretch.
     public func write(to w: inout JSONWriter) {
-        w.append("{\"kind\":\"")
-        w.append(kind.name)
-        w.append("\",\"phase\":\"")
-        w.append(phase.name)
-        w.append(UInt8(ascii: "\""))
-        w.append(",\"x\":")
-        w.append(xInPixels, decimals: 2)
-        w.append(",\"y\":")
-        w.append(yInPixels, decimals: 2)
-        if let velocity = velocityInPixelsPerSecond {
-            w.append(",\"vx\":")
-            w.append(velocity.x, decimals: 1)
-            w.append(",\"vy\":")
-            w.append(velocity.y, decimals: 1)
+        w.appendBounded { c in
+            c.append("{\"kind\":\"")
+            c.append(kind.name)
+            c.append("\",\"phase\":\"")
+            c.append(phase.name)
+            c.append(UInt8(ascii: "\""))
+            c.append(",\"x\":")
+            c.append(xInPixels, decimals: 2)
+            c.append(",\"y\":")
+            c.append(yInPixels, decimals: 2)
+            if let velocity = velocityInPixelsPerSecond {
+                c.append(",\"vx\":")
+                c.append(velocity.x, decimals: 1)
+                c.append(",\"vy\":")
+                c.append(velocity.y, decimals: 1)
+            }
+            if let direction {
+                c.append(",\"direction\":\"")
+                c.append(direction.name)
+                c.append(UInt8(ascii: "\""))
+            }
+            c.append(UInt8(ascii: "}"))
         }
-        if let direction {
-            w.append(",\"direction\":\"")
-            w.append(direction.name)
-            w.append(UInt8(ascii: "\""))
-        }
-        w.append(UInt8(ascii: "}"))
     }
 }
 
@@ -296,11 +315,13 @@ extension InputDevice {
 extension MonitorUpdate {
     /// The reply's `parameters` object.
     public func writeParameters(to w: inout JSONWriter) {
-        w.append("{\"seq\":")
-        w.appendInteger(sequence)
-        w.append(",\"timestampUSec\":")
-        w.appendInteger(timestampInMicroseconds)
-        w.append(",\"state\":")
+        w.appendBounded { c in
+            c.append("{\"seq\":")
+            c.appendInteger(sequence)
+            c.append(",\"timestampUSec\":")
+            c.appendInteger(timestampInMicroseconds)
+            c.append(",\"state\":")
+        }
         state.write(to: &w)
         if let gesture {
             w.append(",\"gesture\":")

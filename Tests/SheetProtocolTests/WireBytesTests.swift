@@ -115,4 +115,34 @@ import Testing
             _ = try MonitorUpdate(json: #require(value["parameters"]))
         }
     }
+    /// A state written through the cursor's stretches at its longest (names of 15 bytes, 64
+    /// detents, numbers with every digit a double holds, every colour and gesture set) fits
+    /// them, and is JSON.
+    @Test func theLongestStateFitsItsStretches() throws {
+        let name = try #require(DetentName("abcdefghijklmn_"))
+        let huge = -8.999_999_999_999_9e15
+        let detents = (0..<SheetConfiguration.maximumDetents).map { DetentPosition(name: name, topInPixels: huge / Double($0 + 1)) }
+        var presentation = SheetPresentation()
+        presentation.gestures = [.edgeSwipe, .bottomBar]
+        presentation.edgeBandInPoints = -123_456_789.123_4
+        presentation.barHeightInPoints = huge
+        let state = SheetState(state: .settling, detent: name, target: name, topInPixels: huge, progress: -0.123_456_789,
+                               dim: 0.987_654_3, velocityInPixelsPerSecond: huge, screen: ScreenSize(widthInPixels: .max, heightInPixels: .min, scale: 3.333_333),
+                               cause: .animation, detents: detents, inputActive: true, reduceMotion: true,
+                               cardInPixels: CardSpan(left: huge, width: huge),
+                               appearance: Appearance(theme: .light, accent: RGB(hex: 0xFFFFFF), font: String(repeating: "\"", count: 256),
+                                                      textScale: 2.999_9, card: RGB(hex: 0xABCDEF), dim: RGB(hex: 0x123456), cornerRadiusInPoints: 63.99),
+                               presentation: presentation, regionInPixels: ScreenRegion(x: huge, y: huge, width: huge, height: huge))
+        let update = MonitorUpdate(sequence: .max, timestampInMicroseconds: .min, state: state,
+                                   gesture: GestureReport(kind: .longPress, phase: .recognized, xInPixels: huge, yInPixels: huge,
+                                                          velocityInPixelsPerSecond: (huge, huge), direction: .down))
+        var writer = JSONWriter()
+        update.writeParameters(to: &writer)
+        // Numbers this large are past what a client takes (it names the field); as JSON it reads.
+        let value = try JSONReader.parse(writer.bytes)
+        guard case .array(let written)? = value["state"]?["detents"] else { Issue.record("no detents"); return }
+        #expect(written.count == detents.count)
+        #expect(value["state"]?["appearance"]?["font"] == .string(state.appearance.font))
+        #expect(value["seq"]?.doubleValue == Double(Int64.max))
+    }
 }

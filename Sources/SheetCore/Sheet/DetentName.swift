@@ -16,7 +16,7 @@ public struct DetentName: Hashable, Sendable, CustomStringConvertible, BitwiseCo
     public static let rule = "1 to \(maximumBytes) bytes of letters, digits, - and _"
 
     /// The name's bytes, then zeros; the last byte holds the count.
-    private var storage: (UInt64, UInt64) = (0, 0)
+    @usableFromInline var storage: (UInt64, UInt64) = (0, 0)
 
     /// The name `text`, or nil when it is empty, longer than `maximumBytes` bytes, or holds a
     /// character other than a letter, a digit, `-` or `_`.
@@ -52,6 +52,16 @@ public struct DetentName: Hashable, Sendable, CustomStringConvertible, BitwiseCo
     /// Calls `body` with the name's UTF-8 bytes.
     public func withUTF8<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withUnsafeBytes(of: storage) { try body(UnsafeRawBufferPointer(rebasing: $0[..<Int($0[Self.maximumBytes])])) }
+    }
+
+    /// Stores the name's 16 bytes of storage at `out` (room for 16, which may be unaligned)
+    /// and returns how many of them are the name. Inlinable, for the wire, which writes names
+    /// into every state.
+    @inlinable @inline(__always)
+    public func store(to out: UnsafeMutableRawPointer) -> Int {
+        out.storeBytes(of: storage.0, as: UInt64.self)
+        out.storeBytes(of: storage.1, toByteOffset: 8, as: UInt64.self)
+        return Int(out.load(fromByteOffset: Self.maximumBytes, as: UInt8.self))
     }
 
     public var description: String {
