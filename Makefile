@@ -15,7 +15,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release tools test coverage demo man completions bench bench-peers bench-peers-profile soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
+.PHONY: all build release tools test coverage demo man completions bench bench-peers bench-peers-profile bench-instructions soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
 
 all: build
 
@@ -94,6 +94,13 @@ bench-peers: e2e-deps tools
 bench-peers-profile: e2e-deps tools
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lisgd libinput-tools linux-perf
 	Tests/e2e/run peers-$(PEER_ROUNDS)perf
+
+# Instructions per turn of sheetd's loop thread under callgrind (valgrind from Debian), with no
+# subscriber and with one at 60 Hz: a count that does not move from run to run, for a change
+# on the per-frame path to show what it did.
+bench-instructions: tools
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind
+	Tests/instructions/run
 
 # The daemon for SOAK_SECONDS (half an hour) under a replay, 64 subscribers coming and going,
 # control calls and screen changes: memory and descriptors flat, no error in the log.
