@@ -53,6 +53,21 @@ struct MonitorRoutes {
     /// `latestBytes` are `latest`'s. With no route, an update is kept but not encoded: the next
     /// subscriber's first reply encodes it then.
     var latestEncoded = false
+    /// With no route, a state is kept in its parts instead (`VarlinkServer.keep`), newer than
+    /// `latest` when its sequence is; `newest()` builds it with `settings`.
+    var deferred: DeferredUpdate?
+    /// What the deferred states were published under.
+    var settings: StateSettings?
+
+    /// The newest update: `latest`, or the deferred state built now (and kept as `latest`).
+    mutating func newest() -> MonitorUpdate? {
+        if let deferred, let settings, deferred.sequence > latest?.sequence ?? 0 {
+            latest = deferred.update(with: settings)
+            latestEncoded = false
+        }
+        deferred = nil
+        return latest
+    }
     var routes: [Route] = []
     /// Updates for routes through the loop, not yet taken by it; a newer state replaces the
     /// last one unless that carries a gesture or content events.

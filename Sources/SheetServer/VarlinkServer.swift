@@ -354,6 +354,22 @@ public final class VarlinkServer: @unchecked Sendable {
         if mustHop { eventLoop.execute { self.takeHandoff() } }
     }
 
+    /// Whether a subscriber may be there (read without the lock: `keep` decides under it).
+    public var mayBeWatched: Bool { routeCount.load(ordering: .relaxed) > 0 }
+
+    /// Keeps `deferred` as the newest state, unbuilt, when no subscriber is there, with
+    /// `settings` when they changed since the last kept (nil: the same); false when there is
+    /// one, and the caller publishes the whole update instead. The lock that decides is the
+    /// one a new subscriber takes, so it never misses a state.
+    public func keep(_ deferred: DeferredUpdate, settings: StateSettings?) -> Bool {
+        routes.withLockedValue { routes in
+            guard routes.routes.isEmpty else { return false }
+            if let settings { routes.settings = settings }
+            routes.deferred = deferred
+            return true
+        }
+    }
+
     /// When a paced subscriber's held state must go (CLOCK_MONOTONIC µs), for the publishing
     /// thread's timer; nil: none is held. `touching`: a finger is down (`MonitorRoutes.pacedDue`).
     public func pacedDue(touching: Bool) -> Int64? {
@@ -452,11 +468,12 @@ public final class VarlinkServer: @unchecked Sendable {
     func subscribe(_ connection: VarlinkConnection, pacer: MonitorPacer? = nil) {
         let descriptor = connection.socketCookie.map(MonitorRoutes.duplicateSocket(cookie:)) ?? -1
         let (subscribers, reply) = routes.withLockedValue { routes -> (Int, ByteBuffer?) in
+            let newest = routes.newest()
             routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: descriptor,
-                                                     from: (routes.latest?.sequence ?? 0) + 1, pacer: pacer))
+                                                     from: (newest?.sequence ?? 0) + 1, pacer: pacer))
             routeCount.store(routes.routes.count, ordering: .relaxed)
             pacedRouteCount.store(routes.routes.count { $0.pacer != nil }, ordering: .relaxed)
-            guard var update = routes.latest else { return (routes.routes.count, nil) }
+            guard var update = newest else { return (routes.routes.count, nil) }
             var buffer = ByteBufferAllocator().buffer(capacity: routes.latestBytes.count)
             if routes.latestEncoded, update.gesture == nil, update.events.isEmpty {
                 buffer.writeBytes(routes.latestBytes)
@@ -488,7 +505,7 @@ public final class VarlinkServer: @unchecked Sendable {
         counts.withLockedValue { $0.dropped += 1 }
     }
 
-    var currentUpdate: MonitorUpdate? { routes.withLockedValue { $0.latest } }
+    var currentUpdate: MonitorUpdate? { routes.withLockedValue { $0.newest() } }
 
     /// Root, the daemon's own user, and the control group may change the sheet: the group as
     /// the peer's primary or supplementary group when it connected.

@@ -222,6 +222,7 @@ final class EngineLoop: @unchecked Sendable {
         let now = clock.tick()
         let (result, rebuilt) = commands.perform(request, on: &engine, at: now, choices: &persistence.chosen, into: &outputs)
         if rebuilt { rebuiltEngine() }
+        publisher.settingsMayHaveChanged()
         publish()
         return result
     }
@@ -233,6 +234,7 @@ final class EngineLoop: @unchecked Sendable {
         if commands.reload(settings, on: &engine, at: now, choices: &persistence.chosen, into: &outputs) {
             rebuiltEngine()
         }
+        publisher.settingsMayHaveChanged()
         publish()
     }
 

@@ -30,6 +30,19 @@ final class Publisher {
     var statesPublished: Int64 { sequence }
     /// The monotonic time of this `publish(_:of:clock:inputActive:)`, read once for all its states.
     private var publishedAt: Int64 = 0
+    /// Moves on when what `StateSettings` holds may have changed outside the engine's
+    /// revisions: a rebuilt engine, a reload, a control call.
+    private var settingsGeneration = 0
+    /// Which settings the server holds for deferred states (`VarlinkServer.keep`); nil: none yet.
+    private var settingsKept: SettingsKey?
+
+    /// What the settings of a state were made from: equal keys, equal settings.
+    private struct SettingsKey: Equatable {
+        var generation: Int
+        var listRevision: Int
+        var appearanceRevision: UInt32
+        var presentationRevision: UInt32
+    }
 
     init(engine: borrowing Engine, logger: Logger) {
         self.logger = logger
@@ -41,6 +54,12 @@ final class Publisher {
     /// The engine was rebuilt: the detents follow its screen and detents.
     func detentsChanged(_ engine: borrowing Engine) {
         detentPositions = Self.positions(of: engine)
+        settingsGeneration += 1
+    }
+
+    /// A reload or a control call may have changed what a state carries besides what moves.
+    func settingsMayHaveChanged() {
+        settingsGeneration += 1
     }
 
     /// Publishes `outputs` and empties them. `inputActive`: a finger is down or a recording
@@ -111,17 +130,37 @@ final class Publisher {
             latency.record(publishedAt - timestamp.microseconds)
         }
         publishedInputActive = inputActive
+        guard let server else { return }
+        let region = engine.sheet.regionInPixels(of: snapshot)
+        defer {
+            pendingGesture = nil
+            if !pendingEvents.isEmpty { pendingEvents.removeAll(keepingCapacity: true) }
+        }
+        // No one watching: the state is kept in its parts, to be built if someone asks.
+        if !server.mayBeWatched {
+            let key = SettingsKey(generation: settingsGeneration, listRevision: engine.list.revision,
+                                  appearanceRevision: snapshot.appearanceRevision, presentationRevision: snapshot.presentationRevision)
+            let deferred = DeferredUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds, snapshot: snapshot,
+                                          list: list, inputActive: inputActive, regionInPixels: region)
+            if server.keep(deferred, settings: key == settingsKept ? nil : settings(of: engine)) {
+                settingsKept = key
+                return
+            }
+        }
         let configuration = engine.configuration
         let state = SheetState(snapshot, list: list, screen: configuration.screen,
                                layout: configuration.list, content: engine.content,
                                detents: detentPositions, inputActive: inputActive, appearance: engine.appearance,
-                               presentation: configuration.sheet.presentation,
-                               regionInPixels: engine.sheet.regionInPixels(of: snapshot))
-        let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
-                                   state: state, gesture: pendingGesture, events: pendingEvents)
-        pendingGesture = nil
-        pendingEvents.removeAll(keepingCapacity: true)
-        server?.publish(update)
+                               presentation: configuration.sheet.presentation, regionInPixels: region)
+        server.publish(MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
+                                     state: state, gesture: pendingGesture, events: pendingEvents))
+    }
+
+    /// What a state of `engine` carries besides what moves.
+    private func settings(of engine: borrowing Engine) -> StateSettings {
+        let configuration = engine.configuration
+        return StateSettings(screen: configuration.screen, layout: configuration.list, content: engine.content,
+                             detents: detentPositions, appearance: engine.appearance, presentation: configuration.sheet.presentation)
     }
 
     /// Tells `GetContent` what the engine holds now, whenever the list's revision has moved on

@@ -94,6 +94,57 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         #expect(received.withLock { $0.first { $0.sequence == 3 }?.gesture?.kind } == .tap)
     }
 
+    /// While no one watches, states are kept in their parts (`keep`) and built when asked:
+    /// `GetState`'s answer and a new subscriber's first reply are the newest state, built with
+    /// the settings it was kept with; once someone watches, `keep` declines.
+    @Test func aStateKeptInPartsIsBuiltWhenSomeoneAsks() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, path) = try await startedServer(in: folder)
+        var engine = Engine(configuration: EngineConfiguration())
+        var outputs: [EngineOutput] = []
+        engine.setContent(SheetContent(title: "Kept", items: [SheetItem(id: "a", label: "A")]), at: .zero, into: &outputs)
+        engine.start(at: .zero, into: &outputs)
+        let detents = [DetentPosition(name: .half, topInPixels: 960)]
+        let settings = StateSettings(screen: engine.configuration.screen, layout: engine.configuration.list, content: engine.content,
+                                     detents: detents, appearance: Appearance(theme: .dark), presentation: SheetPresentation())
+        func deferred(_ sequence: Int64) -> DeferredUpdate {
+            let snapshot = engine.snapshot(at: Timestamp(microseconds: sequence * 1000))
+            return DeferredUpdate(sequence: sequence, timestampInMicroseconds: sequence * 1000, snapshot: snapshot,
+                                  list: engine.listSnapshot(at: snapshot.time), inputActive: sequence == 2,
+                                  regionInPixels: engine.sheet.regionInPixels(of: snapshot))
+        }
+        server.publish(update(1))
+        #expect(server.keep(deferred(2), settings: settings))
+        let built = try #require(server.currentUpdate)
+        #expect(built == deferred(2).update(with: settings))
+        #expect(built.state.appearance.theme == .dark && built.state.list != nil && built.state.inputActive)
+        // The next one keeps the same settings.
+        #expect(server.keep(deferred(3), settings: nil))
+        #expect(server.currentUpdate == deferred(3).update(with: settings))
+
+        let received = Mutex<[MonitorUpdate]>([])
+        let subscribed = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            defer { finished.signal() }
+            guard let client = try? SheetClient(path: path) else { subscribed.signal(); return }
+            try? client.monitor { update, _ in
+                received.withLock { $0.append(update) }
+                if update.sequence == 3 { subscribed.signal() }
+                return update.sequence < 4
+            }
+        }
+        await signalled(subscribed)
+        let first = try #require(received.withLock { $0.first })
+        #expect(first.sequence == 3 && first.state.appearance.theme == .dark && first.state.list != nil)
+        // Watched, the state is asked for whole, and goes to the subscriber.
+        #expect(!server.keep(deferred(4), settings: nil))
+        server.publish(update(4))
+        await signalled(finished)
+        #expect(received.withLock { $0.map(\.sequence) } == [3, 4])
+        await server.shutdown()
+    }
+
     /// A new subscriber's first reply used to be the latest update as it was sent, with the
     /// gesture (and content events) of a frame before it subscribed, which it then took as
     /// new: the e2e run saw a pan end twice. It is the current state alone.
