@@ -191,10 +191,29 @@ public struct MonitorUpdate: Sendable, Equatable {
 
 extension SheetState {
     /// Written in stretches through a cursor (`JSONWriter.appendBounded`): the fields up to the
-    /// appearance's font (at most about 800 bytes: 9 numbers of at most 33, 2 names of at most
-    /// 17, the rest fixed), the font, the rest but the detents (at most about 540), the
-    /// detents 8 to a stretch (at most 67 each), then the list.
+    /// appearance (at most about 760 bytes: 9 numbers of at most 33, 2 names of at most 17,
+    /// the rest fixed), then the settled part (`writeSettled`), then the list.
     public func write(to w: inout JSONWriter) {
+        writeMoving(to: &w)
+        writeSettled(to: &w)
+        writeList(to: &w)
+    }
+
+    /// The same, with the settled part's bytes taken from `settled` when it holds this state's
+    /// (and kept there when it does not): what a subscriber is sent, state after state.
+    public func write(to w: inout JSONWriter, reusing settled: inout SettledBytes) {
+        writeMoving(to: &w)
+        if settled.holds(self) {
+            w.bytes.append(contentsOf: settled.bytes)
+        } else {
+            let start = w.bytes.count
+            writeSettled(to: &w)
+            settled.keep(self, bytes: w.bytes[start...])
+        }
+        writeList(to: &w)
+    }
+
+    private func writeMoving(to w: inout JSONWriter) {
         w.appendBounded { c in
             c.append("{\"state\":\"")
             c.append(state.name)
@@ -227,8 +246,14 @@ extension SheetState {
             c.append(",\"width\":")
             c.append(cardInPixels.width, decimals: 2)
             c.append("},\"appearance\":")
-            appearance.writeHead(to: &c)
         }
+    }
+
+    /// What changes only with calls and reloads: the appearance (its head, the font, its
+    /// tail), then the presentation, the region and the detents (at most about 580 bytes and
+    /// 67 for each detent, 8 detents to a stretch).
+    private func writeSettled(to w: inout JSONWriter) {
+        w.appendBounded { appearance.writeHead(to: &$0) }
         w.appendString(appearance.font)
         w.appendBounded { c in
             appearance.writeTail(to: &c)
@@ -253,11 +278,45 @@ extension SheetState {
             }
         }
         w.append(UInt8(ascii: "]"))
+    }
+
+    private func writeList(to w: inout JSONWriter) {
         if let list {
             w.append(",\"list\":")
             list.write(to: &w)
         }
         w.append(UInt8(ascii: "}"))
+    }
+}
+
+/// The bytes of the settled part of the last state written with it (its appearance,
+/// presentation, screen region and detents, which change only with calls and reloads), for
+/// the next state that carries the same: a subscriber's states mostly differ in where the card
+/// is, and the settled part was half of each one's writing. One per writer that writes state
+/// after state (the server's).
+public struct SettledBytes: Sendable {
+    private var appearance: Appearance?
+    private var presentation = SheetPresentation()
+    private var region = ScreenRegion(x: 0, y: 0, width: 0, height: 0)
+    private var detents: [DetentPosition] = []
+    fileprivate private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    /// Whether the bytes are `state`'s settled part. The detents compare by their storage
+    /// first, which the daemon's states share.
+    fileprivate func holds(_ state: SheetState) -> Bool {
+        appearance == state.appearance && presentation == state.presentation && region == state.regionInPixels
+            && detents == state.detents
+    }
+
+    fileprivate mutating func keep(_ state: SheetState, bytes written: ArraySlice<UInt8>) {
+        appearance = state.appearance
+        presentation = state.presentation
+        region = state.regionInPixels
+        detents = state.detents
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: written)
     }
 }
 
@@ -315,6 +374,19 @@ extension InputDevice {
 extension MonitorUpdate {
     /// The reply's `parameters` object.
     public func writeParameters(to w: inout JSONWriter) {
+        writeHead(to: &w)
+        state.write(to: &w)
+        writeTail(to: &w)
+    }
+
+    /// The same, the state's settled part reused from `settled` (`SheetState.write(to:reusing:)`).
+    public func writeParameters(to w: inout JSONWriter, reusing settled: inout SettledBytes) {
+        writeHead(to: &w)
+        state.write(to: &w, reusing: &settled)
+        writeTail(to: &w)
+    }
+
+    private func writeHead(to w: inout JSONWriter) {
         w.appendBounded { c in
             c.append("{\"seq\":")
             c.appendInteger(sequence)
@@ -322,7 +394,9 @@ extension MonitorUpdate {
             c.appendInteger(timestampInMicroseconds)
             c.append(",\"state\":")
         }
-        state.write(to: &w)
+    }
+
+    private func writeTail(to w: inout JSONWriter) {
         if let gesture {
             w.append(",\"gesture\":")
             gesture.write(to: &w)

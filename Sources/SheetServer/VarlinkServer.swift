@@ -70,8 +70,14 @@ public final class VarlinkServer: @unchecked Sendable {
     private let pacedRouteCount = Atomic<Int>(0)
     /// States a slow subscriber's queue replaced with a newer one, in all.
     private let conflatedStates = Atomic<Int>(0)
-    /// The publishing thread's encoder, whose storage every update reuses.
-    private let encoder = NIOLockedValueBox(JSONWriter(capacity: 2048))
+    /// The publishing thread's encoder: a writer whose storage every update reuses, and the
+    /// bytes of the settled part of the last state written (`SettledBytes`).
+    private let encoder = NIOLockedValueBox(Encoder())
+
+    private struct Encoder {
+        var writer = JSONWriter(capacity: 2048)
+        var settled = SettledBytes()
+    }
     private let counts = NIOLockedValueBox<(connections: Int, subscribers: Int, dropped: Int)>((0, 0, 0))
 
     public init(configuration: ServerConfiguration, delegate: SheetServiceDelegate, logger: Logger) {
@@ -318,7 +324,7 @@ public final class VarlinkServer: @unchecked Sendable {
     /// Makes `update` the state that `GetState` returns and sends it to every subscriber.
     /// With no subscriber the update is kept and not encoded (`MonitorRoutes.latestEncoded`).
     public func publish(_ update: MonitorUpdate) {
-        let mustHop = encoder.withLockedValue { writer -> Bool in
+        let mustHop = encoder.withLockedValue { encoder -> Bool in
             // `routeCount` is a hint read without the lock; only the lock decides that no route
             // is there, so that a subscriber that comes meanwhile still gets this update.
             if routeCount.load(ordering: .relaxed) == 0 {
@@ -342,11 +348,11 @@ public final class VarlinkServer: @unchecked Sendable {
                 }
                 if held { return false }
             }
-            VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) }
+            VarlinkReply.encode(continues: true, into: &encoder.writer) { update.writeParameters(to: &$0, reusing: &encoder.settled) }
             return routes.withLockedValue { routes in
                 routes.latest = update
                 // The bytes change places with the writer's: neither is copied nor reallocated.
-                swap(&routes.latestBytes, &writer.bytes)
+                swap(&routes.latestBytes, &encoder.writer.bytes)
                 routes.latestEncoded = true
                 return routes.route(update, bytes: routes.latestBytes)
             }
@@ -381,13 +387,13 @@ public final class VarlinkServer: @unchecked Sendable {
     /// subscribers: the newest state. Called by the publishing thread, like `publish`.
     public func flushPaced(at now: Int64) {
         guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return }
-        let mustHop = encoder.withLockedValue { writer -> Bool in
+        let mustHop = encoder.withLockedValue { encoder -> Bool in
             // The held state was not encoded when it came (every paced route held it).
             if let pending = routes.withLockedValue({ $0.latestEncoded ? nil : $0.latest }) {
-                VarlinkReply.encode(continues: true, into: &writer) { pending.writeParameters(to: &$0) }
+                VarlinkReply.encode(continues: true, into: &encoder.writer) { pending.writeParameters(to: &$0, reusing: &encoder.settled) }
                 routes.withLockedValue { routes in
                     guard routes.latest?.sequence == pending.sequence, !routes.latestEncoded else { return }
-                    swap(&routes.latestBytes, &writer.bytes)
+                    swap(&routes.latestBytes, &encoder.writer.bytes)
                     routes.latestEncoded = true
                 }
             }

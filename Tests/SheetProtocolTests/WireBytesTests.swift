@@ -12,7 +12,7 @@ import Testing
         .appendingPathComponent("Fixtures/wire/monitor-replies.jsonl")
 
     /// Every reply the session makes, as the daemon writes them (one per line, NUL dropped).
-    static func replies() -> [UInt8] {
+    static func replies(reusingSettledBytes: Bool = false) -> [UInt8] {
         var configuration = EngineConfiguration()
         configuration.initialDetent = .half
         var engine = Engine(configuration: configuration)
@@ -63,6 +63,7 @@ import Testing
 
         var bytes: [UInt8] = []
         var writer = JSONWriter(capacity: 4096)
+        var settled = SettledBytes()
         var sequence: Int64 = 0
         var list: ListSnapshot?
         var gesture: GestureReport?
@@ -82,7 +83,9 @@ import Testing
                                            regionInPixels: engine.sheet.regionInPixels(of: snapshot))
                     let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: snapshot.time.microseconds,
                                                state: state, gesture: gesture, events: events)
-                    VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) }
+                    VarlinkReply.encode(continues: true, into: &writer) {
+                        if reusingSettledBytes { update.writeParameters(to: &$0, reusing: &settled) } else { update.writeParameters(to: &$0) }
+                    }
                     bytes += writer.bytes.dropLast()
                     bytes.append(UInt8(ascii: "\n"))
                     list = nil
@@ -109,6 +112,9 @@ import Testing
             Issue.record("reply \(index + 1) differs:\n\(String(decoding: line, as: UTF8.self))\nkept:\n\(String(decoding: keptLine, as: UTF8.self))")
             break
         }
+        // As the server writes them, the settled part of each state reused from the last
+        // while it holds: the same bytes.
+        #expect(Self.replies(reusingSettledBytes: true) == written)
         // Each line reads back as the update it was written from would.
         for line in lines.prefix(400) {
             let value = try JSONReader.parse(Array(line))
@@ -144,5 +150,33 @@ import Testing
         #expect(written.count == detents.count)
         #expect(value["state"]?["appearance"]?["font"] == .string(state.appearance.font))
         #expect(value["seq"]?.doubleValue == Double(Int64.max))
+    }
+    /// Reused settled bytes follow every change of what they stand for: the appearance, the
+    /// presentation, the region and the detents, each changed and changed back.
+    @Test func settledBytesFollowEachChange() {
+        let base = SheetState(state: .dragging, detent: nil, target: nil, topInPixels: 700, progress: 0.4, dim: 0.5,
+                              velocityInPixelsPerSecond: -300, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920),
+                              cause: .user, detents: [DetentPosition(name: .half, topInPixels: 960)])
+        var states = [base]
+        var darker = base
+        darker.appearance.theme = .dark
+        var otherFont = base
+        otherFont.appearance.font = "Cantarell"
+        var nonModal = base
+        nonModal.presentation.modal = false
+        var region = base
+        region.regionInPixels = ScreenRegion(x: 0, y: 700, width: 1080, height: 1220)
+        var detents = base
+        detents.detents.append(DetentPosition(name: .expanded, topInPixels: 30))
+        var moved = base
+        moved.topInPixels = 650
+        for changed in [darker, otherFont, nonModal, region, detents, moved] { states += [changed, base, changed, changed] }
+        var settled = SettledBytes()
+        for (index, state) in states.enumerated() {
+            var plain = JSONWriter(), reusing = JSONWriter()
+            state.write(to: &plain)
+            state.write(to: &reusing, reusing: &settled)
+            #expect(reusing.bytes == plain.bytes, "state \(index)")
+        }
     }
 }
