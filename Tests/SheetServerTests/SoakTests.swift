@@ -68,9 +68,14 @@ struct SoakTests {
         // has not seen yet is not a leak).
         var samples: [(seconds: Int, rss: Int, fds: Int)] = []
         while Date().timeIntervalSince(started) < Double(Self.seconds) {
-            Thread.sleep(forTimeInterval: 10)
+            // The notifications are read every second: a reload a second sends more in 10 s
+            // than the socket's queue holds (10 datagrams), and a full queue holds the daemon's
+            // loop up to a second on each and then loses them ("replay done" among them).
+            for _ in 0..<10 {
+                Thread.sleep(forTimeInterval: 1)
+                daemon.drainNotifications()
+            }
             guard daemon.process.isRunning else { break }
-            daemon.drainNotifications()
             shared.with { box in
                 box.paused = true
                 while box.holding < Self.subscriberCount, box.failures.isEmpty { box.lock.wait() }
@@ -91,7 +96,10 @@ struct SoakTests {
             box.lock.broadcast()
             for descriptor in box.open { shutdown(descriptor, Int32(SHUT_RDWR)) }
         }
-        while !threads.allSatisfy(\.isFinished) { Thread.sleep(forTimeInterval: 0.05) }
+        while !threads.allSatisfy(\.isFinished) {
+            Thread.sleep(forTimeInterval: 0.05)
+            daemon.drainNotifications()
+        }
         #expect(daemon.process.isRunning, "the daemon exited; log:\n\(daemon.log.suffix(4000))")
 
         // The replay ends (it is as long as the soak); then 64 subscribers follow one last move
