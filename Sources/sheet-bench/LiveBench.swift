@@ -5,6 +5,7 @@
 import CAllocationCounter
 import SheetCore
 import SheetInput
+import SheetProtocol
 
 func benchmarkLivePath() {
     let screen = EngineConfiguration().screen
@@ -51,4 +52,26 @@ func benchmarkLivePath() {
            "\(Int(measured)) frames in \((elapsed * 1000).rounded()) ms, one core")
     report("live path: heap allocations per frame after warm-up", Double(allocations) / measured, "allocations/frame",
            "\(allocations) in all")
+    benchmarkSendFrameParsing()
+}
+
+/// A `SendFrame` call as `sheet-render` forwards a finger under a compositor, read as the
+/// server reads it (the varlink call, then the frame): the heap allocations each takes, of
+/// the forwarded path's (issue: none per frame).
+func benchmarkSendFrameParsing() {
+    let message = Array(#"{"method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":42,"time":123456789,"contacts":[{"slot":0,"phase":"move","x":540.25,"y":1200.5}]}}"#.utf8)
+    var checksum = 0
+    func parse() {
+        guard let call = try? VarlinkCall(message: message), let frame = try? PluginFrame(json: call.parameters) else {
+            fatalError("the bench's SendFrame call was refused")
+        }
+        checksum &+= frame.contacts.count
+    }
+    for _ in 0..<1_000 { parse() }
+    let count = 100_000
+    let before = sheetd_allocation_count()
+    for _ in 0..<count { parse() }
+    let allocations = sheetd_allocation_count() - before
+    report("forwarded path: heap allocations to read one SendFrame call (JSON, the call, the frame)", Double(allocations) / Double(count),
+           "allocations/call", "\(allocations) in \(count) calls, \(message.count) bytes each; \(checksum / count) contact each")
 }
