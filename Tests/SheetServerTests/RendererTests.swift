@@ -54,6 +54,9 @@ struct RendererTests {
             Issue.record("no state after the restart"); return
         }
         #expect(after.state.detent == "half" && subscription.isFollowing)
+        // The replay's tap lands first: on a card moving to expanded it would catch the card,
+        // and the tap's release would settle it at half (what a loaded machine once did).
+        try second.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         try second.client().setDetent("expanded")
         var moved = false
         while !moved {
