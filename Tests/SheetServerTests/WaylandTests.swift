@@ -22,9 +22,11 @@ import Testing
     /// gets a click while the sheet is hidden and not while it is shown.
     @Test func theWaylandBackendDrawsOverSwayAndLetsInputThroughWhileHidden() throws {
         let sway = try HeadlessSway(width: 540, height: 960)
-        // From the card's top at half up to 200 px, held still for 4 s, let go.
+        // From the card's top at half up to 200 px, held still for 10 s, let go. The replay
+        // starts with the daemon, so the renderer must subscribe before the finger lifts: on a
+        // machine busy with the whole suite's first run, 4 s were once not enough.
         var recording = SyntheticRecording()
-        recording.stroke(from: (540, 1000), to: (540, 400), seconds: 0.5, holdSeconds: 4)
+        recording.stroke(from: (540, 1000), to: (540, 400), seconds: 0.5, holdSeconds: 10)
         let file = try temporaryFile("drag-and-hold.evemu", recording.evemu())
 
         let folder = try temporaryFolder()
