@@ -62,7 +62,7 @@ public struct JSONCursor {
         count += length + 2
     }
 
-    /// As `JSONWriter.appendColour`: 9 bytes.
+    /// `"#3584e4"`, as `RGB.description` spells it: 9 bytes.
     public mutating func appendColour(_ colour: RGB) {
         let digits: StaticString = "0123456789abcdef"
         let out = room(9)
@@ -87,10 +87,5 @@ extension JSONWriter {
             body(&cursor)
             bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: cursor.count))
         }
-    }
-
-    /// `"#3584e4"`, as `RGB.description` spells it.
-    public mutating func appendColour(_ colour: RGB) {
-        appendBounded { $0.appendColour(colour) }
     }
 }
