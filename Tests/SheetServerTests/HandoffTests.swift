@@ -40,6 +40,25 @@ private func update(_ sequence: Int64, gesture: GestureReport? = nil) -> Monitor
     return MonitorUpdate(sequence: sequence, timestampInMicroseconds: sequence * 1000, state: state, gesture: gesture)
 }
 
+/// A subscriber on its own thread that keeps what it is sent: `subscribed` is signalled when
+/// update `first` comes (or the connection fails), `finished` when it has had `last`.
+private final class Subscriber: Sendable {
+    let received = Mutex<[MonitorUpdate]>([])
+    let subscribed = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+
+    init(at path: String, signallingAt first: Int64, until last: Int64) {
+        Thread.detachNewThread { [self] in
+            defer { finished.signal() }
+            guard let client = try? SheetClient(path: path) else { subscribed.signal(); return }
+            try? client.monitor { update, _ in
+                received.withLock { $0.append(update) }
+                if update.sequence == first { subscribed.signal() }
+                return update.sequence < last
+            }
+        }
+    }
+}
+
 /// A server on a socket in `folder` with nothing behind it, accepting; and the socket's path.
 private func startedServer(in folder: URL) async throws -> (VarlinkServer, String) {
     let path = folder.appendingPathComponent("io.sheetd.Sheet").path
@@ -58,17 +77,8 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         let (server, path) = try await startedServer(in: folder)
         server.publish(update(1))
 
-        let received = Mutex<[MonitorUpdate]>([])
-        let subscribed = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            defer { finished.signal() }
-            guard let client = try? SheetClient(path: path) else { subscribed.signal(); return }
-            try? client.monitor { update, _ in
-                received.withLock { $0.append(update) }
-                if update.sequence == 1 { subscribed.signal() }
-                return update.sequence < 5
-            }
-        }
+        let subscriber = Subscriber(at: path, signallingAt: 1, until: 5)
+        let subscribed = subscriber.subscribed, finished = subscriber.finished
         await signalled(subscribed)
         // The loop's turn that wrote the first reply is over: the subscriber is written to directly.
         try await server.eventLoop.submit {}.get()
@@ -90,8 +100,8 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         #expect(whileHeld == .success, "every state came while the loop was held")
         await server.shutdown()
 
-        #expect(received.withLock { $0.map(\.sequence) } == [1, 2, 3, 4, 5])
-        #expect(received.withLock { $0.first { $0.sequence == 3 }?.gesture?.kind } == .tap)
+        #expect(subscriber.received.withLock { $0.map(\.sequence) } == [1, 2, 3, 4, 5])
+        #expect(subscriber.received.withLock { $0.first { $0.sequence == 3 }?.gesture?.kind } == .tap)
     }
 
     /// While no one watches, states are kept in their parts (`keep`) and built when asked:
@@ -123,25 +133,16 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         #expect(server.keep(deferred(3), settings: nil))
         #expect(server.currentUpdate == deferred(3).update(with: settings))
 
-        let received = Mutex<[MonitorUpdate]>([])
-        let subscribed = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            defer { finished.signal() }
-            guard let client = try? SheetClient(path: path) else { subscribed.signal(); return }
-            try? client.monitor { update, _ in
-                received.withLock { $0.append(update) }
-                if update.sequence == 3 { subscribed.signal() }
-                return update.sequence < 4
-            }
-        }
+        let subscriber = Subscriber(at: path, signallingAt: 3, until: 4)
+        let subscribed = subscriber.subscribed, finished = subscriber.finished
         await signalled(subscribed)
-        let first = try #require(received.withLock { $0.first })
+        let first = try #require(subscriber.received.withLock { $0.first })
         #expect(first.sequence == 3 && first.state.appearance.theme == .dark && first.state.list != nil)
         // Watched, the state is asked for whole, and goes to the subscriber.
         #expect(!server.keep(deferred(4), settings: nil))
         server.publish(update(4))
         await signalled(finished)
-        #expect(received.withLock { $0.map(\.sequence) } == [3, 4])
+        #expect(subscriber.received.withLock { $0.map(\.sequence) } == [3, 4])
         await server.shutdown()
     }
 
