@@ -41,7 +41,7 @@ public struct PluginDevice: Sendable, Equatable {
         public static let nameBytes = 256
         /// Slots, as many as the engine tracks beside a seat's own touches (libinput's seat
         /// slots start at 0; plugin touches take the engine's upper slots).
-        public static let slots = 1...16
+        public static let slots = 1...PluginContacts.capacity
         /// Coordinates: finite, with `min < max`, within ±1e9 (a 32-bit evdev axis fits).
         public static let coordinateMagnitude = 1e9
         /// A surface from 1 mm to 10 m a side.
@@ -110,13 +110,73 @@ public struct PluginContact: Sendable, Equatable {
 public struct PluginFrame: Sendable, Equatable {
     public var sequence: Int64
     public var timeInMicroseconds: Int64
-    public var contacts: [PluginContact]
+    public var contacts: PluginContacts
 
-    public init(sequence: Int64, timeInMicroseconds: Int64, contacts: [PluginContact]) {
+    public init(sequence: Int64, timeInMicroseconds: Int64, contacts: PluginContacts) {
         self.sequence = sequence
         self.timeInMicroseconds = timeInMicroseconds
         self.contacts = contacts
     }
+}
+
+/// The contacts of one frame: at most `capacity`, a device's most slots (a frame names each
+/// slot once), held in the frame itself, so that a frame costs no allocation on its way from
+/// the socket to the engine.
+public struct PluginContacts: RandomAccessCollection, MutableCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+    public static let capacity = 16
+    private var storage = InlineArray<16, PluginContact>(repeating: PluginContact(slot: 0, phase: .up, x: 0, y: 0))
+    public private(set) var count = 0
+
+    public init() {}
+
+    /// nil when there are more than `capacity`.
+    public init?(_ contacts: some Sequence<PluginContact>) {
+        for contact in contacts {
+            guard append(contact) else { return nil }
+        }
+    }
+
+    /// A literal in code; more than `capacity` is a programming error.
+    public init(arrayLiteral contacts: PluginContact...) {
+        precondition(contacts.count <= Self.capacity, "a frame holds at most \(Self.capacity) contacts")
+        for contact in contacts { _ = append(contact) }
+    }
+
+    /// Adds a contact; false (and nothing added) when the frame is full.
+    public mutating func append(_ contact: PluginContact) -> Bool {
+        guard count < Self.capacity else { return false }
+        storage[count] = contact
+        count += 1
+        return true
+    }
+
+    public mutating func removeAll() { count = 0 }
+
+    /// Keeps the contacts for which `keep` holds, in their order.
+    public mutating func keep(where keep: (PluginContact) -> Bool) {
+        var kept = 0
+        for index in 0..<count where keep(storage[index]) {
+            storage[kept] = storage[index]
+            kept += 1
+        }
+        count = kept
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public subscript(index: Int) -> PluginContact {
+        get {
+            precondition(index >= 0 && index < count, "contact index out of range")
+            return storage[index]
+        }
+        set {
+            precondition(index >= 0 && index < count, "contact index out of range")
+            storage[index] = newValue
+        }
+    }
+
+    public static func == (a: PluginContacts, b: PluginContacts) -> Bool { a.elementsEqual(b) }
 }
 
 extension ContactPhase {

@@ -159,28 +159,37 @@ extension PluginFrame {
     static let largestInteger = 1 << 53
 
     /// Reads `SendFrame`'s parameters (the device id is the caller's to read). Contacts are
-    /// read only up to `maximumContacts`: more is a refusal, not an allocation.
-    public init(json parameters: JSONValue, maximumContacts: Int = PluginDevice.Limits.slots.upperBound) throws(ParameterProblem) {
-        guard let sequence = parameters["sequence"]?.intValue, sequence >= 0, sequence <= Self.largestInteger else {
+    /// read only up to `PluginContacts.capacity`: more is a refusal, not an allocation.
+    public init(json parameters: JSONValue) throws(ParameterProblem) {
+        let sequence = try Self.sequence(parameters["sequence"])
+        let time = try Self.time(parameters["time"])
+        guard case .array(let list) = parameters["contacts"] else { throw ParameterProblem("contacts", "an array") }
+        guard list.count <= PluginContacts.capacity else {
+            throw ParameterProblem("contacts", "more than \(PluginContacts.capacity) contacts")
+        }
+        var contacts = PluginContacts()
+        for (index, item) in list.enumerated() {
+            let phase = item["phase"]?.stringValue.flatMap(ContactPhase.init(name:))
+            _ = contacts.append(try PluginContact(index: index, slot: item["slot"], phase: phase, x: item["x"], y: item["y"]))
+        }
+        self.init(sequence: sequence, timeInMicroseconds: time, contacts: contacts)
+    }
+
+    /// `sequence` as the wire takes it. The one rule for both readers of `SendFrame` (this
+    /// one, and `SendFrameCall`'s, which reads the bytes with no tree).
+    static func sequence(_ value: JSONValue?) throws(ParameterProblem) -> Int64 {
+        guard let sequence = value?.intValue, sequence >= 0, sequence <= largestInteger else {
             throw ParameterProblem("sequence", "an integer from 0 to 2^53")
         }
-        guard let time = parameters["time"]?.intValue, time <= Self.largestInteger else {
+        return Int64(sequence)
+    }
+
+    /// `time` as the wire takes it.
+    static func time(_ value: JSONValue?) throws(ParameterProblem) -> Int64 {
+        guard let time = value?.intValue, time <= largestInteger else {
             throw ParameterProblem("time", "an integer (microseconds) up to 2^53")
         }
-        guard case .array(let list) = parameters["contacts"] else { throw ParameterProblem("contacts", "an array") }
-        guard list.count <= maximumContacts else { throw ParameterProblem("contacts", "more than \(maximumContacts) contacts") }
-        var contacts: [PluginContact] = []
-        contacts.reserveCapacity(list.count)
-        for (index, item) in list.enumerated() {
-            guard let slot = item["slot"]?.intValue, abs(slot) <= 1 << 30 else { throw ParameterProblem("contacts[\(index)].slot", "an integer") }
-            guard let phase = item["phase"]?.stringValue.flatMap(ContactPhase.init(name:)) else {
-                throw ParameterProblem("contacts[\(index)].phase", "down, move, up or cancel")
-            }
-            guard let x = item["x"]?.doubleValue else { throw ParameterProblem("contacts[\(index)].x", "a finite number") }
-            guard let y = item["y"]?.doubleValue else { throw ParameterProblem("contacts[\(index)].y", "a finite number") }
-            contacts.append(PluginContact(slot: slot, phase: phase, x: x, y: y))
-        }
-        self.init(sequence: Int64(sequence), timeInMicroseconds: Int64(time), contacts: contacts)
+        return Int64(time)
     }
 
     /// `SendFrame`'s parameters for `device`.
@@ -191,5 +200,16 @@ extension PluginFrame {
                 .object(["slot": .number(Double($0.slot)), "phase": .string($0.phase.name), "x": .number($0.x), "y": .number($0.y)])
             }),
         ])
+    }
+}
+
+extension PluginContact {
+    /// A contact's members as read, held to what the wire takes; `index` names it in a refusal.
+    init(index: Int, slot: JSONValue?, phase: ContactPhase?, x: JSONValue?, y: JSONValue?) throws(ParameterProblem) {
+        guard let slot = slot?.intValue, abs(slot) <= 1 << 30 else { throw ParameterProblem("contacts[\(index)].slot", "an integer") }
+        guard let phase else { throw ParameterProblem("contacts[\(index)].phase", "down, move, up or cancel") }
+        guard let x = x?.doubleValue else { throw ParameterProblem("contacts[\(index)].x", "a finite number") }
+        guard let y = y?.doubleValue else { throw ParameterProblem("contacts[\(index)].y", "a finite number") }
+        self.init(slot: slot, phase: phase, x: x, y: y)
     }
 }

@@ -157,6 +157,12 @@ public struct SharedContent: Sendable {
     }
 }
 
+/// Who waits for the answer to an `io.sheetd.Input` call: the connection it came on. A
+/// reference, not a closure, so that a frame's round trip allocates nothing.
+public protocol InputCaller: AnyObject, Sendable {
+    func inputDone(_ result: InputResult)
+}
+
 /// What the server asks of the daemon. Called on the server's event loop; `completion` may be
 /// called from any thread.
 public protocol SheetServiceDelegate: AnyObject, Sendable {
@@ -165,9 +171,9 @@ public protocol SheetServiceDelegate: AnyObject, Sendable {
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void)
     /// An `io.sheetd.Input` call from the connection numbered `connection` (unique for the
-    /// server's life), which owns the devices it opens.
-    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
-               completion: @escaping @Sendable (InputResult) -> Void)
+    /// server's life), which owns the devices it opens. Answered with `caller.inputDone`,
+    /// once, from any thread.
+    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller)
     /// A connection that opened input devices has gone: they close, their touches cancel.
     func inputConnectionClosed(_ connection: UInt64)
     /// What the daemon counted (`GetStats`); the server adds its own counts.

@@ -4,7 +4,12 @@ import SheetProtocol
 
 /// `io.sheetd.Input`: the calls of programs that feed touches (open a device, its frames, close
 /// it), handed to the daemon's loop and answered in the order they came.
-extension VarlinkConnection {
+///
+/// A frame costs no allocation on its way: `SendFrameCall` reads it from the message's bytes,
+/// the daemon answers through `InputCaller` (the connection itself, holding the call while it
+/// waits), and a frame taken is answered with the empty reply encoded once.
+extension VarlinkConnection: InputCaller {
+    /// Any input call, read by the general readers; each refusal names what is wrong.
     func inputCall(_ call: VarlinkCall, context: ChannelHandlerContext) {
         let parameters = call.parameters
         let request: InputRequest
@@ -33,6 +38,20 @@ extension VarlinkConnection {
         default:
             return methodNotFound(call, context: context)
         }
+        submitInput(request, call, context: context)
+    }
+
+    /// A `SendFrame` that `SendFrameCall` read from the bytes.
+    func inputFrame(_ read: SendFrameCall, context: ChannelHandlerContext) {
+        // The method's name is a literal and the parameters an empty object: making the call
+        // allocates nothing.
+        let call = VarlinkCall(method: SendFrameCall.method, parameters: .object([:]), more: read.more, oneway: read.oneway)
+        submitInput(.frame(device: read.device, read.frame), call, context: context)
+    }
+
+    /// Hands a request to the daemon, once the peer may feed; the connection reads no further
+    /// call until `inputDone` answers it.
+    private func submitInput(_ request: InputRequest, _ call: VarlinkCall, context: ChannelHandlerContext) {
         guard server.mayFeed(peer) else {
             let group = server.inputGroupName
             logger.notice("\(who): \(call.name) refused (not root, the daemon's user or in group \(group))")
@@ -41,29 +60,41 @@ extension VarlinkConnection {
             return
         }
         waitingForDaemon = true
-        let loop = context.eventLoop
-        let contextBox = NIOLoopBound(context, eventLoop: loop)
-        server.delegate.input(request, connection: number, from: peer!) { result in
-            loop.execute { [self] in
-                let context = contextBox.value
-                waitingForDaemon = false
-                switch result {
-                case .opened: openDevices += 1
-                case .done: if case .close = request { openDevices -= 1 }
-                default: break
-                }
-                guard channel.isActive else {
-                    // Gone while the daemon opened a device for it: the daemon closes it now.
-                    if case .opened = result, openDevices > 0 {
-                        server.delegate.inputConnectionClosed(number)
-                        openDevices = 0
-                    }
-                    return
-                }
-                inputReply(result, call, context: context)
-                drain(context: context)
-            }
+        var closes = false
+        if case .close = request { closes = true }
+        inputWaiting = (call, closes)
+        server.delegate.input(request, connection: number, from: peer!, caller: self)
+    }
+
+    /// The daemon's answer, on its thread: kept until the connection's loop takes it. The task
+    /// captures only the connection, so handing it over allocates nothing.
+    func inputDone(_ result: InputResult) {
+        inputResult.withLock { $0 = result }
+        channel.eventLoop.execute { [self] in inputAnswered() }
+    }
+
+    /// On the connection's loop: the answer to the call that waited.
+    private func inputAnswered() {
+        guard let result = inputResult.withLock({ kept in defer { kept = nil }; return kept }),
+              let (call, closes) = inputWaiting else { return }
+        inputWaiting = nil
+        waitingForDaemon = false
+        switch result {
+        case .opened: openDevices += 1
+        case .done: if closes { openDevices -= 1 }
+        default: break
         }
+        guard channel.isActive else {
+            // Gone while the daemon opened a device for it: the daemon closes it now.
+            if case .opened = result, openDevices > 0 {
+                server.delegate.inputConnectionClosed(number)
+                openDevices = 0
+            }
+            return
+        }
+        guard let context = handlerContext else { return }
+        inputReply(result, call, context: context)
+        drain(context: context)
     }
 
     func inputReply(_ result: InputResult, _ call: VarlinkCall, context: ChannelHandlerContext) {
@@ -71,7 +102,7 @@ extension VarlinkConnection {
         case .opened(let device):
             reply(.object(["device": .number(Double(device))]), to: call, context: context)
         case .done:
-            reply(.object([:]), to: call, context: context)
+            replyEmpty(to: call, context: context)
         case .invalidFrame(let device, let sequence, let reason):
             logger.info("\(who): frame \(sequence) of device \(device) refused: \(reason)")
             replyError(InputInterface.invalidFrame, .object(["device": .number(Double(device)), "sequence": .number(Double(sequence)),

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import SheetCore
 import SheetProtocol
+import Synchronization
 
 /// `struct ucred` as SO_PEERCRED fills it (Glibc hides the type behind _GNU_SOURCE).
 struct KernelPeerCredentials: Sendable {
@@ -37,13 +38,22 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Input devices this connection has open; while it has any it is never idle (a finger
     /// resting on a device sends nothing).
     var openDevices = 0
-    private var context: ChannelHandlerContext?
+    private(set) var handlerContext: ChannelHandlerContext?
     private var inbound = ByteBuffer()
     /// Calls read but not yet answered: at most `maximumQueuedCalls` and about
     /// `maximumMessageBytes` in all; beyond, the connection is not read until they are.
     private var queued = CircularBuffer<[UInt8]>(initialCapacity: 4)
     private var queuedBytes = 0
+    /// Arrays of calls answered, whose storage the next calls reuse.
+    private var spareMessages: [[UInt8]] = []
+    static let spareMessageCount = 4
+    static let spareMessageBytes = 4096
     var waitingForDaemon = false
+    /// The input call the daemon has (at most one: the connection reads no further call
+    /// until it is answered), and whether it closes a device.
+    var inputWaiting: (call: VarlinkCall, closes: Bool)?
+    /// The daemon's answer to it, set on the daemon's thread, taken on the connection's loop.
+    let inputResult = Mutex<InputResult?>(nil)
     private var drainScheduled = false
     /// Whether the socket is being read (`autoRead`).
     private var reading = true
@@ -81,8 +91,8 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     // MARK: Channel events
 
-    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    func handlerAdded(context: ChannelHandlerContext) { handlerContext = context }
+    func handlerRemoved(context: ChannelHandlerContext) { handlerContext = nil }
 
     func channelActive(context: ChannelHandlerContext) {
         if let credentials = Self.credentials(of: channel) { peer = credentials }
@@ -181,7 +191,12 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
               let nul = inbound.readableBytesView.firstIndex(of: 0) {
             let length = nul - inbound.readerIndex
             guard length <= limit else { break }
-            queued.append(inbound.readBytes(length: length)!)
+            var message = spareMessages.popLast() ?? []
+            inbound.readWithUnsafeReadableBytes { bytes in
+                message.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<length]))
+                return length
+            }
+            queued.append(message)
             queuedBytes += length
             inbound.moveReaderIndex(forwardBy: 1)
         }
@@ -292,9 +307,13 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     /// others by a few calls, not by its backlog).
     func drain(context: ChannelHandlerContext) {
         var answered = 0
-        while !waitingForDaemon, !closing, !isSubscriber, channel.isWritable, let message = queued.popFirst() {
+        while !waitingForDaemon, !closing, !isSubscriber, channel.isWritable, var message = queued.popFirst() {
             queuedBytes -= message.count
             handle(message, context: context)
+            if spareMessages.count < Self.spareMessageCount, message.capacity <= Self.spareMessageBytes {
+                message.removeAll(keepingCapacity: true)
+                spareMessages.append(message)
+            }
             answered += 1
             if queued.isEmpty, !closing, !takeCalls(context: context) { return }
             if answered == server.configuration.callsPerTurn, !queued.isEmpty {
@@ -311,7 +330,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         drainScheduled = true
         channel.eventLoop.execute { [self] in
             drainScheduled = false
-            guard let context else { return }
+            guard let context = handlerContext else { return }
             drain(context: context)
         }
     }
@@ -340,6 +359,12 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         write(VarlinkReply.encode(continues: false) { $0.append(parameters) }, context: context)
     }
 
+    /// `{"parameters":{}}`, the reply of most calls, encoded once by the server.
+    func replyEmpty(to call: VarlinkCall, context: ChannelHandlerContext) {
+        guard !call.oneway else { return }
+        context.writeAndFlush(wrapOutboundOut(server.emptyReply), promise: nil)
+    }
+
     func replyError(_ name: String, _ parameters: JSONValue = .object([:]), to call: VarlinkCall,
                             context: ChannelHandlerContext) {
         guard !call.oneway else { return }
@@ -363,6 +388,9 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     private func handle(_ message: [UInt8], context: ChannelHandlerContext) {
         lastCall = .now()
+        if endpoint == .input, let frame = message.withUnsafeBytes({ SendFrameCall(message: $0) }) {
+            return inputFrame(frame, context: context)
+        }
         let call: VarlinkCall
         do {
             call = try VarlinkCall(message: message)
@@ -575,7 +603,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 guard channel.isActive else { return }
                 switch result {
                 case .done:
-                    reply(.object([:]), to: call, context: context)
+                    replyEmpty(to: call, context: context)
                 case .unknownDetent(let detent, let known):
                     replyError(VarlinkErrorName.unknownDetent,
                                .object(["detent": .string(detent), "known": .array(known.map { .string($0) })]),

@@ -59,6 +59,8 @@ public final class VarlinkServer: @unchecked Sendable {
     private var nextConnectionNumber: UInt64 = 0
     /// `GetInterfaceDescription` replies, encoded once.
     let descriptionReplies: [String: ByteBuffer]
+    /// `{"parameters":{}}`, encoded once: writing it shares its storage.
+    let emptyReply: ByteBuffer
 
     /// The subscribers as the publishing thread reaches them, and the newest update.
     private let routes = NIOLockedValueBox(MonitorRoutes())
@@ -95,6 +97,10 @@ public final class VarlinkServer: @unchecked Sendable {
             replies[name] = buffer
         }
         descriptionReplies = replies
+        let empty = VarlinkReply.encode(continues: false, capacity: 24) { $0.append(.object([:])) }
+        var buffer = ByteBufferAllocator().buffer(capacity: empty.count)
+        buffer.writeBytes(empty)
+        emptyReply = buffer
     }
 
     /// Serves a channel that is not one of the socket's (an `EmbeddedChannel` in tests and

@@ -22,6 +22,7 @@ enum FuzzTarget: String, CaseIterable {
     case decoder
     case json
     case varlink
+    case sendFrame = "sendframe"
     case configuration
     case png
 
@@ -33,6 +34,7 @@ enum FuzzTarget: String, CaseIterable {
         case .decoder: []
         case .json: ["json"]
         case .varlink: ["varlink"]
+        case .sendFrame: ["sendframe"]
         case .configuration: ["yaml"]
         case .png: ["png"]
         }
@@ -53,6 +55,7 @@ enum FuzzTarget: String, CaseIterable {
         case .decoder: Self.decode(bytes)
         case .json: Self.json(Array(bytes))
         case .varlink: VarlinkHarness.shared.serve(bytes)
+        case .sendFrame: Self.sendFrame(bytes)
         case .configuration: Self.configuration(bytes)
         case .png: Self.png(Array(bytes))
         }
@@ -150,6 +153,30 @@ enum FuzzTarget: String, CaseIterable {
             }
         }
         _ = try? InputDevice(json: value)
+    }
+
+    /// One message, read by `SendFrameCall` (no tree) and by the general readers, as the
+    /// input socket reads every call: what the first takes, the second must take the same,
+    /// to the bit. (What the first declines, the second reads as it always has.)
+    static func sendFrame(_ bytes: UnsafeRawBufferPointer) {
+        guard let fast = SendFrameCall(message: bytes) else { return }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let call = try? VarlinkCall(message: Array(bytes)), call.method == SendFrameCall.method else {
+            fatalError("SendFrameCall took a message the general reader does not take as SendFrame: \(text)")
+        }
+        guard call.more == fast.more, call.oneway == fast.oneway, call.parameters["device"]?.intValue == fast.device,
+              let frame = try? PluginFrame(json: call.parameters) else {
+            fatalError("SendFrameCall took a call the general reader refuses or reads otherwise: \(text)")
+        }
+        func same(_ a: PluginFrame, _ b: PluginFrame) -> Bool {
+            a.sequence == b.sequence && a.timeInMicroseconds == b.timeInMicroseconds && a.contacts.count == b.contacts.count
+                && zip(a.contacts, b.contacts).allSatisfy {
+                    $0.slot == $1.slot && $0.phase == $1.phase && $0.x.bitPattern == $1.x.bitPattern && $0.y.bitPattern == $1.y.bitPattern
+                }
+        }
+        guard same(frame, fast.frame) else {
+            fatalError("SendFrameCall read \(fast.frame), the general reader \(frame): \(text)")
+        }
     }
 
     // MARK: Files

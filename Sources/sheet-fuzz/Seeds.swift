@@ -119,13 +119,31 @@ enum Seeds {
             let fingers = device.kind == .touchpad ? 2 : 1
             for step in 0..<6 {
                 let phase: ContactPhase = step == 0 ? .down : step == 5 ? .up : .move
-                let contacts = (0..<fingers).map { PluginContact(slot: $0, phase: phase, x: 20 + Double($0) * 20, y: 50 - Double(step) * 5) }
+                let contacts = PluginContacts((0..<fingers).map { PluginContact(slot: $0, phase: phase, x: 20 + Double($0) * 20, y: 50 - Double(step) * 5) })!
                 let frame = PluginFrame(sequence: Int64(step + 1), timeInMicroseconds: Int64(step) * 8_000, contacts: contacts)
                 calls.append(VarlinkCall(method: "\(input).SendFrame", parameters: frame.parameters(device: 1)))
             }
             calls.append(VarlinkCall(method: "\(input).CloseDevice", parameters: .object(["device": .number(1)])))
             try put(.varlink, "input-session-\(index).varlink", [0x80 | UInt8(index * 40)] + calls.flatMap { $0.encoded() })
         }
+        // SendFrame calls, one a file without its NUL: as clients write them, and as they
+        // might (spaced, reordered, flagged, numbers of every form, full, one past full,
+        // escaped, with a member the reader does not know), for the reader with no tree.
+        let contact = #"{"slot":0,"phase":"move","x":540,"y":1000}"#
+        let frames = [
+            #"{"method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":1,"time":1000,"contacts":[\#(contact)]}}"#,
+            #" { "parameters" : { "contacts" : [ { "y" : 2.5 , "x" : -0 , "phase" : "down" , "slot" : 1 } ] , "time" : 0 , "sequence" : 0 , "device" : 3 } , "oneway" : true , "method" : "io.sheetd.Input.SendFrame" } "#,
+            #"{"method":"io.sheetd.Input.SendFrame","more":false,"upgrade":false,"parameters":{"device":1,"sequence":9007199254740992,"time":1e3,"contacts":[]}}"#,
+            #"{"method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":2,"time":1.5E2,"contacts":[{"slot":0,"phase":"up","x":0.125,"y":1E-3}]}}"#,
+            #"{"method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":3,"time":3,"contacts":[\#(Array(repeating: contact, count: 16).joined(separator: ","))]}}"#,
+            #"{"method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":3,"time":3,"contacts":[\#(Array(repeating: contact, count: 17).joined(separator: ","))]}}"#,
+            #"{"method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":4,"time":4,"contacts":[{"slot":0,"phase":"\u006dove","x":1,"y":1}]}}"#,
+            #"{"method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":5,"time":5,"extra":null,"contacts":[]}}"#,
+            #"{"method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":6,"time":6,"contacts":[{"slot":0,"phase":"cancel","x":NaN,"y":1}]}}"#,
+            #"{"method":"io.sheetd.Input.SendFrame","method":"io.sheetd.Input.SendFrame","parameters":{"device":1,"sequence":7,"time":7,"contacts":[]}}"#,
+        ]
+        for (index, frame) in frames.enumerated() { try put(.sendFrame, "frame-\(index).sendframe", Array(frame.utf8)) }
+
         // A few frames of events in the decoder's own encoding, for each device.
         for device in 0..<FuzzTarget.devices.count {
             var bytes: [UInt8] = [UInt8(device)]

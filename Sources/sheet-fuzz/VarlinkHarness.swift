@@ -88,12 +88,11 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
         completion(result)
     }
 
-    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
-               completion: @escaping @Sendable (InputResult) -> Void) {
+    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
         now = now.adding(microseconds: 1_000)
         let result = plugins.perform(request, owner: connection, pid: peer.pid, uid: peer.uid, now: now, into: &frames)
         applyFrames()
-        completion(result)
+        caller.inputDone(result)
     }
 
     func inputConnectionClosed(_ connection: UInt64) {

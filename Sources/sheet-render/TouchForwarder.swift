@@ -30,20 +30,19 @@ final class TouchForwarder {
     private var sequence: Int64 = 0
     /// Which slots the daemon holds down (it saw their `down`).
     private var daemonHolds = [Bool](repeating: false, count: slots)
-    /// The frame being sent, kept between frames so that sending allocates no array.
-    private var sending: [PluginContact] = []
+    /// The frame being sent.
+    private var sending = PluginContacts()
     private var failureSaid = false
 
     init(path: String, log: Log) {
         self.path = path
         self.log = log
-        sending.reserveCapacity(Self.slots)
     }
 
     /// Sends the contacts that changed in one of the compositor's frames, stamped `time`
     /// (CLOCK_MONOTONIC microseconds).
     func forward(_ contacts: [PluginContact], at time: Int64) {
-        sending.removeAll(keepingCapacity: true)
+        sending.removeAll()
         var begins = false
         for var contact in contacts where contact.slot >= 0 && contact.slot < Self.slots {
             // A touch the daemon did not see begin (it was away, or the device was reopened)
@@ -52,13 +51,13 @@ final class TouchForwarder {
             if contact.phase == .down { begins = true }
             contact.x = min(max(contact.x, 0), Double(max(size.width, 1)))
             contact.y = min(max(contact.y, 0), Double(max(size.height, 1)))
-            sending.append(contact)
+            guard sending.append(contact) else { break }
         }
         guard !sending.isEmpty else { return }
         if device == nil || declared != size {
             guard begins, open() else { return }
             // The device is new: only what begins now is its.
-            sending.removeAll { $0.phase != .down }
+            sending.keep { $0.phase == .down }
         }
         guard let client, let device else { return }
         sequence += 1

@@ -180,7 +180,7 @@ struct Feeder {
             defer { frame.removeAll() }
             for warning in fingers.takeNewAxisWarnings() { printError("sheetctl: \(path):\(source.lineNumber): warning: \(warning)") }
             guard !frame.isEmpty else { continue }
-            var contacts: [PluginContact] = []
+            var contacts = PluginContacts()
             for contact in frame.contacts {
                 var slot = slotOf[contact.slot]
                 if slot == nil, contact.phase == .down {
@@ -191,9 +191,10 @@ struct Feeder {
                 if contact.phase == .up || contact.phase == .cancel { slotOf[contact.slot] = nil }
                 // Hardware reports past its own axis range now and then (a finger at the very
                 // edge); the daemon takes only the declared range, so those are held at its edge.
-                contacts.append(PluginContact(slot: slot, phase: contact.phase,
-                                              x: min(width, max(0, contact.positionInPixels.x)),
-                                              y: min(height, max(0, contact.positionInPixels.y))))
+                // Each of the device's slots at most once: never more than a frame holds.
+                _ = contacts.append(PluginContact(slot: slot, phase: contact.phase,
+                                                  x: min(width, max(0, contact.positionInPixels.x)),
+                                                  y: min(height, max(0, contact.positionInPixels.y))))
             }
             guard !contacts.isEmpty else { continue }
             // Due at the recording's pace from the first event; sent stamped with that instant.

@@ -26,6 +26,8 @@ final class EngineLoop: @unchecked Sendable {
     var engine: Engine
     var outputs: [EngineOutput] = []
     private var frames = TouchFrameBatch()
+    /// What other threads handed the loop in this turn (`LoopInbox.take`).
+    private var taken = LoopInbox.Calls()
     var clock = EngineClock()
     var timer = WakeTimer()
     private var commands: CommandHandler
@@ -134,7 +136,7 @@ final class EngineLoop: @unchecked Sendable {
         while true {
             let signals = waiter.takeSignals()
             if signals != 0, !handle(signals: signals) { break }
-            let taken = inbox.take()
+            inbox.take(into: &taken)
             if taken.stopping { break }
             for (settings, completion) in taken.reloads {
                 reload(settings)
@@ -143,6 +145,7 @@ final class EngineLoop: @unchecked Sendable {
             for (request, completion) in taken.commands { completion(perform(request)) }
             for completion in taken.stats { completion(stats()) }
             if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty { dispatch(taken) }
+            taken.clear()
 
             // What the calls changed is saved, or its save planned, before the timer is armed:
             // an idle loop would otherwise sleep past a save put off to a second after the last.
@@ -183,7 +186,7 @@ final class EngineLoop: @unchecked Sendable {
             // A frame's state goes out before its reply, and before the loop waits again: the
             // feeder's next call may be a frame's time away.
             publish()
-            call.completion(result)
+            call.caller.inputDone(result)
             if case .frame = call.request {} else { devicesChanged = true }
         }
         input.closeDevices(of: taken.inputConnectionsGone, into: &frames)

@@ -17,14 +17,23 @@ final class LoopInbox: Sendable {
         /// `GetStats` calls waiting for the loop's counts.
         var stats: [@Sendable (DaemonStats) -> Void] = []
         var stopping = false
+
+        /// Empties every list, keeping its storage for the next take.
+        mutating func clear() {
+            commands.removeAll(keepingCapacity: true)
+            reloads.removeAll(keepingCapacity: true)
+            inputs.removeAll(keepingCapacity: true)
+            inputConnectionsGone.removeAll(keepingCapacity: true)
+            stats.removeAll(keepingCapacity: true)
+        }
     }
 
-    /// An `io.sheetd.Input` call and the connection it came on.
+    /// An `io.sheetd.Input` call and the connection it came on, which takes the answer.
     struct InputCall {
         var request: InputRequest
         var connection: UInt64
         var peer: PeerCredentials
-        var completion: @Sendable (InputResult) -> Void
+        var caller: any InputCaller
     }
 
     private let calls = Mutex<Calls>(Calls())
@@ -70,11 +79,13 @@ final class LoopInbox: Sendable {
         waiter.wake()
     }
 
-    /// All that was queued since the last take (a stop stays).
-    func take() -> Calls {
+    /// All that was queued since the last take (a stop stays), swapped into `taken`, whose
+    /// lists must be empty: the two sets of lists take turns, so that a call queued costs no
+    /// allocation once they have grown.
+    func take(into taken: inout Calls) {
         calls.withLock { box in
-            defer { box = Calls(stopping: box.stopping) }
-            return box
+            swap(&box, &taken)
+            box.stopping = taken.stopping
         }
     }
 }

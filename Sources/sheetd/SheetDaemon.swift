@@ -193,9 +193,8 @@ final class ControlBridge: SheetServiceDelegate {
         loop.inbox.submit(request, completion: completion)
     }
 
-    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
-               completion: @escaping @Sendable (InputResult) -> Void) {
-        loop.inbox.submit(LoopInbox.InputCall(request: request, connection: connection, peer: peer, completion: completion))
+    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
+        loop.inbox.submit(LoopInbox.InputCall(request: request, connection: connection, peer: peer, caller: caller))
     }
 
     func inputConnectionClosed(_ connection: UInt64) { loop.inbox.inputConnectionClosed(connection) }

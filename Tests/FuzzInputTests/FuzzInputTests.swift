@@ -5,7 +5,7 @@ import Testing
 /// The fuzz targets, built without libFuzzer, run over their seeds and over the inputs kept in
 /// Tests/Fixtures/fuzz/TARGET (each a finding of `make fuzz`, fixed): none may fail again.
 struct FuzzInputTests {
-    static let targets = ["evemu", "libinput-record", "decoder", "json", "varlink", "configuration", "png"]
+    static let targets = ["evemu", "libinput-record", "decoder", "json", "varlink", "sendframe", "configuration", "png"]
 
     @Test(arguments: targets)
     func seedsAndKeptInputsPass(target: String) throws {

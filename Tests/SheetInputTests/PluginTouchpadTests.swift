@@ -62,7 +62,7 @@ import SheetInput
                                                 owner: 2, pid: 2, uid: 0, now: Timestamp(microseconds: 100_000)).get()
             let time = Int64(110_000 + index)
             try plugins.feed(PluginFrame(sequence: 1, timeInMicroseconds: time,
-                                         contacts: (0..<fingers).map { PluginContact(slot: $0, phase: .down, x: Double($0), y: 5) }),
+                                         contacts: PluginContacts((0..<fingers).map { PluginContact(slot: $0, phase: .down, x: Double($0), y: 5) })!),
                              device: screenDevice, owner: 2, now: Timestamp(microseconds: time), into: &batch)
         }
         #expect(batch.flatMap(\.contacts).count == 19)

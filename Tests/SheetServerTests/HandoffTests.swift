@@ -17,8 +17,9 @@ private final class NothingToControl: SheetServiceDelegate {
     func content() -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
     func control(_ request: ControlRequest, from peer: PeerCredentials,
                  completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
-    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials,
-               completion: @escaping @Sendable (InputResult) -> Void) { completion(.noSuchDevice(0)) }
+    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
+        caller.inputDone(.noSuchDevice(0))
+    }
     func inputConnectionClosed(_ connection: UInt64) {}
     func stats(completion: @escaping @Sendable (DaemonStats) -> Void) { completion(DaemonStats()) }
 }

@@ -66,8 +66,11 @@ import Testing
         // 10,000 contacts: a message past 64 KiB, refused, and the connection closed.
         let huge = try InputClient(path: inputPath)
         let device = try huge.open(declaration)
-        let contacts = (0..<10_000).map { PluginContact(slot: $0 % 2, phase: .down, x: 1, y: 1) }
-        #expect(throws: ClientError.self) { try huge.send(PluginFrame(sequence: 1, timeInMicroseconds: 0, contacts: contacts), device: device) }
+        // A frame holds 16 contacts at most, so this one is written as JSON.
+        let contact: JSONValue = .object(["slot": .number(0), "phase": .string("down"), "x": .number(1), "y": .number(1)])
+        let parameters: JSONValue = .object(["device": .number(Double(device)), "sequence": .number(1), "time": .number(0),
+                                             "contacts": .array(Array(repeating: contact, count: 10_000))])
+        #expect(throws: ClientError.self) { try huge.connection.call(VarlinkCall(method: SendFrameCall.method, parameters: parameters)) }
         #expect(try daemon.client().state().state == .resting)
 
         // Slots the device does not have: InvalidFrame, and the device still takes good frames.
