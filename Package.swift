@@ -109,7 +109,7 @@ let package = Package(
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
         .target(name: "CAllocationCounter"),
         .executableTarget(name: "sheet-bench", dependencies: [
-            "SheetReplay", "SheetRenderKit", "SheetInput", "CAllocationCounter",
+            "SheetReplay", "SheetRenderKit", "SheetInput", "SheetClient", "CAllocationCounter",
         ]),
         // Fuzzing (`make fuzz`): every parser that takes outside bytes, driven by libFuzzer when
         // built with -sanitize=fuzzer and -DSHEETD_FUZZING; otherwise it replays kept inputs.

@@ -41,6 +41,9 @@ public final class VarlinkClientConnection {
     /// list: 1,024 items whose 320 bytes of id and label all need six-byte escapes come to
     /// about 2 MiB; a state is under 2 KiB.
     public static let maximumReplyBytes = 4 << 20
+    static let emptyReply: StaticString = #"{"parameters":{}}"#
+    /// What one `recv` reads into, kept for the next.
+    private var chunk = [UInt8](repeating: 0, count: 16 * 1024)
 
     /// `timeoutSeconds`: how long a read or a write may block before the call fails (none
     /// when nil), for callers that must not hang on a daemon that stopped answering.
@@ -124,10 +127,21 @@ public final class VarlinkClientConnection {
             }
             return nil
         }
-        let message = buffer[start..<nul]
+        let range = start..<nul
         start = nul + 1
-        defer { if start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 } }
-        do { return try VarlinkReply(message: message) } catch { throw .badReply(path: path, reason: error.reason) }
+        let reply = Result { () throws(ProtocolError) in try Self.reply(buffer[range]) }
+        // Emptied once the reply's bytes are no longer referenced, so that its storage is kept.
+        if start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
+        switch reply {
+        case .success(let reply): return reply
+        case .failure(let error): throw .badReply(path: path, reason: error.reason)
+        }
+    }
+
+    private static func reply(_ message: ArraySlice<UInt8>) throws(ProtocolError) -> VarlinkReply {
+        // The reply of most calls, and of every frame a plugin sends: known without a tree.
+        if emptyReply.withUTF8Buffer({ message.elementsEqual($0) }) { return VarlinkReply() }
+        return try VarlinkReply(message: message)
     }
 
     /// Whether a whole reply is waiting in the buffer.
@@ -137,7 +151,6 @@ public final class VarlinkClientConnection {
     /// `.closed` at the end of the stream.
     public func receive() throws(ClientError) {
         if start > 0 { buffer.removeFirst(start); start = 0 }
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0 {
@@ -288,6 +301,7 @@ public final class InputClient {
     /// The environment variable that names the input socket.
     public static let socketVariable = "SHEETD_INPUT_SOCKET"
     public let connection: VarlinkClientConnection
+    private var writer = JSONWriter(capacity: 1024)
 
     /// `explicit` when given, else `$SHEETD_INPUT_SOCKET` when set and not empty, else
     /// `otherwise` (by default `/run/sheetd/io.sheetd.Input`).
@@ -313,9 +327,13 @@ public final class InputClient {
         return id
     }
 
-    /// Sends a frame; a refusal is `.remote(InvalidFrame, …)`.
+    /// Sends a frame; a refusal is `.remote(InvalidFrame, …)`. Written into a buffer kept for
+    /// the next frame, its reply read without a tree: a frame costs no allocation.
     public func send(_ frame: PluginFrame, device: Int) throws(ClientError) {
-        _ = try method("SendFrame", frame.parameters(device: device))
+        SendFrameCall(device: device, frame: frame).write(into: &writer)
+        try connection.sendRaw(writer.bytes, call: SendFrameCall.method)
+        let reply = try connection.readReply()
+        if let error = reply.error { throw .remote(name: error, parameters: reply.parameters) }
     }
 
     public func close(device: Int) throws(ClientError) {

@@ -136,6 +136,12 @@ public struct PluginContacts: RandomAccessCollection, MutableCollection, Sendabl
         }
     }
 
+    /// One contact.
+    public init(one contact: PluginContact) {
+        storage[0] = contact
+        count = 1
+    }
+
     /// A literal in code; more than `capacity` is a programming error.
     public init(arrayLiteral contacts: PluginContact...) {
         precondition(contacts.count <= Self.capacity, "a frame holds at most \(Self.capacity) contacts")
@@ -151,6 +157,13 @@ public struct PluginContacts: RandomAccessCollection, MutableCollection, Sendabl
     }
 
     public mutating func removeAll() { count = 0 }
+
+    /// Takes out the contact at `index`; those after it move up.
+    public mutating func remove(at index: Int) {
+        precondition(index >= 0 && index < count, "contact index out of range")
+        for later in (index + 1)..<count { storage[later - 1] = storage[later] }
+        count -= 1
+    }
 
     /// Keeps the contacts for which `keep` holds, in their order.
     public mutating func keep(where keep: (PluginContact) -> Bool) {

@@ -449,13 +449,18 @@ public struct JSONWriter: Sendable {
         append(UInt8(ascii: "\""))
     }
 
+    /// A number as a parsed value's is written: an integer without places, any other with up
+    /// to 6.
+    public mutating func appendNumber(_ number: Double) {
+        if number.rounded() == number, abs(number) < 9.0e15 { appendInteger(Int64(number)) } else { append(number, decimals: 6) }
+    }
+
     /// Any parsed value, objects with their keys sorted (deterministic).
     public mutating func append(_ value: JSONValue) {
         switch value {
         case .null: append("null")
         case .bool(let flag): append(flag ? "true" : "false")
-        case .number(let number):
-            if number.rounded() == number, abs(number) < 9.0e15 { appendInteger(Int64(number)) } else { append(number, decimals: 6) }
+        case .number(let number): appendNumber(number)
         case .string(let text): appendString(text)
         case .array(let elements):
             append(UInt8(ascii: "["))

@@ -34,6 +34,43 @@ public struct SendFrameCall: Sendable, Equatable {
     }
 }
 
+extension SendFrameCall {
+    /// The call as bytes, NUL included, into `writer` (its bytes replaced, its storage kept):
+    /// the bytes `VarlinkCall.encoded()` writes for it, with no tree and no allocation.
+    public func write(into writer: inout JSONWriter) {
+        writer.bytes.removeAll(keepingCapacity: true)
+        writer.append(#"{"method":"io.sheetd.Input.SendFrame","parameters":{"contacts":["#)
+        for (index, contact) in frame.contacts.enumerated() {
+            if index > 0 { writer.append(UInt8(ascii: ",")) }
+            writer.append(#"{"phase":""#)
+            switch contact.phase {
+            case .down: writer.append("down")
+            case .move: writer.append("move")
+            case .up: writer.append("up")
+            case .cancel: writer.append("cancel")
+            }
+            writer.append(#"","slot":"#)
+            writer.appendNumber(Double(contact.slot))
+            writer.append(#","x":"#)
+            writer.appendNumber(contact.x)
+            writer.append(#","y":"#)
+            writer.appendNumber(contact.y)
+            writer.append(UInt8(ascii: "}"))
+        }
+        writer.append(#"],"device":"#)
+        writer.appendNumber(Double(device))
+        writer.append(#","sequence":"#)
+        writer.appendNumber(Double(frame.sequence))
+        writer.append(#","time":"#)
+        writer.appendNumber(Double(frame.timeInMicroseconds))
+        writer.append(UInt8(ascii: "}"))
+        if more { writer.append(#","more":true"#) }
+        if oneway { writer.append(#","oneway":true"#) }
+        writer.append(UInt8(ascii: "}"))
+        writer.append(0)
+    }
+}
+
 /// The members a `SendFrame` call may have, one bit each, so that a member given twice is
 /// noticed (the general reader refuses it).
 private struct Members: OptionSet {

@@ -4,6 +4,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CAllocationCounter
+import SheetClient
+import SheetCore
 
 /// Sends a NUL-terminated varlink call.
 private func sendCall(_ descriptor: Int32, _ text: String) {
@@ -75,6 +78,31 @@ func benchmarkForwarded(sheetd: String) {
         nanosleep(&settle, nil)
         drain(waitingFor: nil)
     }
+    // The feeder's side, as sheet-render forwards a finger: InputClient sends each frame and
+    // reads its reply. Its heap allocations are counted around each send, after the first.
+    let client: InputClient
+    let clientDevice: Int
+    do {
+        client = try InputClient(path: inputPath)
+        clientDevice = try client.open(PluginDevice(name: "bench client", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 1))
+    } catch { fatalError("InputClient: \(error)") }
+    var clientAllocations: UInt64 = 0
+    var clientFrames = 0
+    for step in 0...201 {
+        sequence += 1
+        let phase: ContactPhase = step == 0 ? .down : step == 201 ? .up : .move
+        let frame = PluginFrame(sequence: Int64(sequence), timeInMicroseconds: monotonicMicroseconds(),
+                                contacts: [PluginContact(slot: 0, phase: phase, x: 540, y: Double(1000 - step * 3))])
+        let before = sheetd_allocation_count()
+        do { try client.send(frame, device: clientDevice) } catch { fatalError("InputClient.send: \(error)") }
+        if step > 0 {
+            clientAllocations += sheetd_allocation_count() - before
+            clientFrames += 1
+        }
+        drain(waitingFor: nil)
+        var pause = timespec(tv_sec: 0, tv_nsec: 2_000_000)
+        nanosleep(&pause, nil)
+    }
     kill(pid, SIGTERM)
     var status: Int32 = 0
     waitpid(pid, &status, 0)
@@ -85,4 +113,5 @@ func benchmarkForwarded(sheetd: String) {
     rmdir(folder)
     let summary = LatencySummary(latencies)
     print("forwarded: io.sheetd.Input frame written → subscriber has its state, 1 subscriber: p50 \(summary.p50) µs, p99 \(summary.p99) µs  (\(summary.count) of 1000 moves, max \(summary.maximum) µs)")
+    print("forwarded: the feeder's heap allocations per frame, InputClient.send with its reply: \(Double(clientAllocations) / Double(clientFrames)) allocations/frame  (\(clientAllocations) in \(clientFrames) frames)")
 }

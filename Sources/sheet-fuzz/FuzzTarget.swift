@@ -158,7 +158,7 @@ enum FuzzTarget: String, CaseIterable {
     /// One message, read by `SendFrameCall` (no tree) and by the general readers, as the
     /// input socket reads every call: what the first takes, the second must take the same,
     /// to the bit. (What the first declines, the second reads as it always has.)
-    static func sendFrame(_ bytes: UnsafeRawBufferPointer) {
+    static func sendFrame(_ bytes: UnsafeRawBufferPointer, writtenAgain: Bool = true) {
         guard let fast = SendFrameCall(message: bytes) else { return }
         let text = String(decoding: bytes, as: UTF8.self)
         guard let call = try? VarlinkCall(message: Array(bytes)), call.method == SendFrameCall.method else {
@@ -177,6 +177,19 @@ enum FuzzTarget: String, CaseIterable {
         guard same(frame, fast.frame) else {
             fatalError("SendFrameCall read \(fast.frame), the general reader \(frame): \(text)")
         }
+        // Written again by a client, with no tree: the general writer's bytes, read back alike.
+        var writer = JSONWriter(capacity: 256)
+        fast.write(into: &writer)
+        guard writer.bytes == VarlinkCall(method: call.method, parameters: frame.parameters(device: fast.device),
+                                          more: fast.more, oneway: fast.oneway).encoded() else {
+            fatalError("SendFrameCall wrote other bytes than the general writer: \(String(decoding: writer.bytes, as: UTF8.self))")
+        }
+        let written = Array(writer.bytes.dropLast())
+        guard let writtenCall = try? VarlinkCall(message: written), (try? PluginFrame(json: writtenCall.parameters)) != nil else {
+            fatalError("SendFrameCall wrote what the general reader refuses: \(String(decoding: written, as: UTF8.self))")
+        }
+        // What it wrote, read again by both (once: the bytes are written the same way again).
+        if writtenAgain { written.withUnsafeBytes { sendFrame($0, writtenAgain: false) } }
     }
 
     // MARK: Files

@@ -41,7 +41,7 @@ final class TouchForwarder {
 
     /// Sends the contacts that changed in one of the compositor's frames, stamped `time`
     /// (CLOCK_MONOTONIC microseconds).
-    func forward(_ contacts: [PluginContact], at time: Int64) {
+    func forward(_ contacts: PluginContacts, at time: Int64) {
         sending.removeAll()
         var begins = false
         for var contact in contacts where contact.slot >= 0 && contact.slot < Self.slots {

@@ -33,12 +33,13 @@ extension WaylandBackend {
 
     func touchDown(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
         // A free slot that no contact of this frame holds (a finger lifted in the same frame
-        // keeps its slot until the frame is sent); more fingers than slots are left out.
+        // keeps its slot until the frame is sent); more fingers than slots are left out. A
+        // frame holds each slot once, so never more contacts than it has room for.
         guard let slot = touchIDs.indices.first(where: { slot in
             touchIDs[slot] == nil && !touchFrame.contains { $0.slot == slot }
         }) else { return }
         touchIDs[slot] = id
-        touchFrame.append(PluginContact(slot: slot, phase: .down, x: pixels(x), y: pixels(y)))
+        _ = touchFrame.append(PluginContact(slot: slot, phase: .down, x: pixels(x), y: pixels(y)))
     }
 
     func touchMotion(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
@@ -48,7 +49,7 @@ extension WaylandBackend {
             touchFrame[index].x = pixels(x)
             touchFrame[index].y = pixels(y)
         } else {
-            touchFrame.append(PluginContact(slot: slot, phase: .move, x: pixels(x), y: pixels(y)))
+            _ = touchFrame.append(PluginContact(slot: slot, phase: .move, x: pixels(x), y: pixels(y)))
         }
     }
 
@@ -60,28 +61,28 @@ extension WaylandBackend {
             if touchFrame[index].phase == .down {
                 let down = touchFrame[index]
                 touchFrame.remove(at: index)
-                forward([down])
-                touchFrame.append(PluginContact(slot: slot, phase: .up, x: down.x, y: down.y))
+                forward(PluginContacts(one: down))
+                _ = touchFrame.append(PluginContact(slot: slot, phase: .up, x: down.x, y: down.y))
                 return
             }
             touchFrame[index].phase = .up
         } else {
-            touchFrame.append(PluginContact(slot: slot, phase: .up, x: 0, y: 0))
+            _ = touchFrame.append(PluginContact(slot: slot, phase: .up, x: 0, y: 0))
         }
     }
 
     func touchFrameEnded() {
         guard !touchFrame.isEmpty else { return }
         forward(touchFrame)
-        touchFrame.removeAll(keepingCapacity: true)
+        touchFrame.removeAll()
     }
 
     /// The compositor took the touches back (a gesture of its own): every finger is cancelled.
     func touchCancelled() {
-        touchFrame.removeAll(keepingCapacity: true)
+        touchFrame.removeAll()
         for slot in touchIDs.indices where touchIDs[slot] != nil && touchIDs[slot] != Self.pointerID {
             touchIDs[slot] = nil
-            touchFrame.append(PluginContact(slot: slot, phase: .cancel, x: 0, y: 0))
+            _ = touchFrame.append(PluginContact(slot: slot, phase: .cancel, x: 0, y: 0))
         }
         touchFrameEnded()
     }
@@ -89,7 +90,7 @@ extension WaylandBackend {
     func pointerMotion(x: wl_fixed_t, y: wl_fixed_t) {
         pointerPosition = (pixels(x), pixels(y))
         guard pointerDown, let slot = touchIDs.firstIndex(where: { $0 == Self.pointerID }) else { return }
-        forward([PluginContact(slot: slot, phase: .move, x: pointerPosition.x, y: pointerPosition.y)])
+        forward(PluginContacts(one: PluginContact(slot: slot, phase: .move, x: pointerPosition.x, y: pointerPosition.y)))
     }
 
     /// BTN_LEFT (0x110) pressed puts a finger down where the pointer is; released lifts it.
@@ -99,7 +100,7 @@ extension WaylandBackend {
             guard let slot = touchIDs.firstIndex(where: { $0 == nil }) else { return }
             touchIDs[slot] = Self.pointerID
             pointerDown = true
-            forward([PluginContact(slot: slot, phase: .down, x: pointerPosition.x, y: pointerPosition.y)])
+            forward(PluginContacts(one: PluginContact(slot: slot, phase: .down, x: pointerPosition.x, y: pointerPosition.y)))
         } else {
             pointerLifted(as: .up)
         }
@@ -110,10 +111,10 @@ extension WaylandBackend {
         guard pointerDown, let slot = touchIDs.firstIndex(where: { $0 == Self.pointerID }) else { return }
         pointerDown = false
         touchIDs[slot] = nil
-        forward([PluginContact(slot: slot, phase: phase, x: pointerPosition.x, y: pointerPosition.y)])
+        forward(PluginContacts(one: PluginContact(slot: slot, phase: phase, x: pointerPosition.x, y: pointerPosition.y)))
     }
 
-    func forward(_ contacts: [PluginContact]) {
+    func forward(_ contacts: PluginContacts) {
         guard let forwarder else { return }
         forwarder.size = size
         forwarder.forward(contacts, at: monotonicMicroseconds())

@@ -79,7 +79,7 @@ final class WaylandBackend: Backend {
     var touchIDs = [Int32?](repeating: nil, count: TouchForwarder.slots)
     /// The contacts of the compositor's touch frame being gathered, and the frame itself:
     /// kept, so that a frame allocates no array.
-    var touchFrame: [PluginContact] = []
+    var touchFrame = PluginContacts()
     /// The pointer's position (surface pixels), and whether its left button holds a finger.
     var pointerPosition = (x: 0.0, y: 0.0)
     var pointerDown = false
@@ -130,7 +130,6 @@ final class WaylandBackend: Backend {
     /// surface's first configure.
     init(shell: Shell, looks: Looks, painter: Painter, forwarder: TouchForwarder?, log: Log) throws(RenderError) {
         self.forwarder = forwarder
-        touchFrame.reserveCapacity(TouchForwarder.slots)
         guard let display = wl_display_connect(nil) else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
             throw .unavailable("no Wayland compositor on \(name) (\(String(cString: strerror(errno))))")

@@ -41,6 +41,20 @@ struct SendFrameCallTests {
         }
     }
 
+    /// A client writes a frame with no tree: the bytes the general writer writes, which read
+    /// back to the same call.
+    @Test(arguments: taken)
+    func whatItWritesIsWhatTheGeneralWriterWrites(_ text: String) throws {
+        let read = try #require(fast(text))
+        var writer = JSONWriter(capacity: 16)
+        read.write(into: &writer)
+        let general = VarlinkCall(method: SendFrameCall.method, parameters: read.frame.parameters(device: read.device),
+                                  more: read.more, oneway: read.oneway).encoded()
+        #expect(writer.bytes == general, "\(String(decoding: writer.bytes, as: UTF8.self))")
+        let again = try #require(writer.bytes.dropLast().withUnsafeBytes { SendFrameCall(message: $0) })
+        #expect(again == read)
+    }
+
     @Test func theFlagsAndTheMinusZeroAreKept() throws {
         let read = try #require(fast(Self.taken[1]))
         #expect(read.oneway && read.more && read.device == 3)
