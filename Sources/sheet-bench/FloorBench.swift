@@ -85,6 +85,56 @@ func floorLatencies(subscribers: Int, frames: Int) -> [Int64] {
     return latencies
 }
 
+/// The floor under a forwarded frame's latency: the same three wake-ups with nothing of sheetd
+/// in them. This thread writes a frame's stamp to a socket (the feeder); a relay thread wakes
+/// on it and wakes a second thread through a pipe (the server's event loop handing the frame
+/// to the daemon's loop), which writes 600 bytes to the subscriber's socket, polled by this
+/// thread. Due-to-receipt latencies (µs) of `frames` frames, 10 ms apart.
+func forwardedFloorLatencies(frames: Int) -> [Int64] {
+    var feed: [Int32] = [0, 0], subscriber: [Int32] = [0, 0]
+    socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &feed)
+    socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &subscriber)
+    let writer = FloorWriter(sockets: [subscriber[0]])
+    let writerThread = spawnThread { writer.run() }
+    let relay = feed[1]
+    let relayThread = spawnThread {
+        var due: Int64 = 0
+        while withUnsafeMutableBytes(of: &due, { read(relay, $0.baseAddress, 8) }) == 8 {
+            writer.due = due
+            var one: UInt8 = 1
+            _ = write(writer.wake.write, &one, 1)
+        }
+    }
+    var latencies: [Int64] = []
+    latencies.reserveCapacity(frames)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    for _ in 0..<frames {
+        var stamp = monotonicMicroseconds()
+        _ = withUnsafeBytes(of: &stamp) { write(feed[0], $0.baseAddress, 8) }
+        var received = 0
+        while received < 600 {
+            var fds = [pollfd(fd: subscriber[1], events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 1, 5_000) > 0 else { break }
+            let count = buffer.withUnsafeMutableBytes { recv(subscriber[1], $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            if received == 0 { latencies.append(monotonicMicroseconds() - stamp) }
+            received += count
+        }
+        var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+        nanosleep(&pause, nil)
+    }
+    close(feed[0])
+    pthread_join(relayThread, nil)
+    writer.stop = true
+    var one: UInt8 = 1
+    _ = write(writer.wake.write, &one, 1)
+    pthread_join(writerThread, nil)
+    close(writer.wake.read)
+    close(writer.wake.write)
+    for descriptor in [feed[1], subscriber[0], subscriber[1]] { close(descriptor) }
+    return latencies
+}
+
 private final class ThreadBody: @unchecked Sendable {
     let body: () -> Void
     init(_ body: @escaping () -> Void) { self.body = body }

@@ -113,5 +113,7 @@ func benchmarkForwarded(sheetd: String) {
     rmdir(folder)
     let summary = LatencySummary(latencies)
     print("forwarded: io.sheetd.Input frame written → subscriber has its state, 1 subscriber: p50 \(summary.p50) µs, p99 \(summary.p99) µs  (\(summary.count) of 1000 moves, max \(summary.maximum) µs)")
+    let floor = LatencySummary(forwardedFloorLatencies(frames: 1000))
+    print("forwarded floor: the same three wake-ups (a socket, a thread, a pipe, a thread, a socket), no daemon: p50 \(floor.p50) µs, p99 \(floor.p99) µs  (max \(floor.maximum) µs)")
     print("forwarded: the feeder's heap allocations per frame, InputClient.send with its reply: \(Double(clientAllocations) / Double(clientFrames)) allocations/frame  (\(clientAllocations) in \(clientFrames) frames)")
 }
