@@ -3,6 +3,7 @@
 #include <linux/input.h>
 #include <sys/timerfd.h>
 #include <sys/eventfd.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 
 /* prctl is variadic, which Swift cannot call. */

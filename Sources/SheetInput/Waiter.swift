@@ -7,10 +7,19 @@ import Synchronization
 
 /// What the input thread sleeps on: an input descriptor, a CLOCK_MONOTONIC timer (timerfd, to
 /// the microsecond) and a wake-up from other threads (eventfd). Nothing else wakes it.
+///
+/// The three are registered once in an epoll set, so that a wait is one `epoll_wait` that
+/// looks only at what is ready (a `poll` of the three put the thread on each one's wait queue
+/// and took it off again, every turn).
 public final class Waiter: @unchecked Sendable {
     private let wakeDescriptor: Int32
     private let timerDescriptor: Int32
-    private var descriptors = [pollfd](repeating: pollfd(), count: 3)
+    private let epollDescriptor: Int32
+    /// The input descriptor in the set (-1: none). The loop's input lives as long as the loop,
+    /// so its descriptor is never closed and reused under the set.
+    private var registeredInput: Int32 = -1
+    private var events = [epoll_event](repeating: epoll_event(), count: 3)
+    private enum Source: UInt64 { case wake, timer, input }
     /// The time the timer is set for; nil: not set.
     private var armed: Timestamp?
 
@@ -23,14 +32,24 @@ public final class Waiter: @unchecked Sendable {
     public init() throws(InputError) {
         wakeDescriptor = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         timerDescriptor = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard wakeDescriptor >= 0, timerDescriptor >= 0 else {
-            throw .libinput(call: "eventfd/timerfd_create", argument: String(cString: strerror(errno)))
+        epollDescriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard wakeDescriptor >= 0, timerDescriptor >= 0, epollDescriptor >= 0,
+              Self.watch(wakeDescriptor, as: .wake, in: epollDescriptor), Self.watch(timerDescriptor, as: .timer, in: epollDescriptor) else {
+            throw .libinput(call: "eventfd/timerfd_create/epoll_create1", argument: String(cString: strerror(errno)))
         }
     }
 
     deinit {
+        close(epollDescriptor)
         close(wakeDescriptor)
         close(timerDescriptor)
+    }
+
+    private static func watch(_ descriptor: Int32, as source: Source, in set: Int32) -> Bool {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = source.rawValue
+        return epoll_ctl(set, EPOLL_CTL_ADD, descriptor, &event) == 0
     }
 
     /// Wakes the thread in `wait` (any thread may call it).
@@ -87,21 +106,31 @@ public final class Waiter: @unchecked Sendable {
 
     /// Sleeps until something is ready (or returns at once with `block` false).
     public func wait(input: Int32?, block: Bool) -> Readiness {
-        descriptors[0] = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
-        descriptors[1] = pollfd(fd: timerDescriptor, events: Int16(POLLIN), revents: 0)
-        descriptors[2] = pollfd(fd: input ?? -1, events: Int16(POLLIN), revents: 0)
-        let result = poll(&descriptors, 3, block ? -1 : 0)
-        var readiness = Readiness()
-        guard result > 0 else { return readiness }
-        var drain: UInt64 = 0
-        if descriptors[0].revents != 0 { _ = read(wakeDescriptor, &drain, 8); readiness.woken = true }
-        if descriptors[1].revents != 0 {
-            // It fired, so it is no longer set: the next `arm` sets it whatever the time.
-            _ = read(timerDescriptor, &drain, 8)
-            readiness.timer = true
-            armed = nil
+        let wanted = input ?? -1
+        if wanted != registeredInput {
+            if registeredInput >= 0 { epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, registeredInput, nil) }
+            registeredInput = wanted >= 0 && Self.watch(wanted, as: .input, in: epollDescriptor) ? wanted : -1
         }
-        readiness.input = descriptors[2].revents != 0
+        var readiness = Readiness()
+        var count: Int32
+        repeat {
+            count = epoll_wait(epollDescriptor, &events, 3, block ? -1 : 0)
+        } while count < 0 && errno == EINTR
+        var drain: UInt64 = 0
+        for index in 0..<max(0, Int(count)) {
+            switch Source(rawValue: events[index].data.u64) {
+            case .wake:
+                _ = read(wakeDescriptor, &drain, 8)
+                readiness.woken = true
+            case .timer:
+                // It fired, so it is no longer set: the next `arm` sets it whatever the time.
+                _ = read(timerDescriptor, &drain, 8)
+                readiness.timer = true
+                armed = nil
+            case .input: readiness.input = true
+            case nil: break
+            }
+        }
         return readiness
     }
 }
