@@ -26,8 +26,6 @@ final class EngineLoop: @unchecked Sendable {
     var engine: Engine
     var outputs: [EngineOutput] = []
     private var frames = TouchFrameBatch()
-    /// What other threads handed the loop in this turn (`LoopInbox.take`).
-    private var taken = LoopInbox.Calls()
     var clock = EngineClock()
     var timer = WakeTimer()
     private var commands: CommandHandler
@@ -133,19 +131,23 @@ final class EngineLoop: @unchecked Sendable {
     /// Call after `begin`; runs until `stop()` or a signal that stops the daemon.
     func run() {
         reduceTimerSlack()
+        // What other threads handed the loop in a turn (`LoopInbox.take`): a local, whose
+        // accesses need no run-time exclusivity check, as a property's would on every turn.
+        var taken = LoopInbox.Calls()
         while true {
             let signals = waiter.takeSignals()
             if signals != 0, !handle(signals: signals) { break }
-            inbox.take(into: &taken)
-            if taken.stopping { break }
-            for (settings, completion) in taken.reloads {
-                reload(settings)
-                completion()
+            if inbox.take(into: &taken) {
+                if taken.stopping { break }
+                for (settings, completion) in taken.reloads {
+                    reload(settings)
+                    completion()
+                }
+                for (request, completion) in taken.commands { completion(perform(request)) }
+                for completion in taken.stats { completion(stats()) }
+                if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty { dispatch(taken) }
+                taken.clear()
             }
-            for (request, completion) in taken.commands { completion(perform(request)) }
-            for completion in taken.stats { completion(stats()) }
-            if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty { dispatch(taken) }
-            taken.clear()
 
             // What the calls changed is saved, or its save planned, before the timer is armed:
             // an idle loop would otherwise sleep past a save put off to a second after the last.

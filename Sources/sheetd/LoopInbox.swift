@@ -20,11 +20,11 @@ final class LoopInbox: Sendable {
 
         /// Empties every list, keeping its storage for the next take.
         mutating func clear() {
-            commands.removeAll(keepingCapacity: true)
-            reloads.removeAll(keepingCapacity: true)
-            inputs.removeAll(keepingCapacity: true)
-            inputConnectionsGone.removeAll(keepingCapacity: true)
-            stats.removeAll(keepingCapacity: true)
+            if !commands.isEmpty { commands.removeAll(keepingCapacity: true) }
+            if !reloads.isEmpty { reloads.removeAll(keepingCapacity: true) }
+            if !inputs.isEmpty { inputs.removeAll(keepingCapacity: true) }
+            if !inputConnectionsGone.isEmpty { inputConnectionsGone.removeAll(keepingCapacity: true) }
+            if !stats.isEmpty { stats.removeAll(keepingCapacity: true) }
         }
     }
 
@@ -37,6 +37,9 @@ final class LoopInbox: Sendable {
     }
 
     private let calls = Mutex<Calls>(Calls())
+    /// Set after anything is queued, cleared by `take`: a turn with nothing handed over (most
+    /// turns, a touch frame each) costs one load, not the lock and the lists.
+    private let pending = Atomic<Bool>(false)
     private let waiter: Waiter
 
     init(waking waiter: Waiter) {
@@ -46,46 +49,57 @@ final class LoopInbox: Sendable {
     /// Queues a control call; `completion` runs on the loop's thread.
     func submit(_ request: ControlRequest, completion: @escaping @Sendable (ControlResult) -> Void) {
         calls.withLock { $0.commands.append((request, completion)) }
-        waiter.wake()
+        queued()
     }
 
     /// Queues a reload with settings read again; `completion` runs on the loop's thread once
     /// they apply.
     func reload(_ settings: Settings, completion: @escaping @Sendable () -> Void) {
         calls.withLock { $0.reloads.append((settings, completion)) }
-        waiter.wake()
+        queued()
     }
 
     /// Queues an `io.sheetd.Input` call; `completion` runs on the loop's thread.
     func submit(_ call: InputCall) {
         calls.withLock { $0.inputs.append(call) }
-        waiter.wake()
+        queued()
     }
 
     /// Closes the input devices of a connection that has gone.
     func inputConnectionClosed(_ connection: UInt64) {
         calls.withLock { $0.inputConnectionsGone.append(connection) }
-        waiter.wake()
+        queued()
     }
 
     /// Queues a `GetStats`; `completion` runs on the loop's thread with what it counted.
     func submitStats(_ completion: @escaping @Sendable (DaemonStats) -> Void) {
         calls.withLock { $0.stats.append(completion) }
-        waiter.wake()
+        queued()
     }
 
     func stop() {
         calls.withLock { $0.stopping = true }
+        queued()
+    }
+
+    /// Marks something queued, then wakes the loop: a take that misses the mark misses only
+    /// what the wake-up then brings it to.
+    private func queued() {
+        pending.store(true, ordering: .releasing)
         waiter.wake()
     }
 
     /// All that was queued since the last take (a stop stays), swapped into `taken`, whose
     /// lists must be empty: the two sets of lists take turns, so that a call queued costs no
-    /// allocation once they have grown.
-    func take(into taken: inout Calls) {
+    /// allocation once they have grown. False, with `taken` left as it is, when nothing was.
+    @discardableResult
+    func take(into taken: inout Calls) -> Bool {
+        guard pending.load(ordering: .acquiring) else { return false }
+        pending.store(false, ordering: .relaxed)
         calls.withLock { box in
             swap(&box, &taken)
             box.stopping = taken.stopping
         }
+        return true
     }
 }
