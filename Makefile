@@ -15,7 +15,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release tools test coverage demo man completions bench bench-peers bench-peers-profile bench-instructions soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
+.PHONY: all build release tools test coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
 
 all: build
 
@@ -101,6 +101,14 @@ bench-peers-profile: e2e-deps tools
 bench-instructions: tools
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind
 	Tests/instructions/run
+
+# The same on the live path, in the e2e VM: a uinput touchscreen read through libinput, sheetd
+# under callgrind there, split into libinput's share and sheetd's.
+bench-instructions-live: e2e-deps tools
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind
+	mkdir -p .build/instructions
+	cp .build/release/sheetd .build/instructions/sheetd && strip --strip-debug .build/instructions/sheetd
+	Tests/e2e/run instructions
 
 # The daemon for SOAK_SECONDS (half an hour) under a replay, 64 subscribers coming and going,
 # control calls and screen changes: memory and descriptors flat, no error in the log.

@@ -21,10 +21,10 @@ updates = json_lines("peer-watch.jsonl")
 check(any(update.get("state", {}).get("state") == "dragging" for update in updates), "sheetd's subscriber saw the card dragged")
 print(f"replay: {float(seconds[1]) - float(seconds[0]):.1f} s of uptime in the VM (software emulation)")
 print(f"{frames} frames played (SYN_REPORTs of the recordings)")
-print("consumer               CPU ticks  sleeps (voluntary context switches) during the replay")
+print("consumer               CPU ticks  (its own / the kernel's)  sleeps (voluntary context switches) during the replay")
 for name, values in figures.items():
-    ticks, sleeps = (values.split() + ["?"])[:2]
-    print(f"{name:22} {ticks:>9}  {sleeps:>6}")
+    ticks, sleeps, user, kernel = (values.split() + ["?"] * 3)[:4]
+    print(f"{name:22} {ticks:>9}  {user:>9} / {kernel:<9}     {sleeps:>6}")
 # sheetd's CPU against lisgd's on the same touches: alone at most 1.5 times, with a subscriber
 # paced at 60 Hz at most 2 times, with 16 such at most 3 times.
 lisgd = int(figures.get("lisgd", "0").split()[0])
