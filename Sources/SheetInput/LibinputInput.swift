@@ -52,16 +52,41 @@ public final class LibinputInput {
     }
     /// Counts the changes of `devices`, so that a caller can tell one without comparing lists.
     public private(set) var devicesRevision = 0
-    /// Frames each device sent, by its index in `devices` (which only grows).
-    private var frameCounts: [Int] = []
-    /// Per seat slot (libinput keeps a seat's slots in a 32-bit map): the device (index in
-    /// `devices`) whose touch holds it, or nil, and the touch's last position.
-    private var seatSlotDevice = [Int?](repeating: nil, count: LibinputInput.seatSlots)
-    private var seatSlotPosition = [Point](repeating: .zero, count: LibinputInput.seatSlots)
+    /// What each event reads and changes (`Seat`), held here between dispatches.
+    private var seat = Seat.make()
     /// Devices whose touches fell off the screen, said once each.
     private var warnedOffScreen = Set<Int>()
     static let seatSlots = 32
-    private var frame = TouchFrame(time: .zero)
+
+    /// The seat's touches between libinput's frames, and the frames each device sent. A
+    /// dispatch takes it out of the input and puts it back, and hands it to each event as a
+    /// local: a property of the class would take a run-time exclusivity check at each access,
+    /// several for every event.
+    struct Seat {
+        /// Per seat slot (libinput keeps a seat's slots in a 32-bit map): the device (index in
+        /// `devices`) whose touch holds it, or nil, and the touch's last position.
+        var slotDevice: [Int?] = []
+        var slotPosition: [Point] = []
+        /// The frame being gathered until libinput's TOUCH_FRAME.
+        var frame = TouchFrame(time: .zero)
+        /// Frames each device sent, by its index in `devices` (which only grows).
+        var frameCounts: [Int] = []
+
+        /// Empty lists, allocating nothing: what stands in for the seat while it is out.
+        init() {}
+
+        static func make() -> Seat {
+            var seat = Seat()
+            seat.slotDevice = [Int?](repeating: nil, count: LibinputInput.seatSlots)
+            seat.slotPosition = [Point](repeating: .zero, count: LibinputInput.seatSlots)
+            return seat
+        }
+
+        mutating func countFrame(of index: Int) {
+            if index >= frameCounts.count { frameCounts += repeatElement(0, count: index + 1 - frameCounts.count) }
+            frameCounts[index] += 1
+        }
+    }
     /// The contact touchpads drive, the device that drives it while it is down, and the
     /// contacts one of its motions makes.
     private var pad = TouchpadContact()
@@ -182,9 +207,12 @@ public final class LibinputInput {
 
     /// Reads what libinput has and appends the touch frames it makes, in pixels of `screen`.
     public func dispatch(screen: ScreenSize, into frames: inout TouchFrameBatch) {
+        var seat = Seat()
+        swap(&seat, &self.seat)
+        defer { swap(&seat, &self.seat) }
         libinput_dispatch(context)
         while let event = libinput_get_event(context) {
-            handle(event, screen: screen, into: &frames)
+            handle(event, screen: screen, seat: &seat, into: &frames)
             libinput_event_destroy(event)
         }
     }
@@ -194,22 +222,22 @@ public final class LibinputInput {
         return Int(bitPattern: raw) - 1
     }
 
-    private func handle(_ event: OpaquePointer, screen: ScreenSize, into frames: inout TouchFrameBatch) {
+    private func handle(_ event: OpaquePointer, screen: ScreenSize, seat: inout Seat, into frames: inout TouchFrameBatch) {
         let type = libinput_event_get_type(event)
         let device = libinput_event_get_device(event)!
         switch type {
         case LIBINPUT_EVENT_DEVICE_ADDED:
             added(device)
         case LIBINPUT_EVENT_DEVICE_REMOVED:
-            removed(device, into: &frames)
+            removed(device, seat: &seat, into: &frames)
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
             guard let index = deviceIndex(device) else { return }
             let touch = libinput_event_get_touch_event(event)!
             let seatSlot = libinput_event_touch_get_seat_slot(touch)
             guard seatSlot >= 0, seatSlot < Self.seatSlots else { return }
             let slot = Int(seatSlot)
-            frame.source = .touchscreen
-            frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
+            seat.frame.source = .touchscreen
+            seat.frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
             switch type {
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
                 var position = Point(x: libinput_event_touch_get_x_transformed(touch, UInt32(screen.widthInPixels)),
@@ -217,22 +245,22 @@ public final class LibinputInput {
                 if !(0...Double(screen.widthInPixels)).contains(position.x) || !(0...Double(screen.heightInPixels)).contains(position.y) {
                     position = clamped(position, on: screen, device: index)
                 }
-                seatSlotPosition[slot] = position
+                seat.slotPosition[slot] = position
                 let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move
-                if phase == .down { seatSlotDevice[slot] = index }
-                frame.contacts.append(Contact(slot: slot, phase: phase, positionInPixels: position))
+                if phase == .down { seat.slotDevice[slot] = index }
+                seat.frame.contacts.append(Contact(slot: slot, phase: phase, positionInPixels: position))
             default:
                 let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_UP ? .up : .cancel
-                frame.contacts.append(Contact(slot: slot, phase: phase, positionInPixels: seatSlotPosition[slot]))
-                seatSlotDevice[slot] = nil
+                seat.frame.contacts.append(Contact(slot: slot, phase: phase, positionInPixels: seat.slotPosition[slot]))
+                seat.slotDevice[slot] = nil
             }
         case LIBINPUT_EVENT_TOUCH_FRAME:
             let touch = libinput_event_get_touch_event(event)!
-            frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
-            if !frame.contacts.isEmpty {
-                if let index = deviceIndex(device) { countFrame(of: index) }
-                frames.append(frame)
-                frame.contacts.removeAll(keepingCapacity: true)
+            seat.frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
+            if !seat.frame.contacts.isEmpty {
+                if let index = deviceIndex(device) { seat.countFrame(of: index) }
+                frames.append(seat.frame)
+                seat.frame.contacts.removeAll(keepingCapacity: true)
             }
         case LIBINPUT_EVENT_POINTER_SCROLL_FINGER:
             guard let index = deviceIndex(device) else { return }
@@ -250,7 +278,7 @@ public final class LibinputInput {
             }
             // A zero on every axis it reports is libinput's "scroll stop": the fingers lifted.
             let motion: TouchpadMotion = present > 0 && delta.dx == 0 && delta.dy == 0 ? .scrollStop : .scroll(delta)
-            padApply(motion, device: index, time: time, screen: screen, into: &frames)
+            padApply(motion, device: index, time: time, screen: screen, seat: &seat, into: &frames)
         case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN, LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE, LIBINPUT_EVENT_GESTURE_SWIPE_END:
             guard let index = deviceIndex(device) else { return }
             let gesture = libinput_event_get_gesture_event(event)!
@@ -260,10 +288,10 @@ public final class LibinputInput {
             case LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE:
                 let delta = Vector(dx: libinput_event_gesture_get_dx_unaccelerated(gesture),
                                    dy: libinput_event_gesture_get_dy_unaccelerated(gesture))
-                padApply(.swipe(fingers: fingers, delta), device: index, time: time, screen: screen, into: &frames)
+                padApply(.swipe(fingers: fingers, delta), device: index, time: time, screen: screen, seat: &seat, into: &frames)
             case LIBINPUT_EVENT_GESTURE_SWIPE_END:
                 let cancelled = libinput_event_gesture_get_cancelled(gesture) != 0
-                padApply(.swipeEnd(fingers: fingers, cancelled: cancelled), device: index, time: time, screen: screen, into: &frames)
+                padApply(.swipeEnd(fingers: fingers, cancelled: cancelled), device: index, time: time, screen: screen, seat: &seat, into: &frames)
             default:
                 break
             }
@@ -313,7 +341,7 @@ public final class LibinputInput {
         logger.notice("using \(kind.rawValue) \(node) \"\(name)\": \(reason)")
     }
 
-    private func removed(_ device: OpaquePointer, into frames: inout TouchFrameBatch) {
+    private func removed(_ device: OpaquePointer, seat: inout Seat, into frames: inout TouchFrameBatch) {
         guard let index = deviceIndex(device) else { return }
         libinput_device_set_user_data(device, nil)
         devices[index].used = false
@@ -321,12 +349,12 @@ public final class LibinputInput {
         logger.notice("\(devices[index].node) \"\(devices[index].name)\" removed")
         let now = Self.monotonicNow()
         var cancel = TouchFrame(time: now)
-        for slot in seatSlotDevice.indices where seatSlotDevice[slot] == index {
-            cancel.contacts.append(Contact(slot: slot, phase: .cancel, positionInPixels: seatSlotPosition[slot]))
-            seatSlotDevice[slot] = nil
+        for slot in seat.slotDevice.indices where seat.slotDevice[slot] == index {
+            cancel.contacts.append(Contact(slot: slot, phase: .cancel, positionInPixels: seat.slotPosition[slot]))
+            seat.slotDevice[slot] = nil
         }
         // Touches of this device gathered for a frame that will never come are dropped.
-        frame.contacts.removeAll { contact in cancel.contacts.contains { $0.slot == contact.slot } }
+        seat.frame.contacts.removeAll { contact in cancel.contacts.contains { $0.slot == contact.slot } }
         if !cancel.contacts.isEmpty {
             logger.notice("cancelled \(cancel.contacts.count) touch(es) of the removed device")
             frames.append(cancel)
@@ -341,25 +369,21 @@ public final class LibinputInput {
 
     /// One touchpad motion into the shared contact; a second pad is ignored while one drives it.
     private func padApply(_ motion: TouchpadMotion, device: Int, time: Timestamp, screen: ScreenSize,
-                          into frames: inout TouchFrameBatch) {
+                          seat: inout Seat, into frames: inout TouchFrameBatch) {
         guard padDevice == nil || padDevice == device else { return }
         padContacts.removeAll(keepingCapacity: true)
         pad.apply(motion, screen: screen, into: &padContacts)
         padDevice = pad.isDown ? device : nil
         if !padContacts.isEmpty {
-            countFrame(of: device)
+            seat.countFrame(of: device)
             frames.append(time: time, source: .touchpad, contacts: padContacts)
         }
     }
 
-    private func countFrame(of index: Int) {
-        if index >= frameCounts.count { frameCounts += repeatElement(0, count: index + 1 - frameCounts.count) }
-        frameCounts[index] += 1
-    }
-
     /// The frames each device used has sent, as `GetStats` reports them.
     public var framesRead: [DeviceFrames] {
-        devices.indices.filter { devices[$0].used || $0 < frameCounts.count && frameCounts[$0] > 0 }.map {
+        let frameCounts = seat.frameCounts
+        return devices.indices.filter { devices[$0].used || $0 < frameCounts.count && frameCounts[$0] > 0 }.map {
             DeviceFrames(node: devices[$0].node, name: devices[$0].name, frames: $0 < frameCounts.count ? frameCounts[$0] : 0)
         }
     }
