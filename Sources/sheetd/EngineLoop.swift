@@ -11,7 +11,7 @@ import SheetServer
 import SheetService
 import Synchronization
 
-/// The loop that owns the engine: it waits (poll) on the input, a timer for the engine's next
+/// The loop that owns the engine: it waits (epoll) on the input, a timer for the engine's next
 /// deadline and an eventfd for calls from other threads, and dispatches what is ready to the
 /// engine and to the types that keep the rest: the clock (`EngineClock`), a recording played
 /// as input (`RecordingPlayer`), the timer (`WakeTimer`), control calls and reloads
