@@ -5,9 +5,12 @@ import SheetInput
 /// engine when they fall due on the engine's clock (`EngineClock`), or batch after batch at
 /// `@max`; at its end the fingers still down are cancelled and the clock goes on at the real
 /// pace.
-extension EngineLoop {
-    /// Processes recorded frames that are due and fires the engine's deadlines up to now.
-    func catchUp() {
+extension LoopState {
+    /// Processes recorded frames that are due and fires the engine's deadlines up to now. A
+    /// call of its own (once a turn): `make bench-instructions` splits a turn by the loop's
+    /// callees, and this one holds the engine's work.
+    @inline(never)
+    mutating func catchUp() {
         // With no recording and no deadline nothing can be due, and the clock is not read: on
         // a machine without a usable TSC each read is a system call, taken once per frame.
         guard clock.replaying || engineDeadline != nil else { return }
@@ -23,7 +26,7 @@ extension EngineLoop {
     }
 
     /// As fast as possible: a batch of frames, then a look at the calls and the socket.
-    func replayBatch() {
+    mutating func replayBatch() {
         guard let player = input.recording else { return }
         for _ in 0..<512 {
             if let frame = player.take(screen: engine.configuration.screen) {
@@ -41,7 +44,7 @@ extension EngineLoop {
 
     /// A recorded frame (an empty one only moves the clock); right after the last, the
     /// fingers still down are cancelled at its time.
-    func apply(_ frame: TouchFrame, of player: RecordingPlayer) {
+    mutating func apply(_ frame: TouchFrame, of player: RecordingPlayer) {
         clock.saw(frame.time)
         if frame.isEmpty {
             engine.advance(to: frame.time, into: &outputs)
@@ -53,7 +56,7 @@ extension EngineLoop {
 
     /// At the recording's end (told once): its warnings, and fingers still down cancelled at
     /// its last event (as `sheetctl replay` does).
-    func finishIfEnded(_ player: RecordingPlayer) {
+    mutating func finishIfEnded(_ player: RecordingPlayer) {
         // Only the recording's own slots: fingers of plugin devices (engine slots past them)
         // are not the recording's to end.
         let slots = 0..<PluginInput.engineSlots.lowerBound
@@ -65,7 +68,7 @@ extension EngineLoop {
 
     /// When the recording is over and the sheet rests, the engine clock goes on at the real
     /// pace from where it is.
-    func endReplayIfDone() {
+    mutating func endReplayIfDone() {
         guard clock.replaying, let player = input.recording, player.ended else { return }
         finishIfEnded(player)
         guard engineDeadline == nil else { return }

@@ -2,7 +2,7 @@ import SheetInput
 import SheetProtocol
 
 /// What the loop tells systemd (the watchdog, a status line) and an operator (`GetStats`).
-extension EngineLoop {
+extension LoopState {
     /// What the loop counted, for `GetStats` (the server adds its own).
     func stats() -> DaemonStats {
         var stats = DaemonStats()
@@ -15,7 +15,7 @@ extension EngineLoop {
         return stats
     }
 
-    func watchdog() {
+    mutating func watchdog() {
         guard let due = nextWatchdog, let interval = systemd.watchdogIntervalMicroseconds else { return }
         let now = LibinputInput.monotonicNow()
         guard now >= due else { return }

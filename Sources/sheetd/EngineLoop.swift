@@ -11,7 +11,71 @@ import SheetServer
 import SheetService
 import Synchronization
 
-/// The loop that owns the engine: it waits (epoll) on the input, a timer for the engine's next
+/// The loop that owns the engine, as other threads see it: the inbox they hand calls to, the
+/// devices and content they may read, and the thread that runs it. What the loop's turns read
+/// and change is a `LoopState`, which `run` holds as a local of the loop's thread, so that no
+/// access to it needs a run-time exclusivity check (a property of a class takes one at every
+/// access, a dozen a turn).
+final class EngineLoop: @unchecked Sendable {
+    let input: LoopInput
+    let publisher: Publisher
+    /// Where other threads' calls wait for the loop.
+    let inbox: LoopInbox
+    private let waiter: Waiter
+    /// Everything else, here before `run` takes it and after it ends.
+    private var state: LoopState?
+
+    init(settings: Settings, systemd: Systemd, logger: Logger) throws {
+        let waiter = try Waiter()
+        let state = try LoopState(settings: settings, systemd: systemd, logger: logger, waiter: waiter)
+        self.waiter = waiter
+        inbox = state.inbox
+        input = state.input
+        publisher = state.publisher
+        self.state = state
+    }
+
+    weak var server: VarlinkServer? {
+        get { publisher.server }
+        set { publisher.server = newValue }
+    }
+
+    var devices: [InputDevice] { input.devices }
+
+    var content: SharedContent { publisher.content }
+
+    /// Called on the loop's thread when SIGHUP comes; set before `run`. The reload it starts
+    /// runs elsewhere and comes back to the loop as a call.
+    var onHangup: (@Sendable () -> Void)? {
+        get { state?.onHangup }
+        set { state?.onHangup = newValue }
+    }
+
+    /// From now on SIGTERM and SIGINT stop the loop (and with it the daemon), SIGHUP calls
+    /// `onHangup`: the loop's waiter catches them, so that no thread but the loop's wakes
+    /// for them.
+    func catchSignals() {
+        waiter.catchSignals([SIGTERM, SIGINT, SIGHUP])
+    }
+
+    /// Starts the clocks and the engine and publishes the first state (and the content), before
+    /// the socket is served: a call that comes the moment it is never finds the daemon without
+    /// a state or without its restored content. Called once, before `run`, on any thread.
+    func begin() {
+        state?.begin()
+    }
+
+    /// The loop, on its own thread: waits for input, timers and calls, and dispatches them.
+    /// Call after `begin`; runs until `stop()` or a signal that stops the daemon.
+    func run() {
+        guard var running = state else { return }
+        state = nil
+        running.run()
+        state = running
+    }
+}
+
+/// The loop that owns the engine, run on its thread: it waits (epoll) on the input, a timer for the engine's next
 /// deadline and an eventfd for calls from other threads, and dispatches what is ready to the
 /// engine and to the types that keep the rest: the clock (`EngineClock`), a recording played
 /// as input (`RecordingPlayer`), the timer (`WakeTimer`), control calls and reloads
@@ -19,7 +83,7 @@ import Synchronization
 /// (`Publisher`); what it tells systemd and an operator is in `EngineLoop+Service`. With no
 /// finger down and the sheet at rest there is no deadline, so it sleeps until input arrives, a
 /// call comes or the watchdog is due.
-final class EngineLoop: @unchecked Sendable {
+struct LoopState {
     let logger: Logger
     let systemd: Systemd
     let input: LoopInput
@@ -40,7 +104,10 @@ final class EngineLoop: @unchecked Sendable {
     /// Where other threads' calls wait for the loop.
     let inbox: LoopInbox
 
-    init(settings: Settings, systemd: Systemd, logger: Logger) throws {
+    /// Called on the loop's thread when SIGHUP comes (`EngineLoop.onHangup`).
+    var onHangup: (@Sendable () -> Void)?
+
+    init(settings: Settings, systemd: Systemd, logger: Logger, waiter: Waiter) throws {
         self.systemd = systemd
         self.logger = logger
         commands = CommandHandler(settings: settings, logger: logger)
@@ -59,39 +126,23 @@ final class EngineLoop: @unchecked Sendable {
         // so that the first frames do not grow it.
         outputs.reserveCapacity(512)
         persistence.started(at: start)
-        waiter = try Waiter()
+        self.waiter = waiter
         inbox = LoopInbox(waking: waiter)
         publisher = Publisher(engine: engine, logger: logger)
         input = try LoopInput(try InputSpec(parsing: settings.input), screen: configuration.screen, logger: logger)
         input.refreshDevices()
     }
 
-    weak var server: VarlinkServer? {
-        get { publisher.server }
-        set { publisher.server = newValue }
-    }
+    var server: VarlinkServer? { publisher.server }
 
     var devices: [InputDevice] { input.devices }
 
-    var content: SharedContent { publisher.content }
-
-    private func refreshDevices() {
+    private mutating func refreshDevices() {
         if input.refreshDevices() { updateStatus() }
     }
 
-    /// Called on the loop's thread when SIGHUP comes; set before `run`. The reload it starts
-    /// runs elsewhere and comes back to the loop as a call.
-    var onHangup: (@Sendable () -> Void)?
-
-    /// From now on SIGTERM and SIGINT stop the loop (and with it the daemon), SIGHUP calls
-    /// `onHangup`: the loop's waiter catches them, so that no thread but the loop's wakes
-    /// for them.
-    func catchSignals() {
-        waiter.catchSignals([SIGTERM, SIGINT, SIGHUP])
-    }
-
     /// Acts on caught signals (`Waiter.takeSignals`); false: the loop stops.
-    private func handle(signals: UInt64) -> Bool {
+    private mutating func handle(signals: UInt64) -> Bool {
         for (signal, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] where signals & (1 << UInt64(signal)) != 0 {
             logger.notice("\(name): stopping")
             return false
@@ -105,7 +156,7 @@ final class EngineLoop: @unchecked Sendable {
     /// Starts the clocks and the engine and publishes the first state (and the content), before
     /// the socket is served: a call that comes the moment it is never finds the daemon without
     /// a state or without its restored content. Called once, before `run`, on any thread.
-    func begin() {
+    mutating func begin() {
         let now = LibinputInput.monotonicNow()
         startedAt = now
         if let player = input.recording {
@@ -129,7 +180,7 @@ final class EngineLoop: @unchecked Sendable {
 
     /// The loop, on its own thread: waits for input, timers and calls, and dispatches them.
     /// Call after `begin`; runs until `stop()` or a signal that stops the daemon.
-    func run() {
+    mutating func run() {
         reduceTimerSlack()
         // What other threads handed the loop in a turn (`LoopInbox.take`): a local, whose
         // accesses need no run-time exclusivity check, as a property's would on every turn.
@@ -179,7 +230,7 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     /// The plugins' calls and the connections gone: frames decoded and handed to the engine.
-    private func dispatch(_ taken: LoopInbox.Calls) {
+    private mutating func dispatch(_ taken: LoopInbox.Calls) {
         // The device list changes with opens and closes only, not with each frame.
         var devicesChanged = !taken.inputConnectionsGone.isEmpty
         for call in taken.inputs {
@@ -199,7 +250,7 @@ final class EngineLoop: @unchecked Sendable {
 
     /// Hands live frames (libinput's, the plugins') to the engine, stamped on its clock and
     /// never before the last event it saw.
-    private func applyFrames() {
+    private mutating func applyFrames() {
         for index in frames.indices {
             var stamped = frames[index]
             stamped.time = clock.stamp(monotonic: stamped.time)
@@ -211,7 +262,7 @@ final class EngineLoop: @unchecked Sendable {
     /// Gives the engine one frame. A content event goes out before the next frame is taken: a
     /// reorder's end is published with the list's order (`ListMachine.order`), which a later
     /// frame of the same batch could change by starting another reorder.
-    func process(_ frame: TouchFrame) {
+    mutating func process(_ frame: TouchFrame) {
         let before = outputs.count
         engine.process(frame, into: &outputs)
         for index in before..<outputs.count {
@@ -223,7 +274,7 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     /// A control call, answered by the engine at the engine's now.
-    private func perform(_ request: ControlRequest) -> ControlResult {
+    private mutating func perform(_ request: ControlRequest) -> ControlResult {
         let now = clock.tick()
         let (result, rebuilt) = commands.perform(request, on: &engine, at: now, choices: &persistence.chosen, into: &outputs)
         if rebuilt { rebuiltEngine() }
@@ -233,7 +284,7 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     /// A configuration read again (SIGHUP), applied at the engine's now.
-    private func reload(_ settings: Settings) {
+    private mutating func reload(_ settings: Settings) {
         reloads += 1
         let now = clock.tick()
         if commands.reload(settings, on: &engine, at: now, choices: &persistence.chosen, into: &outputs) {
@@ -245,7 +296,7 @@ final class EngineLoop: @unchecked Sendable {
 
     /// The engine was rebuilt and dropped its touches: the plugins map their fingers afresh,
     /// and the published detents follow the new screen and detents.
-    private func rebuiltEngine() {
+    private mutating func rebuiltEngine() {
         input.plugins.resync(screen: engine.configuration.screen)
         publisher.detentsChanged(engine)
     }
@@ -254,15 +305,16 @@ final class EngineLoop: @unchecked Sendable {
 
     // A getter of the core called on `engine` itself copies the whole engine first (2.5 KB, with
     // a retain and a release of each buffer it holds), as the engine is a value of another
-    // module held by a class. Read through its address, the retains and releases go.
+    // module held by a class (as it was before the loop's state was a struct). Read through its
+    // address, the retains and releases go.
     // `nextDeadline`, read before every wait, is inlinable and takes none.
 
     /// The engine's next deadline (`Engine.nextDeadline`).
     var engineDeadline: Timestamp? {
-        withUnsafeMutablePointer(to: &engine) { $0.pointee.nextDeadline }
+        mutating get { withUnsafeMutablePointer(to: &engine) { $0.pointee.nextDeadline } }
     }
 
-    private func armTimer() {
+    private mutating func armTimer() {
         var recordedDue: Timestamp?
         if clock.replaying, let player = input.recording, let frame = player.next {
             recordedDue = clock.monotonic(atEngine: frame.time)
@@ -274,7 +326,7 @@ final class EngineLoop: @unchecked Sendable {
     }
 
     /// Paced subscribers' held states that are due go out (`MonitorPacer`).
-    private func flushPaced() {
+    private mutating func flushPaced() {
         guard let due = pacedDue else { return }
         let now = LibinputInput.monotonicNow()
         guard now >= due else { return }
@@ -286,7 +338,7 @@ final class EngineLoop: @unchecked Sendable {
 
     /// Publishes what the engine emitted. `inputActive`: a finger is down, or the recording
     /// has frames still to play.
-    func publish() {
+    mutating func publish() {
         let inputActive = clock.replaying || engine.activeTouchCount > 0
         publisher.publish(&outputs, of: &engine, clock: clock, inputActive: inputActive)
     }

@@ -29,7 +29,7 @@ def share(found, pattern):
     return sum(count for name, count in found.items() if pattern in name)
 
 
-loop = callees("EngineLoopC3runyyF")
+loop = callees("LoopStateV3runyyF")
 dispatch = callees("LibinputB0C8dispatch")
 frames = int(text("frames").strip() or "0")
 if check(bool(loop) and frames > 0, f"callgrind counted the loop over {frames} frames"):
