@@ -18,7 +18,7 @@ import Synchronization
 /// access, a dozen a turn).
 final class EngineLoop: @unchecked Sendable {
     let input: LoopInput
-    let publisher: Publisher
+    private let contentShare: ContentShare
     /// Where other threads' calls wait for the loop.
     let inbox: LoopInbox
     private let waiter: Waiter
@@ -31,18 +31,19 @@ final class EngineLoop: @unchecked Sendable {
         self.waiter = waiter
         inbox = state.inbox
         input = state.input
-        publisher = state.publisher
+        contentShare = state.publisher.share
         self.state = state
     }
 
-    weak var server: VarlinkServer? {
-        get { publisher.server }
-        set { publisher.server = newValue }
+    /// The server the loop publishes to; set before `run`.
+    var server: VarlinkServer? {
+        get { state?.publisher.server }
+        set { state?.publisher.server = newValue }
     }
 
     var devices: [InputDevice] { input.devices }
 
-    var content: SharedContent { publisher.content }
+    var content: SharedContent { contentShare.content }
 
     /// Called on the loop's thread when SIGHUP comes; set before `run`. The reload it starts
     /// runs elsewhere and comes back to the loop as a call.
@@ -94,7 +95,7 @@ struct LoopState {
     var timer = WakeTimer()
     private var commands: CommandHandler
     private var persistence: Persistence
-    let publisher: Publisher
+    var publisher: Publisher
     var nextWatchdog: Timestamp?
     var startedAt = Timestamp.zero
     var reloads = 0
@@ -226,6 +227,8 @@ struct LoopState {
         waiter.arm(at: nil)
         persistence.persist(&engine, now: true)
         persistence.flush()
+        // The server holds the loop through its delegate: the loop lets go of it.
+        publisher.server = nil
         logger.info("input loop stopped")
     }
 

@@ -5,12 +5,26 @@ import SheetProtocol
 import SheetServer
 import Synchronization
 
+/// The content, the list's order and its revision as `GetContent` answers them, handed from
+/// the loop's thread to the server's.
+final class ContentShare: Sendable {
+    private let box = Mutex<SharedContent>(SharedContent(content: .empty, order: [], revision: 0))
+
+    var content: SharedContent { box.withLock { $0 } }
+
+    func set(_ content: SharedContent) { box.withLock { $0 = content } }
+}
+
 /// Turns what the engine emitted into states for the server's subscribers: a state for each
 /// snapshot with the list drawn with it, the gesture and content events riding on the state
 /// they came with (or the next), numbered and stamped on the monotonic clock. It also keeps the
-/// content as `GetContent` answers it, for the server's thread.
-final class Publisher {
-    weak var server: VarlinkServer?
+/// content as `GetContent` answers it, for the server's thread (`ContentShare`). Part of the
+/// loop's state, a value only the loop's thread touches.
+struct Publisher {
+    /// The server, held while the loop runs (set before, dropped when it stops: the server
+    /// holds the loop through its delegate).
+    var server: VarlinkServer?
+    let share = ContentShare()
     private let logger: Logger
     /// The detents as published, in pixels; they change only with the screen.
     private var detentPositions: [SheetProtocol.DetentPosition]
@@ -19,8 +33,6 @@ final class Publisher {
     private var pendingEvents: [SheetEvent] = []
     /// `inputActive` as the last published state said it.
     private var publishedInputActive = false
-    /// The content, the list's order and its revision, for `GetContent` on the server's thread.
-    private let contentBox = Mutex<SharedContent>(SharedContent(content: .empty, order: [], revision: 0))
     private var sharedRevision = 0
     /// Gestures recognized or begun, for `GetStats`.
     private(set) var gestures = 0
@@ -49,22 +61,20 @@ final class Publisher {
         detentPositions = Self.positions(of: engine)
     }
 
-    var content: SharedContent { contentBox.withLock { $0 } }
-
     /// The engine was rebuilt: the detents follow its screen and detents.
-    func detentsChanged(_ engine: borrowing Engine) {
+    mutating func detentsChanged(_ engine: borrowing Engine) {
         detentPositions = Self.positions(of: engine)
         settingsGeneration += 1
     }
 
     /// A reload or a control call may have changed what a state carries besides what moves.
-    func settingsMayHaveChanged() {
+    mutating func settingsMayHaveChanged() {
         settingsGeneration += 1
     }
 
     /// Publishes `outputs` and empties them. `inputActive`: a finger is down or a recording
     /// has frames still to play (`State.inputActive`).
-    func publish(_ outputs: inout [EngineOutput], of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
+    mutating func publish(_ outputs: inout [EngineOutput], of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
         shareContent(of: engine)
         publishedAt = 0
         guard !outputs.isEmpty else {
@@ -121,7 +131,7 @@ final class Publisher {
         (engine.snapshot(at: clock.time), engine.listSnapshot(at: clock.time))
     }
 
-    func publish(_ pair: (SheetSnapshot, ListSnapshot?), of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
+    mutating func publish(_ pair: (SheetSnapshot, ListSnapshot?), of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
         let (snapshot, list) = pair
         sequence += 1
         let timestamp = clock.publishedTime(ofEngine: snapshot.time)
@@ -167,11 +177,11 @@ final class Publisher {
     /// (new content, or a swap: a few a second at most while a finger drags an item). Called
     /// before states are published, so `GetContent` never answers with a revision older than
     /// a state a client has seen.
-    private func shareContent(of engine: borrowing Engine) {
+    private mutating func shareContent(of engine: borrowing Engine) {
         guard engine.list.revision != sharedRevision else { return }
         sharedRevision = engine.list.revision
         let shared = SharedContent(content: engine.content, order: engine.list.order, revision: sharedRevision)
-        contentBox.withLock { $0 = shared }
+        share.set(shared)
     }
 
     static func positions(of engine: borrowing Engine) -> [SheetProtocol.DetentPosition] {

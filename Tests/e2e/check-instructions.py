@@ -39,7 +39,7 @@ if check(bool(loop) and frames > 0, f"callgrind counted the loop over {frames} f
         ("libinput (dispatch, events)", libinput),
         ("sheetd: reading libinput's events", reading),
         ("sheetd: the engine", share(loop, "EngineV7process") + share(loop, "catchUp")),
-        ("sheetd: publishing", share(loop, "PublisherC7publish")),
+        ("sheetd: publishing", share(loop, "7publish_2of5clock11inputActiveySay")),
         ("sheetd: the timer", share(loop, "armTimer")),
         ("sheetd: waiting (epoll_wait)", share(loop, "WaiterC4wait")),
         ("sheetd: exclusivity checks in the loop", share(loop, "swift_beginAccess") + share(loop, "swift_endAccess")),
