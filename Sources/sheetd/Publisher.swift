@@ -85,43 +85,48 @@ struct Publisher {
             }
             return
         }
-        // A state and the list drawn with it (the engine emits the list just before).
-        var lastSheet: (SheetSnapshot, ListSnapshot?)?
-        var nextList: ListSnapshot?
-        for output in outputs {
-            switch output {
-            case .list(let list):
-                nextList = list
-            case .sheet(let snapshot):
-                if let pending = lastSheet { publish(pending, of: &engine, clock: clock, inputActive: inputActive) }
-                lastSheet = (snapshot, nextList)
-                nextList = nil
-            case .gesture(let gesture):
-                if gesture.phase == .began || gesture.phase == .recognized { gestures += 1 }
-                if let pending = lastSheet {
-                    publish(pending, of: &engine, clock: clock, inputActive: inputActive)
-                    lastSheet = nil
-                }
-                pendingGesture = GestureReport(gesture)
-            case .transition(let transition):
-                logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
-            case .content(let report):
-                // Events ride on the state they came with, or the next one.
-                if let pending = lastSheet {
-                    publish(pending, of: &engine, clock: clock, inputActive: inputActive)
-                    lastSheet = nil
-                }
-                pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
-            case .release(let decision):
-                logger.debug("sheet: released at \(decision.topInPoints) pt, \(decision.pointsPerSecond) pt/s\(decision.projectedTopInPoints.map { ", projected to \($0) pt" } ?? ""): \(decision.rule.name)\(decision.threshold.map { " (against \($0))" } ?? "") → \(decision.targetName)")
-            case .touch:
-                break
+        // A state and the list drawn with it (the engine emits the list just before), by their
+        // places among the outputs: read in place, an output (a few hundred bytes) is copied
+        // only when it is published, not at every step of the walk.
+        var lastSheet: (sheet: Int, list: Int?)?
+        var nextList: Int?
+        outputs.withUnsafeBufferPointer { outputs in
+            func publishLast() {
+                guard let (sheet, list) = lastSheet, case .sheet(let snapshot) = outputs[sheet] else { return }
+                var drawn: ListSnapshot?
+                if let list, case .list(let listSnapshot) = outputs[list] { drawn = listSnapshot }
+                publish((snapshot, drawn), of: &engine, clock: clock, inputActive: inputActive)
+                lastSheet = nil
             }
-        }
-        if let lastSheet {
-            publish(lastSheet, of: &engine, clock: clock, inputActive: inputActive)
-        } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
-            publish(current(engine, clock), of: &engine, clock: clock, inputActive: inputActive)
+            for index in outputs.indices {
+                switch outputs[index] {
+                case .list:
+                    nextList = index
+                case .sheet:
+                    publishLast()
+                    lastSheet = (index, nextList)
+                    nextList = nil
+                case .gesture(let gesture):
+                    if gesture.phase == .began || gesture.phase == .recognized { gestures += 1 }
+                    publishLast()
+                    pendingGesture = GestureReport(gesture)
+                case .transition(let transition):
+                    logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
+                case .content(let report):
+                    // Events ride on the state they came with, or the next one.
+                    publishLast()
+                    pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
+                case .release(let decision):
+                    logger.debug("sheet: released at \(decision.topInPoints) pt, \(decision.pointsPerSecond) pt/s\(decision.projectedTopInPoints.map { ", projected to \($0) pt" } ?? ""): \(decision.rule.name)\(decision.threshold.map { " (against \($0))" } ?? "") → \(decision.targetName)")
+                case .touch:
+                    break
+                }
+            }
+            if lastSheet != nil {
+                publishLast()
+            } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
+                publish(current(engine, clock), of: &engine, clock: clock, inputActive: inputActive)
+            }
         }
         outputs.removeAll(keepingCapacity: true)
     }
