@@ -22,6 +22,16 @@ private final class FloorWriter: @unchecked Sendable {
 
     init(sockets: [Int32]) { self.sockets = sockets }
 
+    /// Stops `run` on `thread`, waits for it, and closes the pipe.
+    func finish(thread: pthread_t) {
+        stop = true
+        var one: UInt8 = 1
+        _ = write(wake.write, &one, 1)
+        pthread_join(thread, nil)
+        close(wake.read)
+        close(wake.write)
+    }
+
     func run() {
         var message = [UInt8](repeating: 32, count: 600)
         var value: UInt8 = 0
@@ -75,12 +85,7 @@ func floorLatencies(subscribers: Int, frames: Int) -> [Int64] {
         }
     }
     pthread_join(timerThread, nil)
-    writer.stop = true
-    var one: UInt8 = 1
-    _ = write(writer.wake.write, &one, 1)
-    pthread_join(writerThread, nil)
-    close(writer.wake.read)
-    close(writer.wake.write)
+    writer.finish(thread: writerThread)
     for (a, b) in pairs { close(a); close(b) }
     return latencies
 }
@@ -125,12 +130,7 @@ func forwardedFloorLatencies(frames: Int) -> [Int64] {
     }
     close(feed[0])
     pthread_join(relayThread, nil)
-    writer.stop = true
-    var one: UInt8 = 1
-    _ = write(writer.wake.write, &one, 1)
-    pthread_join(writerThread, nil)
-    close(writer.wake.read)
-    close(writer.wake.write)
+    writer.finish(thread: writerThread)
     for descriptor in [feed[1], subscriber[0], subscriber[1]] { close(descriptor) }
     return latencies
 }
