@@ -35,10 +35,13 @@ final class EngineLoop: @unchecked Sendable {
         self.state = state
     }
 
-    /// The server the loop publishes to; set before `run`.
+    /// The server the loop publishes to; set before `run` (after, the loop's thread has it).
     var server: VarlinkServer? {
         get { state?.publisher.server }
-        set { state?.publisher.server = newValue }
+        set {
+            precondition(state != nil, "the loop's server is set before it runs")
+            state?.publisher.server = newValue
+        }
     }
 
     var devices: [InputDevice] { input.devices }
@@ -49,7 +52,10 @@ final class EngineLoop: @unchecked Sendable {
     /// runs elsewhere and comes back to the loop as a call.
     var onHangup: (@Sendable () -> Void)? {
         get { state?.onHangup }
-        set { state?.onHangup = newValue }
+        set {
+            precondition(state != nil, "onHangup is set before the loop runs")
+            state?.onHangup = newValue
+        }
     }
 
     /// From now on SIGTERM and SIGINT stop the loop (and with it the daemon), SIGHUP calls
@@ -63,6 +69,7 @@ final class EngineLoop: @unchecked Sendable {
     /// the socket is served: a call that comes the moment it is never finds the daemon without
     /// a state or without its restored content. Called once, before `run`, on any thread.
     func begin() {
+        precondition(state != nil, "begin comes before run")
         state?.begin()
     }
 
@@ -190,7 +197,8 @@ struct LoopState {
             let signals = waiter.takeSignals()
             if signals != 0, !handle(signals: signals) { break }
             if inbox.take(into: &taken) {
-                if taken.stopping { break }
+                // What came with a stop is answered before the loop ends: a reload waiting for
+                // its answer would otherwise hold up the shutdown.
                 for (settings, completion) in taken.reloads {
                     reload(settings)
                     completion()
@@ -198,7 +206,9 @@ struct LoopState {
                 for (request, completion) in taken.commands { completion(perform(request)) }
                 for completion in taken.stats { completion(stats()) }
                 if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty { dispatch(taken) }
+                let stopping = taken.stopping
                 taken.clear()
+                if stopping { break }
             }
 
             // What the calls changed is saved, or its save planned, before the timer is armed:
