@@ -71,8 +71,9 @@ extension SendFrameCall {
     }
 }
 
-/// The members a `SendFrame` call may have, one bit each, so that a member given twice is
-/// noticed (the general reader refuses it).
+/// The members a `SendFrame` call may have, one bit each within its object (the call, its
+/// parameters, a contact: each object keeps its own set, so the three share bits), so that a
+/// member given twice is noticed (the general reader refuses it).
 private struct Members: OptionSet {
     let rawValue: UInt8
     static let method = Members(rawValue: 1 << 0)
