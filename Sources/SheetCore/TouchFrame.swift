@@ -89,6 +89,16 @@ public struct TouchFrameBatch: Sendable, RandomAccessCollection {
         append(time: frame.time, source: frame.source, contacts: frame.contacts)
     }
 
+    /// Adds `frame` by taking its storage, and leaves in its place, emptied, the storage of a
+    /// frame an earlier turn used: nothing is copied and, once both have grown, nothing
+    /// allocated. For a producer that builds each frame in one `TouchFrame` of its own.
+    public mutating func take(_ frame: inout TouchFrame) {
+        if endIndex == storage.count { storage.append(TouchFrame(time: frame.time)) }
+        swap(&storage[endIndex], &frame)
+        frame.contacts.removeAll(keepingCapacity: true)
+        endIndex += 1
+    }
+
     /// Empties the batch, keeping the frames' storage for the next turn.
     public mutating func removeAll() {
         endIndex = 0

@@ -236,8 +236,9 @@ public final class LibinputInput {
             let seatSlot = libinput_event_touch_get_seat_slot(touch)
             guard seatSlot >= 0, seatSlot < Self.seatSlots else { return }
             let slot = Int(seatSlot)
+            // The frame's time is read from its TOUCH_FRAME: libinput stamps every event of an
+            // evdev frame with the time of its SYN_REPORT.
             seat.frame.source = .touchscreen
-            seat.frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
             switch type {
             case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
                 var position = Point(x: libinput_event_touch_get_x_transformed(touch, UInt32(screen.widthInPixels)),
@@ -259,8 +260,7 @@ public final class LibinputInput {
             seat.frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
             if !seat.frame.contacts.isEmpty {
                 if let index = deviceIndex(device) { seat.countFrame(of: index) }
-                frames.append(seat.frame)
-                seat.frame.contacts.removeAll(keepingCapacity: true)
+                frames.take(&seat.frame)
             }
         case LIBINPUT_EVENT_POINTER_SCROLL_FINGER:
             guard let index = deviceIndex(device) else { return }

@@ -85,3 +85,24 @@ struct EngineClock {
         asFastAsPossible ? LibinputInput.monotonicNow() : monotonic(atEngine: engine)
     }
 }
+
+/// The monotonic time of one turn of the loop, read when first asked and then kept for the
+/// turn: where the machine has no usable TSC (a VM whose clock source is the HPET) each read
+/// is a system call and a device read, dearer than the rest of a frame's work, so what a turn
+/// times (a state's latency, a paced subscriber's due state) shares one read.
+struct TurnClock {
+    private var read: Timestamp?
+
+    /// The turn's time: the first call reads the clock.
+    mutating func now() -> Timestamp {
+        if let read { return read }
+        let now = LibinputInput.monotonicNow()
+        read = now
+        return now
+    }
+
+    /// A new turn (after a wait, or before the next plugin call of a turn): the next `now()` reads.
+    mutating func next() {
+        read = nil
+    }
+}

@@ -17,7 +17,7 @@ extension LoopState {
 
     mutating func watchdog() {
         guard let due = nextWatchdog, let interval = systemd.watchdogIntervalMicroseconds else { return }
-        let now = LibinputInput.monotonicNow()
+        let now = turn.now()
         guard now >= due else { return }
         systemd.notify("WATCHDOG=1")
         nextWatchdog = now.adding(microseconds: interval)

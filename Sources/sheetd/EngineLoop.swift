@@ -99,6 +99,8 @@ struct LoopState {
     var outputs: [EngineOutput] = []
     private var frames = TouchFrameBatch()
     var clock = EngineClock()
+    /// The monotonic time of this turn, read once (`TurnClock`).
+    var turn = TurnClock()
     var timer = WakeTimer()
     private var commands: CommandHandler
     private var persistence: Persistence
@@ -197,6 +199,7 @@ struct LoopState {
             let signals = waiter.takeSignals()
             if signals != 0, !handle(signals: signals) { break }
             if inbox.take(into: &taken) {
+                turn.next()
                 // What came with a stop is answered before the loop ends: a reload waiting for
                 // its answer would otherwise hold up the shutdown.
                 for (settings, completion) in taken.reloads {
@@ -223,6 +226,7 @@ struct LoopState {
             // Only a timer that had to wake the loop teaches the timer how late it fires.
             let asleepBeforeWake = timer.sleepsBeforeWake
             let ready = waiter.wait(input: input.fileDescriptor, block: !fastReplay)
+            turn.next()
             timer.waitOut(timerWoke: ready.timer && asleepBeforeWake)
             if ready.input {
                 let devicesChanged = input.dispatchLive(screen: engine.configuration.screen, into: &frames)
@@ -247,6 +251,7 @@ struct LoopState {
         // The device list changes with opens and closes only, not with each frame.
         var devicesChanged = !taken.inputConnectionsGone.isEmpty
         for call in taken.inputs {
+            turn.next()
             let result = input.perform(call, into: &frames)
             applyFrames()
             // A frame's state goes out before its reply, and before the loop waits again: the
@@ -341,7 +346,7 @@ struct LoopState {
     /// Paced subscribers' held states that are due go out (`MonitorPacer`).
     private mutating func flushPaced() {
         guard let due = pacedDue else { return }
-        let now = LibinputInput.monotonicNow()
+        let now = turn.now()
         guard now >= due else { return }
         pacedDue = nil
         server?.flushPaced(at: now.microseconds)
@@ -353,6 +358,6 @@ struct LoopState {
     /// has frames still to play.
     mutating func publish() {
         let inputActive = clock.replaying || engine.activeTouchCount > 0
-        publisher.publish(&outputs, of: &engine, clock: clock, inputActive: inputActive)
+        publisher.publish(&outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
     }
 }

@@ -37,11 +37,12 @@ struct Publisher {
     /// Gestures recognized or begun, for `GetStats`.
     private(set) var gestures = 0
     /// From a state's time to its publishing (not for a recording played as fast as possible,
-    /// whose states are stamped when published).
+    /// whose states are stamped when published). Each state is timed while someone watches;
+    /// while no one does, one in `unwatchedTiming` (by sequence), as reading the clock can cost
+    /// more than the rest of a frame's work (`TurnClock`).
     private(set) var latency = LatencyHistogram()
+    static let unwatchedTiming: Int64 = 16
     var statesPublished: Int64 { sequence }
-    /// The monotonic time of this `publish(_:of:clock:inputActive:)`, read once for all its states.
-    private var publishedAt: Int64 = 0
     /// Moves on when what `StateSettings` holds may have changed outside the engine's
     /// revisions: a rebuilt engine, a reload, a control call.
     private var settingsGeneration = 0
@@ -74,14 +75,14 @@ struct Publisher {
 
     /// Publishes `outputs` and empties them. `inputActive`: a finger is down or a recording
     /// has frames still to play (`State.inputActive`).
-    mutating func publish(_ outputs: inout [EngineOutput], of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
+    mutating func publish(_ outputs: inout [EngineOutput], of engine: inout Engine, clock: EngineClock, turn: inout TurnClock,
+                          inputActive: Bool) {
         shareContent(of: engine)
-        publishedAt = 0
         guard !outputs.isEmpty else {
             // A finger that lands on a resting sheet or lifts without moving it, or a replay's
             // end, changes no state but `inputActive`: subscribers waiting for rest need it.
             if inputActive != publishedInputActive {
-                publish(current(engine, clock), of: &engine, clock: clock, inputActive: inputActive)
+                publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             }
             return
         }
@@ -95,7 +96,7 @@ struct Publisher {
                 guard let (sheet, list) = lastSheet, case .sheet(let snapshot) = outputs[sheet] else { return }
                 var drawn: ListSnapshot?
                 if let list, case .list(let listSnapshot) = outputs[list] { drawn = listSnapshot }
-                publish((snapshot, drawn), of: &engine, clock: clock, inputActive: inputActive)
+                publish((snapshot, drawn), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
                 lastSheet = nil
             }
             for index in outputs.indices {
@@ -125,7 +126,7 @@ struct Publisher {
             if lastSheet != nil {
                 publishLast()
             } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
-                publish(current(engine, clock), of: &engine, clock: clock, inputActive: inputActive)
+                publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             }
         }
         outputs.removeAll(keepingCapacity: true)
@@ -136,13 +137,14 @@ struct Publisher {
         (engine.snapshot(at: clock.time), engine.listSnapshot(at: clock.time))
     }
 
-    mutating func publish(_ pair: (SheetSnapshot, ListSnapshot?), of engine: inout Engine, clock: EngineClock, inputActive: Bool) {
+    mutating func publish(_ pair: (SheetSnapshot, ListSnapshot?), of engine: inout Engine, clock: EngineClock, turn: inout TurnClock,
+                          inputActive: Bool) {
         let (snapshot, list) = pair
         sequence += 1
         let timestamp = clock.publishedTime(ofEngine: snapshot.time)
-        if !clock.asFastAsPossible {
-            if publishedAt == 0 { publishedAt = LibinputInput.monotonicNow().microseconds }
-            latency.record(publishedAt - timestamp.microseconds)
+        let watched = server?.mayBeWatched ?? false
+        if !clock.asFastAsPossible, watched || sequence % Self.unwatchedTiming == 1 {
+            latency.record(turn.now().microseconds - timestamp.microseconds)
         }
         publishedInputActive = inputActive
         guard let server else { return }
@@ -152,7 +154,7 @@ struct Publisher {
             if !pendingEvents.isEmpty { pendingEvents.removeAll(keepingCapacity: true) }
         }
         // No one watching: the state is kept in its parts, to be built if someone asks.
-        if !server.mayBeWatched {
+        if !watched {
             let key = SettingsKey(generation: settingsGeneration, listRevision: engine.list.revision,
                                   appearanceRevision: snapshot.appearanceRevision, presentationRevision: snapshot.presentationRevision)
             let deferred = DeferredUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds, snapshot: snapshot,
