@@ -382,6 +382,16 @@ public final class VarlinkServer: @unchecked Sendable {
         }
     }
 
+    /// `keep(_:settings:)` under the settings kept last: no optional settings are made and
+    /// dropped for each frame.
+    public func keep(_ deferred: DeferredUpdate) -> Bool {
+        routes.withLockedValue { routes in
+            guard routes.routes.isEmpty else { return false }
+            routes.deferred = deferred
+            return true
+        }
+    }
+
     /// When a paced subscriber's held state must go (CLOCK_MONOTONIC µs), for the publishing
     /// thread's timer; nil: none is held. `touching`: a finger is down (`MonitorRoutes.pacedDue`).
     public func pacedDue(touching: Bool) -> Int64? {

@@ -88,34 +88,31 @@ struct Publisher {
         }
         // A state and the list drawn with it (the engine emits the list just before), by their
         // places among the outputs: read in place, an output (a few hundred bytes) is copied
-        // only when it is published, not at every step of the walk.
-        var lastSheet: (sheet: Int, list: Int?)?
-        var nextList: Int?
+        // only when it is published, not at every step of the walk. The walk's places are
+        // locals of the closure, and published by a method, not a nested function: captured
+        // by one, each access took a run-time exclusivity check.
         outputs.withUnsafeBufferPointer { outputs in
-            func publishLast() {
-                guard let (sheet, list) = lastSheet, case .sheet(let snapshot) = outputs[sheet] else { return }
-                var drawn: ListSnapshot?
-                if let list, case .list(let listSnapshot) = outputs[list] { drawn = listSnapshot }
-                publish((snapshot, drawn), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
-                lastSheet = nil
-            }
+            var lastSheet: (sheet: Int, list: Int?)?
+            var nextList: Int?
             for index in outputs.indices {
                 switch outputs[index] {
                 case .list:
                     nextList = index
                 case .sheet:
-                    publishLast()
+                    if let last = lastSheet { publish(last, in: outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive) }
                     lastSheet = (index, nextList)
                     nextList = nil
                 case .gesture(let gesture):
                     if gesture.phase == .began || gesture.phase == .recognized { gestures += 1 }
-                    publishLast()
+                    if let last = lastSheet { publish(last, in: outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive) }
+                    lastSheet = nil
                     pendingGesture = GestureReport(gesture)
                 case .transition(let transition):
                     logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
                 case .content(let report):
                     // Events ride on the state they came with, or the next one.
-                    publishLast()
+                    if let last = lastSheet { publish(last, in: outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive) }
+                    lastSheet = nil
                     pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
                 case .release(let decision):
                     logger.debug("sheet: released at \(decision.topInPoints) pt, \(decision.pointsPerSecond) pt/s\(decision.projectedTopInPoints.map { ", projected to \($0) pt" } ?? ""): \(decision.rule.name)\(decision.threshold.map { " (against \($0))" } ?? "") → \(decision.targetName)")
@@ -123,13 +120,22 @@ struct Publisher {
                     break
                 }
             }
-            if lastSheet != nil {
-                publishLast()
+            if let last = lastSheet {
+                publish(last, in: outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
                 publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             }
         }
         outputs.removeAll(keepingCapacity: true)
+    }
+
+    /// The state at `place` among `outputs` and the list drawn with it.
+    private mutating func publish(_ place: (sheet: Int, list: Int?), in outputs: UnsafeBufferPointer<EngineOutput>, of engine: inout Engine,
+                                  clock: EngineClock, turn: inout TurnClock, inputActive: Bool) {
+        guard case .sheet(let snapshot) = outputs[place.sheet] else { return }
+        var drawn: ListSnapshot?
+        if let list = place.list, case .list(let listSnapshot) = outputs[list] { drawn = listSnapshot }
+        publish((snapshot, drawn), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
     }
 
     /// The sheet and its list as they are now, for a state with no new snapshot in it.
@@ -159,7 +165,7 @@ struct Publisher {
                                   appearanceRevision: snapshot.appearanceRevision, presentationRevision: snapshot.presentationRevision)
             let deferred = DeferredUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds, snapshot: snapshot,
                                           list: list, inputActive: inputActive, regionInPixels: region)
-            if server.keep(deferred, settings: key == settingsKept ? nil : settings(of: engine)) {
+            if key == settingsKept ? server.keep(deferred) : server.keep(deferred, settings: settings(of: engine)) {
                 settingsKept = key
                 return
             }

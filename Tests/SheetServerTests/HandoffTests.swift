@@ -130,8 +130,10 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         let built = try #require(server.currentUpdate)
         #expect(built == deferred(2).update(with: settings))
         #expect(built.state.appearance.theme == .dark && built.state.list != nil && built.state.inputActive)
-        // The next one keeps the same settings.
+        // The next one keeps the same settings, said either way.
         #expect(server.keep(deferred(3), settings: nil))
+        #expect(server.currentUpdate == deferred(3).update(with: settings))
+        #expect(server.keep(deferred(3)))
         #expect(server.currentUpdate == deferred(3).update(with: settings))
 
         let subscriber = Subscriber(at: path, signallingAt: 3, until: 4)
@@ -140,7 +142,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         let first = try #require(subscriber.received.withLock { $0.first })
         #expect(first.sequence == 3 && first.state.appearance.theme == .dark && first.state.list != nil)
         // Watched, the state is asked for whole, and goes to the subscriber.
-        #expect(!server.keep(deferred(4), settings: nil))
+        #expect(!server.keep(deferred(4), settings: nil) && !server.keep(deferred(4)))
         server.publish(update(4))
         await signalled(finished)
         #expect(subscriber.received.withLock { $0.map(\.sequence) } == [3, 4])
