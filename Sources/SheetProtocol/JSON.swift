@@ -318,14 +318,13 @@ public struct JSONWriter: Sendable {
             units = scaled - Double(whole) >= 0.5 ? whole + 1 : whole
         }
         if units == 0 { out[0] = UInt8(ascii: "0"); return 1 }
-        let divisor = UInt64(power)
-        var fraction = units % divisor
+        var (whole, fraction) = split(units, places: places)
         if fraction != 0 {
             while fraction % 10 == 0 { fraction /= 10; places -= 1 }
         }
         var end = 0
         if value < 0 { out[end] = UInt8(ascii: "-"); end += 1 }
-        end = writeDigits(units / divisor, to: out, at: end)
+        end = writeDigits(whole, to: out, at: end)
         guard fraction != 0 else { return end }
         out[end] = UInt8(ascii: ".")
         return writeDigits(fraction, to: out, at: end + 1, count: places)
@@ -359,6 +358,31 @@ public struct JSONWriter: Sendable {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
             guard let base = buffer.baseAddress else { return }
             bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: format(base)))
+        }
+    }
+
+    /// `units` split at `places` decimal places: the whole part and the fraction's digits. Each
+    /// power of ten is a constant here, so the division is a multiplication and a shift rather
+    /// than a hardware division (dear on small cores, and a helper call under emulation).
+    @inline(__always)
+    static func split(_ units: UInt64, places: Int) -> (quotient: UInt64, remainder: UInt64) {
+        switch places {
+        case 0: return (units, 0)
+        case 1: return units.quotientAndRemainder(dividingBy: 10)
+        case 2: return units.quotientAndRemainder(dividingBy: 100)
+        case 3: return units.quotientAndRemainder(dividingBy: 1_000)
+        case 4: return units.quotientAndRemainder(dividingBy: 10_000)
+        case 5: return units.quotientAndRemainder(dividingBy: 100_000)
+        case 6: return units.quotientAndRemainder(dividingBy: 1_000_000)
+        case 7: return units.quotientAndRemainder(dividingBy: 10_000_000)
+        case 8: return units.quotientAndRemainder(dividingBy: 100_000_000)
+        case 9: return units.quotientAndRemainder(dividingBy: 1_000_000_000)
+        case 10: return units.quotientAndRemainder(dividingBy: 10_000_000_000)
+        case 11: return units.quotientAndRemainder(dividingBy: 100_000_000_000)
+        case 12: return units.quotientAndRemainder(dividingBy: 1_000_000_000_000)
+        case 13: return units.quotientAndRemainder(dividingBy: 10_000_000_000_000)
+        case 14: return units.quotientAndRemainder(dividingBy: 100_000_000_000_000)
+        default: return units.quotientAndRemainder(dividingBy: 1_000_000_000_000_000)
         }
     }
 

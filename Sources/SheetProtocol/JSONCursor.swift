@@ -29,12 +29,20 @@ public struct JSONCursor {
         count += 1
     }
 
+    /// A literal of the source (text, not a single scalar). Inlined, its length is known where
+    /// it is written and the copy is a few moves: a state is two dozen literals.
+    @inline(__always)
     public mutating func append(_ literal: StaticString) {
-        literal.withUTF8Buffer { utf8 in
-            guard let start = utf8.baseAddress else { return }
-            room(utf8.count).update(from: start, count: utf8.count)
-            count += utf8.count
+        guard literal.hasPointerRepresentation else {
+            literal.withUTF8Buffer { utf8 in
+                room(utf8.count).update(from: utf8.baseAddress!, count: utf8.count)
+                count += utf8.count
+            }
+            return
         }
+        let length = literal.utf8CodeUnitCount
+        room(length).update(from: literal.utf8Start, count: length)
+        count += length
     }
 
     /// As `JSONWriter.append(_:decimals:)`.
@@ -48,6 +56,7 @@ public struct JSONCursor {
     }
 
     /// `true` or `false`.
+    @inline(__always)
     public mutating func append(_ flag: Bool) {
         append(flag ? "true" : "false")
     }
