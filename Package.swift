@@ -86,6 +86,7 @@ let package = Package(
         ]),
         .executableTarget(name: "sheetd", dependencies: [
             "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRecordings", "SheetConfig", "SheetService",
+            "CConcurrencyHook",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -108,6 +109,8 @@ let package = Package(
         ]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
         .target(name: "CAllocationCounter"),
+        // Swift concurrency's global jobs handed to NIO's event loops (`GlobalJobs` in sheetd).
+        .target(name: "CConcurrencyHook"),
         .executableTarget(name: "sheet-bench", dependencies: [
             "SheetReplay", "SheetRenderKit", "SheetInput", "SheetClient", "CAllocationCounter",
         ]),

@@ -93,7 +93,13 @@ public struct TouchFrameBatch: Sendable, RandomAccessCollection {
     /// frame an earlier turn used: nothing is copied and, once both have grown, nothing
     /// allocated. For a producer that builds each frame in one `TouchFrame` of its own.
     public mutating func take(_ frame: inout TouchFrame) {
-        if endIndex == storage.count { storage.append(TouchFrame(time: frame.time)) }
+        if endIndex == storage.count {
+            // A new frame's storage, as roomy as the producer's, so that it does not grow
+            // again when the producer fills it next.
+            var fresh = TouchFrame(time: frame.time)
+            fresh.contacts.reserveCapacity(Swift.max(frame.contacts.capacity, 10))
+            storage.append(fresh)
+        }
         swap(&storage[endIndex], &frame)
         frame.contacts.removeAll(keepingCapacity: true)
         endIndex += 1

@@ -95,12 +95,10 @@ struct SheetDaemon: AsyncParsableCommand {
         return settings
     }
 
-    /// Swift concurrency's jobs run on NIO's event loops, which sleep until they have work,
-    /// rather than on libdispatch's worker pool, whose monitor wakes the process every second
-    /// once it has started: at rest the daemon wakes for nothing but the watchdog. Done before
-    /// anything runs on the concurrency pool.
+    /// Swift concurrency's jobs run on NIO's event loops (`GlobalJobs`), set before anything
+    /// runs on the concurrency pool.
     static func main() async {
-        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        _ = GlobalJobs.runOnEventLoops()
         await main(nil)
     }
 

@@ -168,6 +168,9 @@ check(re.search(r"using touchscreen /dev/input/event\d+", log) is not None, "the
 check(re.search(r'/dev/input/event\d+ "sheetd e2e touchscreen" removed', log) is not None, "the log reports the removal")
 errors = log_errors(log)
 check(not errors, f"no error in the daemon's log {errors[:3]}")
+wakes, threads = text("rest-wakes").strip(), text("rest-threads").split()
+check(wakes == "0" and len(threads) == 2 and threads[0] == threads[1],
+      f"at rest for 3 s the daemon did not wake ({wakes or 'no count'} context switches; threads {' -> '.join(threads) or 'not counted'})")
 check(text("sheetd.exit").strip() == "0", f"sheetd stopped on SIGTERM with status 0 (got {text('sheetd.exit').strip() or 'none'})")
 
 conclude()

@@ -1,0 +1,28 @@
+// Swift concurrency's runtime lets a program take over where global jobs (those of tasks with
+// no actor) are enqueued, through a hook variable it reads on each enqueue. NIO sets it by
+// looking the variable up with dlsym, which finds nothing when the runtime is linked
+// statically (as `make release` links it: the symbol is then not in the dynamic table), so
+// its jobs go to libdispatch's pool, whose monitor wakes the process every second. Referenced
+// here by name, the linker resolves the variable in either build.
+#include "ConcurrencyHook.h"
+#include <stddef.h>
+#include <stdatomic.h>
+
+// The runtime's declaration: a Swift-calling-convention function taking the job and the
+// original enqueue, which the hook below does not call.
+typedef void (*sheetd_original_enqueue)(void *job) __attribute__((swiftcall));
+typedef void (*sheetd_enqueue_hook)(void *job, sheetd_original_enqueue original) __attribute__((swiftcall));
+extern _Atomic(sheetd_enqueue_hook) swift_task_enqueueGlobal_hook;
+
+static void (*job_handler)(void *job);
+
+__attribute__((swiftcall)) static void enqueue_global(void *job, sheetd_original_enqueue original) {
+    (void)original;
+    job_handler(job);
+}
+
+bool sheetd_install_global_enqueue(void (*handler)(void *job)) {
+    job_handler = handler;
+    sheetd_enqueue_hook expected = NULL;
+    return atomic_compare_exchange_strong(&swift_task_enqueueGlobal_hook, &expected, enqueue_global);
+}
