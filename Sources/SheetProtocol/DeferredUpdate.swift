@@ -22,12 +22,15 @@ public struct StateSettings: Sendable {
     }
 }
 
-/// A state published while no one watches: what moves with every frame, kept as the engine
-/// gave it (two snapshots that are plain bytes) and built into a `MonitorUpdate`, with the
-/// `StateSettings` it was published under, only when someone asks (`GetState`, a new
-/// subscriber). Building the whole state for every frame was most of what a daemon with no
-/// subscriber spent publishing. It carries no gesture or content events: no one was there to
-/// hear them, and a new subscriber is never offered events from before it came.
+/// A state kept unbuilt: what moves with every frame, as the engine gave it (two snapshots
+/// that are plain bytes), built into a `MonitorUpdate` with the `StateSettings` it was
+/// published under only when someone asks. Two kinds of state are kept so: one published
+/// while no one watches (for `GetState` or a new subscriber; building the whole state for
+/// every frame was most of what a daemon with no subscriber spent publishing), and one every
+/// paced subscriber holds (built when it falls due, if it is still the newest). It carries no
+/// content events: a state with events is never held, and no one was there to hear the events
+/// of a state no one watched (a new subscriber is never offered events from before it came).
+/// A held state keeps its gesture, a pan that changed.
 public struct DeferredUpdate: Sendable {
     public var sequence: Int64
     public var timestampInMicroseconds: Int64
@@ -35,15 +38,17 @@ public struct DeferredUpdate: Sendable {
     public var list: ListSnapshot?
     public var inputActive: Bool
     public var regionInPixels: ScreenRegion
+    public var gesture: GestureReport?
 
     public init(sequence: Int64, timestampInMicroseconds: Int64, snapshot: SheetSnapshot, list: ListSnapshot?,
-                inputActive: Bool, regionInPixels: ScreenRegion) {
+                inputActive: Bool, regionInPixels: ScreenRegion, gesture: GestureReport? = nil) {
         self.sequence = sequence
         self.timestampInMicroseconds = timestampInMicroseconds
         self.snapshot = snapshot
         self.list = list
         self.inputActive = inputActive
         self.regionInPixels = regionInPixels
+        self.gesture = gesture
     }
 
     /// The update a subscriber would have been sent.
@@ -51,6 +56,6 @@ public struct DeferredUpdate: Sendable {
         let state = SheetState(snapshot, list: list, screen: settings.screen, layout: settings.layout, content: settings.content,
                                detents: settings.detents, inputActive: inputActive, appearance: settings.appearance,
                                presentation: settings.presentation, regionInPixels: regionInPixels)
-        return MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestampInMicroseconds, state: state, gesture: nil)
+        return MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestampInMicroseconds, state: state, gesture: gesture)
     }
 }

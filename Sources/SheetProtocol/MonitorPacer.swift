@@ -32,13 +32,24 @@ public struct MonitorPacer: Sendable, Equatable {
     /// Whether `update` goes out whatever the pacing: it carries an event.
     @inlinable
     public static func carriesEvent(_ update: MonitorUpdate) -> Bool {
-        !update.events.isEmpty || update.gesture.map { $0.phase != .changed } ?? false
+        carriesEvent(gesture: update.gesture, events: update.events.count)
+    }
+
+    /// The same, of a state's gesture and its number of content events, before it is built.
+    @inlinable
+    public static func carriesEvent(gesture: GestureReport?, events: Int) -> Bool {
+        events > 0 || gesture.map { $0.phase != .changed } ?? false
     }
 
     /// `update` is published at `now`: true when it goes out now; false when it is held (the
     /// newest held replaces any older one) until `due`.
     public mutating func offer(_ update: MonitorUpdate, at now: Int64) -> Bool {
-        if Self.carriesEvent(update) || lastSent.map({ now - $0 >= intervalInMicroseconds }) ?? true {
+        offer(carryingEvent: Self.carriesEvent(update), at: now)
+    }
+
+    /// `offer(_:at:)` of a state that carries an event (`carriesEvent`) or not.
+    public mutating func offer(carryingEvent: Bool, at now: Int64) -> Bool {
+        if carryingEvent || lastSent.map({ now - $0 >= intervalInMicroseconds }) ?? true {
             lastSent = now
             due = nil
             return true

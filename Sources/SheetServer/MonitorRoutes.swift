@@ -83,22 +83,46 @@ struct MonitorRoutes {
     /// only the newest (`latest`), and needs no encoding until someone takes it (a held state
     /// falling due, a new subscriber).
     mutating func takers(of update: MonitorUpdate) -> Bool {
+        takers(of: Offer(update))
+    }
+
+    /// What a pacer decides on: the state's number and time, and whether it carries an event.
+    /// Known before the state is built (`VarlinkServer.hold`).
+    struct Offer {
+        var sequence: Int64
+        var timestampInMicroseconds: Int64
+        var carriesEvent: Bool
+
+        init(sequence: Int64, timestampInMicroseconds: Int64, carriesEvent: Bool) {
+            self.sequence = sequence
+            self.timestampInMicroseconds = timestampInMicroseconds
+            self.carriesEvent = carriesEvent
+        }
+
+        init(_ update: MonitorUpdate) {
+            self.init(sequence: update.sequence, timestampInMicroseconds: update.timestampInMicroseconds,
+                      carriesEvent: MonitorPacer.carriesEvent(update))
+        }
+    }
+
+    /// `takers(of:)` of a state not built yet.
+    mutating func takers(of offer: Offer) -> Bool {
         var any = false
         for index in routes.indices {
             guard routes[index].direct else {
-                if routes[index].from <= update.sequence { any = true }
+                if routes[index].from <= offer.sequence { any = true }
                 continue
             }
-            any = (routes[index].pacer == nil || decide(index, update)) || any
+            any = (routes[index].pacer == nil || decide(index, offer)) || any
         }
         return any
     }
 
-    /// Whether the direct route at `index` takes `update`, asked of its pacer once.
-    private mutating func decide(_ index: Int, _ update: MonitorUpdate) -> Bool {
-        if routes[index].decidedFor != update.sequence {
-            routes[index].takes = routes[index].pacer?.offer(update, at: update.timestampInMicroseconds) ?? true
-            routes[index].decidedFor = update.sequence
+    /// Whether the direct route at `index` takes the state offered, asked of its pacer once.
+    private mutating func decide(_ index: Int, _ offer: Offer) -> Bool {
+        if routes[index].decidedFor != offer.sequence {
+            routes[index].takes = routes[index].pacer?.offer(carryingEvent: offer.carriesEvent, at: offer.timestampInMicroseconds) ?? true
+            routes[index].decidedFor = offer.sequence
         }
         return routes[index].takes
     }
@@ -122,7 +146,7 @@ struct MonitorRoutes {
                     continue
                 }
                 // An unpaced route takes every update: no decision to keep for it.
-                if routes[index].pacer != nil, !decide(index, update) { continue }
+                if routes[index].pacer != nil, !decide(index, Offer(update)) { continue }
                 switch sendDirect(raw, to: index, sequence: sequence) {
                 case .sent: break
                 case .throughLoop: (throughLoop, wake) = (true, true)

@@ -392,6 +392,27 @@ public final class VarlinkServer: @unchecked Sendable {
         }
     }
 
+    /// Whether a paced subscriber may be there (read without the lock: `hold` decides under it).
+    public var mayBePaced: Bool { pacedRouteCount.load(ordering: .relaxed) > 0 }
+
+    /// Keeps `deferred` as the newest state, unbuilt, when every subscriber holds it now: each
+    /// is paced and its pacer holds the state (it carries no event, and came sooner than the
+    /// pace lets it go), with `settings` when they changed since the last kept (nil: the same).
+    /// False when a subscriber takes it now, or there is none: the caller publishes the whole
+    /// update instead. A held state is built, and encoded, when it falls due while still the
+    /// newest (`flushPaced`), or someone asks for it; most are replaced before, unbuilt.
+    public func hold(_ deferred: DeferredUpdate, settings: StateSettings?) -> Bool {
+        guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return false }
+        let offer = MonitorRoutes.Offer(sequence: deferred.sequence, timestampInMicroseconds: deferred.timestampInMicroseconds,
+                                        carriesEvent: MonitorPacer.carriesEvent(gesture: deferred.gesture, events: 0))
+        return routes.withLockedValue { routes in
+            guard !routes.routes.isEmpty, !routes.takers(of: offer) else { return false }
+            if let settings { routes.settings = settings }
+            routes.deferred = deferred
+            return true
+        }
+    }
+
     /// When a paced subscriber's held state must go (CLOCK_MONOTONIC µs), for the publishing
     /// thread's timer; nil: none is held. `touching`: a finger is down (`MonitorRoutes.pacedDue`).
     public func pacedDue(touching: Bool) -> Int64? {
@@ -405,7 +426,11 @@ public final class VarlinkServer: @unchecked Sendable {
         guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return }
         let mustHop = encoder.withLockedValue { encoder -> Bool in
             // The held state was not encoded when it came (every paced route held it).
-            if let pending = routes.withLockedValue({ $0.latestEncoded ? nil : $0.latest }) {
+            // It may still be unbuilt (`hold`): built now, once.
+            if let pending = routes.withLockedValue({ routes in
+                let newest = routes.newest()
+                return routes.latestEncoded ? nil : newest
+            }) {
                 VarlinkReply.encode(continues: true, into: &encoder.writer) { pending.writeParameters(to: &$0, reusing: &encoder.settled) }
                 routes.withLockedValue { routes in
                     guard routes.latest?.sequence == pending.sequence, !routes.latestEncoded else { return }

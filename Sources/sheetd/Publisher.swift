@@ -159,13 +159,24 @@ struct Publisher {
             pendingGesture = nil
             if !pendingEvents.isEmpty { pendingEvents.removeAll(keepingCapacity: true) }
         }
-        // No one watching: the state is kept in its parts, to be built if someone asks.
-        if !watched {
+        // No one watching: the state is kept in its parts, to be built if someone asks. Every
+        // subscriber paced and the state carrying no event: each may hold it (a 60 Hz renderer
+        // of a 120 Hz panel holds every other state), so it goes unbuilt, and is built only if
+        // it falls due while still the newest.
+        let paced = watched && server.mayBePaced && !MonitorPacer.carriesEvent(gesture: pendingGesture, events: pendingEvents.count)
+        if !watched || paced {
             let key = SettingsKey(generation: settingsGeneration, listRevision: engine.list.revision,
                                   appearanceRevision: snapshot.appearanceRevision, presentationRevision: snapshot.presentationRevision)
             let deferred = DeferredUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds, snapshot: snapshot,
-                                          list: list, inputActive: inputActive, regionInPixels: region)
-            if key == settingsKept ? server.keep(deferred) : server.keep(deferred, settings: settings(of: engine)) {
+                                          list: list, inputActive: inputActive, regionInPixels: region,
+                                          gesture: paced ? pendingGesture : nil)
+            let kept = switch (paced, key == settingsKept) {
+            case (false, true): server.keep(deferred)
+            case (false, false): server.keep(deferred, settings: settings(of: engine))
+            case (true, true): server.hold(deferred, settings: nil)
+            case (true, false): server.hold(deferred, settings: settings(of: engine))
+            }
+            if kept {
                 settingsKept = key
                 return
             }

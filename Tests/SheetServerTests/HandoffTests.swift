@@ -47,11 +47,11 @@ private final class Subscriber: Sendable {
     let received = Mutex<[MonitorUpdate]>([])
     let subscribed = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
 
-    init(at path: String, signallingAt first: Int64, until last: Int64) {
+    init(at path: String, signallingAt first: Int64, until last: Int64, maxRate: Int? = nil) {
         Thread.detachNewThread { [self] in
             defer { finished.signal() }
             guard let client = try? SheetClient(path: path) else { subscribed.signal(); return }
-            try? client.monitor { update, _ in
+            try? client.monitor(maxRate: maxRate) { update, _ in
                 received.withLock { $0.append(update) }
                 if update.sequence == first { subscribed.signal() }
                 return update.sequence < last
@@ -152,6 +152,59 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
     /// A new subscriber's first reply used to be the latest update as it was sent, with the
     /// gesture (and content events) of a frame before it subscribed, which it then took as
     /// new: the e2e run saw a pan end twice. It is the current state alone.
+    /// While every subscriber is paced and holds a state (it carries no event and comes
+    /// sooner than the pace lets it go), the state is kept in its parts (`hold`): `GetState`
+    /// builds the newest, and the one still newest when the pace lets it go is built then,
+    /// with its gesture (a pan that changed). A state with an event, or one the pace lets go,
+    /// is declined, to be published whole.
+    @Test func aHeldStateIsBuiltWhenItFallsDue() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, path) = try await startedServer(in: folder)
+        var engine = Engine(configuration: EngineConfiguration())
+        var outputs: [EngineOutput] = []
+        engine.setContent(SheetContent(title: "Held", items: [SheetItem(id: "a", label: "A")]), at: .zero, into: &outputs)
+        engine.start(at: .zero, into: &outputs)
+        let settings = StateSettings(screen: engine.configuration.screen, layout: engine.configuration.list, content: engine.content,
+                                     detents: [DetentPosition(name: .half, topInPixels: 960)], appearance: Appearance(theme: .dark),
+                                     presentation: SheetPresentation())
+        let pan = GestureReport(kind: .pan, phase: .changed, xInPixels: 540, yInPixels: 900)
+        func deferred(_ sequence: Int64, gesture: GestureReport? = pan) -> DeferredUpdate {
+            let snapshot = engine.snapshot(at: Timestamp(microseconds: sequence * 1000))
+            return DeferredUpdate(sequence: sequence, timestampInMicroseconds: sequence * 1000, snapshot: snapshot,
+                                  list: engine.listSnapshot(at: snapshot.time), inputActive: true,
+                                  regionInPixels: engine.sheet.regionInPixels(of: snapshot), gesture: gesture)
+        }
+        server.publish(update(1))
+        #expect(!server.hold(deferred(1), settings: settings), "no subscriber: nothing holds it")
+
+        // Ten states a second: one each 100 ms.
+        let subscriber = Subscriber(at: path, signallingAt: 1, until: 4, maxRate: 10)
+        let subscribed = subscriber.subscribed, finished = subscriber.finished
+        await signalled(subscribed)
+        try await server.eventLoop.submit {}.get()
+        #expect(server.directSubscribers == 1 && server.mayBePaced)
+        server.publish(update(2))  // the first the pacer is offered goes at once
+
+        #expect(server.hold(deferred(3), settings: settings), "1 ms after the last sent: held")
+        #expect(server.hold(deferred(4), settings: nil), "the same settings")
+        #expect(server.pacedDue(touching: false) == 102_000)
+        server.flushPaced(at: 102_000)
+        await signalled(finished)
+        let received = subscriber.received.withLock { $0 }
+        #expect(received.map(\.sequence) == [1, 2, 4], "the newest held state, built when it fell due")
+        #expect(received.last?.gesture?.phase == .changed && received.last?.state.appearance.theme == .dark
+                && received.last?.state.list != nil && received.last?.state.inputActive == true)
+        #expect(server.currentUpdate == deferred(4).update(with: settings), "GetState answers the same, built")
+
+        #expect(!server.hold(deferred(5, gesture: GestureReport(kind: .pan, phase: .ended, xInPixels: 540, yInPixels: 880)), settings: nil),
+                "a pan that ended is an event: published whole")
+        var late = deferred(6, gesture: nil)
+        late.timestampInMicroseconds = 250_000
+        #expect(!server.hold(late, settings: nil), "the pace lets it go now: published whole")
+        await server.shutdown()
+    }
+
     @Test func aNewSubscriberStartsWithTheStateAloneNotAPastGesture() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -70,6 +70,36 @@ struct PacedMonitorTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// Watched only at 60 Hz, the daemon hands the states its pacer holds to the server
+    /// unbuilt (`VarlinkServer.hold`): those that fall due still newest are built then. The
+    /// stream keeps its rules (numbers that only grow, one state without an event per 16.7 ms
+    /// window, every pan's start and end) and ends in the state `GetState` gives, fewer states
+    /// sent than the daemon published.
+    @Test func aStreamWatchedOnlyAt60HzIsBuiltWhenItGoes() throws {
+        let daemon = try RunningDaemon(["--input", "none"])
+        let paced = try watcher(daemon.socketPath, ["--rate", "60"])
+        let fed = try runTool("sheetctl", ["feed", trace("ts-atmel-maxtouch.1-finger-drag-up-down.evemu"), "--socket", daemon.socketPath])
+        #expect(fed.status == 0, "\(fed.stderr)")
+        let some = try Self.rest(of: paced.lines)
+        paced.process.waitUntilExit()
+        #expect(paced.process.terminationStatus == 0)
+
+        let client = try daemon.client()
+        let last = try #require(some.last)
+        let state = try client.state()
+        #expect(last.state.isIdle && last.state == state, "the end is the daemon's state")
+        #expect(zip(some, some.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "numbers only grow")
+        let pans = some.compactMap(\.gesture).filter { $0.kind == .pan }
+        #expect(pans.contains { $0.phase == .began } && pans.contains { $0.phase == .ended }, "\(pans.map(\.phase))")
+        #expect(some.contains { $0.gesture?.phase == .changed }, "a held state sent when due keeps its changed pan")
+        let plain = some.filter { !MonitorPacer.carriesEvent($0) }
+        let span = last.timestampInMicroseconds - (paced.first.timestampInMicroseconds)
+        #expect(Int64(plain.count) <= span / 16_667 + 2, "\(plain.count) states over \(span) µs")
+        let published = try client.stats().statesPublished
+        #expect(Int64(some.count) + 1 < published, "\(some.count) sent of \(published) published")
+        #expect(daemon.stop() == 0)
+    }
+
     /// A rate outside 1–1000, or not a whole number, is InvalidParameter naming `maxRate`; the
     /// connection stays usable.
     @Test(arguments: [#"0"#, #"1001"#, #"1.5"#, #""60""#, #"-60"#])
