@@ -48,7 +48,7 @@ struct StatsCommand: ParsableCommand {
         lines.append("subscribers \(stats.subscribers) (\(stats.subscribersDropped) dropped), connections \(stats.connections)")
         let latency = stats.publishLatency
         if latency.count > 0 {
-            lines.append("frame to published state: \(latency.count) state(s), p50 \(bound(latency, 0.5)), p99 \(bound(latency, 0.99)), "
+            lines.append("frame to published state: \(latency.count) state(s) timed, p50 \(bound(latency, 0.5)), p99 \(bound(latency, 0.99)), "
                          + "mean \(latency.sumInMicroseconds / Int64(latency.count)) µs")
         }
         return lines.joined(separator: "\n")
