@@ -287,10 +287,22 @@ final class LoopThread: @unchecked Sendable {
         self.done = done
     }
 
+    /// Names the calling thread (at most 15 bytes), as `pthread_setname_np` would; Glibc's
+    /// module does not declare that, so through the file the kernel keeps the name in.
+    static func name(_ name: StaticString) {
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = write(descriptor, name.utf8Start, name.utf8CodeUnitCount)
+        close(descriptor)
+    }
+
     func start() {
         let box = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
+            // Named for `top -H` and `ps -L`: a thread takes its creator's name (here one of
+            // NIO's, which runs the daemon's tasks), which would hide the thread that reads input.
+            LoopThread.name("sheetd-input")
             let me = Unmanaged<LoopThread>.fromOpaque(raw!).takeRetainedValue()
             me.loop.run()
             me.done.resume()
