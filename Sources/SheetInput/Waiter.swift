@@ -18,7 +18,6 @@ public final class Waiter: @unchecked Sendable {
     /// The input descriptor in the set (-1: none). The loop's input lives as long as the loop,
     /// so its descriptor is never closed and reused under the set.
     private var registeredInput: Int32 = -1
-    private var events = [epoll_event](repeating: epoll_event(), count: 3)
     private enum Source: UInt64 { case wake, timer, input }
     /// The time the timer is set for; nil: not set.
     private var armed: Timestamp?
@@ -112,13 +111,19 @@ public final class Waiter: @unchecked Sendable {
             registeredInput = wanted >= 0 && Self.watch(wanted, as: .input, in: epollDescriptor) ? wanted : -1
         }
         var readiness = Readiness()
+        // The events on the stack: an array property of this class took a run-time
+        // exclusivity check at each wait.
+        var events = (epoll_event(), epoll_event(), epoll_event())
         var count: Int32
         repeat {
-            count = epoll_wait(epollDescriptor, &events, 3, block ? -1 : 0)
+            count = withUnsafeMutableBytes(of: &events) { raw in
+                epoll_wait(epollDescriptor, raw.baseAddress!.assumingMemoryBound(to: epoll_event.self), 3, block ? -1 : 0)
+            }
         } while count < 0 && errno == EINTR
         var drain: UInt64 = 0
         for index in 0..<max(0, Int(count)) {
-            switch Source(rawValue: events[index].data.u64) {
+            let data = withUnsafeBytes(of: &events) { $0.loadUnaligned(fromByteOffset: index * MemoryLayout<epoll_event>.stride, as: epoll_event.self).data.u64 }
+            switch Source(rawValue: data) {
             case .wake:
                 _ = read(wakeDescriptor, &drain, 8)
                 readiness.woken = true
