@@ -6,13 +6,14 @@
 // here by name, the linker resolves the variable in either build.
 #include "ConcurrencyHook.h"
 #include <stddef.h>
-#include <stdatomic.h>
 
 // The runtime's declaration: a Swift-calling-convention function taking the job and the
 // original enqueue, which the hook below does not call.
 typedef void (*sheetd_original_enqueue)(void *job) __attribute__((swiftcall));
 typedef void (*sheetd_enqueue_hook)(void *job, sheetd_original_enqueue original) __attribute__((swiftcall));
-extern _Atomic(sheetd_enqueue_hook) swift_task_enqueueGlobal_hook;
+// Declared as the runtime declares it, a plain pointer; set with an atomic compare-and-exchange.
+// (The runtime's delay hooks are left alone: nothing in the daemon sleeps in a task.)
+extern sheetd_enqueue_hook swift_task_enqueueGlobal_hook;
 
 static void (*job_handler)(void *job);
 
@@ -24,5 +25,6 @@ __attribute__((swiftcall)) static void enqueue_global(void *job, sheetd_original
 bool sheetd_install_global_enqueue(void (*handler)(void *job)) {
     job_handler = handler;
     sheetd_enqueue_hook expected = NULL;
-    return atomic_compare_exchange_strong(&swift_task_enqueueGlobal_hook, &expected, enqueue_global);
+    return __atomic_compare_exchange_n(&swift_task_enqueueGlobal_hook, &expected, enqueue_global, false,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }

@@ -392,8 +392,12 @@ public final class VarlinkServer: @unchecked Sendable {
         }
     }
 
-    /// Whether a paced subscriber may be there (read without the lock: `hold` decides under it).
-    public var mayBePaced: Bool { pacedRouteCount.load(ordering: .relaxed) > 0 }
+    /// Whether every subscriber may be paced (read without the lock: `hold` decides under it).
+    /// With one that takes every state, or none, no state is held.
+    public var mayAllBePaced: Bool {
+        let paced = pacedRouteCount.load(ordering: .relaxed)
+        return paced > 0 && paced == routeCount.load(ordering: .relaxed)
+    }
 
     /// Keeps `deferred` as the newest state, unbuilt, when every subscriber holds it now: each
     /// is paced and its pacer holds the state (it carries no event, and came sooner than the

@@ -10,16 +10,20 @@ import NIOPosix
 /// NIO's own take-over (`NIOSingletons.unsafeTryInstall…AsConcurrencyGlobalExecutor`) finds
 /// the runtime's hook with `dlsym`, which comes back empty in a build that links the Swift
 /// runtime statically (`make release`, the package); the C shim names the hook instead, so
-/// the linker finds it in either build. There are a few such jobs a second at most, each run
-/// by a closure on an event loop.
+/// the linker finds it in either build. Each job goes to an event loop as its executor's job,
+/// which NIO runs without a closure of its own.
 enum GlobalJobs {
+    /// Whether the hook is sheetd's (`runOnEventLoops`); false: another was set first.
+    nonisolated(unsafe) private(set) static var installed = false
+
     /// Installs the hook; false when another was there already. Call before any task runs.
+    @discardableResult
     static func runOnEventLoops() -> Bool {
-        sheetd_install_global_enqueue { pointer in
+        installed = sheetd_install_global_enqueue { pointer in
             guard let pointer else { return }
             let job = unsafeBitCast(pointer, to: UnownedJob.self)
-            let loop = MultiThreadedEventLoopGroup.singleton.any()
-            loop.execute { job.runSynchronously(on: loop.executor.asUnownedSerialExecutor()) }
+            MultiThreadedEventLoopGroup.singleton.any().executor.enqueue(ExecutorJob(job))
         }
+        return installed
     }
 }

@@ -163,7 +163,7 @@ struct Publisher {
         // subscriber paced and the state carrying no event: each may hold it (a 60 Hz renderer
         // of a 120 Hz panel holds every other state), so it goes unbuilt, and is built only if
         // it falls due while still the newest.
-        let paced = watched && server.mayBePaced && !MonitorPacer.carriesEvent(gesture: pendingGesture, events: pendingEvents.count)
+        let paced = watched && server.mayAllBePaced && !MonitorPacer.carriesEvent(gesture: pendingGesture, events: pendingEvents.count)
         if !watched || paced {
             let key = SettingsKey(generation: settingsGeneration, listRevision: engine.list.revision,
                                   appearanceRevision: snapshot.appearanceRevision, presentationRevision: snapshot.presentationRevision)

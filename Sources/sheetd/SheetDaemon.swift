@@ -98,7 +98,7 @@ struct SheetDaemon: AsyncParsableCommand {
     /// Swift concurrency's jobs run on NIO's event loops (`GlobalJobs`), set before anything
     /// runs on the concurrency pool.
     static func main() async {
-        _ = GlobalJobs.runOnEventLoops()
+        GlobalJobs.runOnEventLoops()
         await main(nil)
     }
 
@@ -113,6 +113,9 @@ struct SheetDaemon: AsyncParsableCommand {
         DaemonLogHandler.setLevel(Logger.Level(rawValue: settings.logLevel) ?? .info)
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
         let logger = Logger(label: "sheetd")
+        if !GlobalJobs.installed {
+            logger.notice("Swift concurrency's global executor was already taken over: the daemon's tasks run where it sends them")
+        }
 
         let loop: EngineLoop
         do {

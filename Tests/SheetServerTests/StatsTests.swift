@@ -82,7 +82,6 @@ struct StatsTests {
         #expect(daemon.stop() == 0)
     }
 
-    /// The reply survives the wire, and one that does not hold together is refused by name.
     /// With no one watching, one state in 16 is timed (by sequence: the 1st, the 17th, ...):
     /// reading the clock for each would cost a daemon without a subscriber more than its frames.
     @Test func unwatchedStatesAreTimedOneInSixteen() throws {
@@ -103,6 +102,7 @@ struct StatsTests {
         #expect(stats.publishLatency.count == Int((stats.statesPublished + 15) / 16), "\(stats.publishLatency.count) of \(stats.statesPublished)")
     }
 
+    /// The reply survives the wire, and one that does not hold together is refused by name.
     @Test func theStatsSurviveTheWire() throws {
         var stats = DaemonStats()
         stats.uptimeInMicroseconds = 12_345_678
