@@ -58,6 +58,9 @@ struct MonitorRoutes {
     var deferred: DeferredUpdate?
     /// What the deferred states were published under.
     var settings: StateSettings?
+    /// States were published while no one watched and not kept (`VarlinkServer.skip`):
+    /// `newest()` is older than the daemon's state until it publishes one again.
+    var skipped = false
 
     /// The newest update: `latest`, or the deferred state built now (and kept as `latest`).
     mutating func newest() -> MonitorUpdate? {

@@ -178,5 +178,9 @@ public protocol SheetServiceDelegate: AnyObject, Sendable {
     func inputConnectionClosed(_ connection: UInt64)
     /// What the daemon counted (`GetStats`); the server adds its own counts.
     func stats(completion: @escaping @Sendable (DaemonStats) -> Void)
+    /// The states published while no one watched were skipped (`VarlinkServer.skip`), and
+    /// `GetState` or a new subscriber needs the newest: the daemon publishes the state as it is
+    /// now, then calls `completion`, from any thread.
+    func refreshState(completion: @escaping @Sendable () -> Void)
 }
 

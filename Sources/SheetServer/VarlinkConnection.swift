@@ -448,12 +448,24 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         switch call.name {
         case "GetState":
             guard !call.oneway else { return }
-            let update = server.currentUpdate
-            write(VarlinkReply.encode(continues: false, capacity: 640) { body in
-                body.append("{\"state\":")
-                if let update { update.state.write(to: &body) } else { body.append("null") }
-                body.append("}")
-            }, context: context)
+            guard server.statesSkipped else {
+                answerState(context: context)
+                return
+            }
+            // The states published while no one watched were not kept: the daemon publishes
+            // the newest first. The connection reads nothing more until it has (as `GetStats`).
+            waitingForDaemon = true
+            let loop = context.eventLoop
+            let contextBox = NIOLoopBound(context, eventLoop: loop)
+            server.delegate.refreshState {
+                loop.execute { [self] in
+                    let context = contextBox.value
+                    waitingForDaemon = false
+                    guard channel.isActive else { return }
+                    answerState(context: context)
+                    drain(context: context)
+                }
+            }
         case "Monitor":
             // Oneway asks for no reply at all: a stream is nothing but replies.
             guard !call.oneway else { return }
@@ -562,6 +574,16 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
 
     /// `GetStats`: the daemon's loop counts what it read and published; the server adds its
     /// connections, subscribers and what they missed. Anyone who may connect may ask.
+    /// `GetState`'s reply: the newest state the server has.
+    private func answerState(context: ChannelHandlerContext) {
+        let update = server.currentUpdate
+        write(VarlinkReply.encode(continues: false, capacity: 640) { body in
+            body.append("{\"state\":")
+            if let update { update.state.write(to: &body) } else { body.append("null") }
+            body.append("}")
+        }, context: context)
+    }
+
     private func stats(_ call: VarlinkCall, context: ChannelHandlerContext) {
         waitingForDaemon = true
         let loop = context.eventLoop

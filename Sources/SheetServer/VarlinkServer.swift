@@ -338,6 +338,7 @@ public final class VarlinkServer: @unchecked Sendable {
                     guard routes.routes.isEmpty else { return false }
                     routes.latest = update
                     routes.latestEncoded = false
+                    routes.skipped = false
                     return true
                 }
                 if kept { return false }
@@ -350,6 +351,7 @@ public final class VarlinkServer: @unchecked Sendable {
                     guard !routes.takers(of: update) else { return false }
                     routes.latest = update
                     routes.latestEncoded = false
+                    routes.skipped = false
                     return true
                 }
                 if held { return false }
@@ -357,6 +359,7 @@ public final class VarlinkServer: @unchecked Sendable {
             VarlinkReply.encode(continues: true, into: &encoder.writer) { update.writeParameters(to: &$0, reusing: &encoder.settled) }
             return routes.withLockedValue { routes in
                 routes.latest = update
+                routes.skipped = false
                 // The bytes change places with the writer's: neither is copied nor reallocated.
                 swap(&routes.latestBytes, &encoder.writer.bytes)
                 routes.latestEncoded = true
@@ -378,9 +381,26 @@ public final class VarlinkServer: @unchecked Sendable {
             guard routes.routes.isEmpty else { return false }
             if let settings { routes.settings = settings }
             routes.deferred = deferred
+            routes.skipped = false
             return true
         }
     }
+
+    /// Notes, when no subscriber is there, that states were published and not kept: the
+    /// daemon's frames while no one watches cost no state built, copied or kept. `GetState`
+    /// and a new subscriber then ask the delegate for the newest (`refreshState`). False when
+    /// a subscriber is there: the caller publishes. The lock that decides is the one a new
+    /// subscriber takes, so a subscriber that comes after a skip always sees it.
+    public func skip() -> Bool {
+        routes.withLockedValue { routes in
+            guard routes.routes.isEmpty else { return false }
+            routes.skipped = true
+            return true
+        }
+    }
+
+    /// Whether states were skipped since the last kept or published (`skip`).
+    var statesSkipped: Bool { routes.withLockedValue { $0.skipped } }
 
     /// `keep(_:settings:)` under the settings kept last: no optional settings are made and
     /// dropped for each frame.
@@ -388,6 +408,7 @@ public final class VarlinkServer: @unchecked Sendable {
         routes.withLockedValue { routes in
             guard routes.routes.isEmpty else { return false }
             routes.deferred = deferred
+            routes.skipped = false
             return true
         }
     }
@@ -413,6 +434,7 @@ public final class VarlinkServer: @unchecked Sendable {
             guard !routes.routes.isEmpty, !routes.takers(of: offer) else { return false }
             if let settings { routes.settings = settings }
             routes.deferred = deferred
+            routes.skipped = false
             return true
         }
     }
@@ -515,16 +537,19 @@ public final class VarlinkServer: @unchecked Sendable {
 
     /// Adds a subscriber, routed through the loop until its first reply (the newest state,
     /// without the gesture and content events that happened before it subscribed: offered
-    /// again, a tap would be acted on twice) is written.
+    /// again, a tap would be acted on twice) is written. When the states published before it
+    /// came were skipped (`skip`), the newest kept is stale: the daemon is asked for the state
+    /// as it is now, which reaches the subscriber as its first reply.
     func subscribe(_ connection: VarlinkConnection, pacer: MonitorPacer? = nil) {
         let descriptor = connection.socketCookie.map(MonitorRoutes.duplicateSocket(cookie:)) ?? -1
-        let (subscribers, reply) = routes.withLockedValue { routes -> (Int, ByteBuffer?) in
+        let (subscribers, reply, refresh) = routes.withLockedValue { routes -> (Int, ByteBuffer?, Bool) in
             let newest = routes.newest()
             routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: descriptor,
                                                      from: (newest?.sequence ?? 0) + 1, pacer: pacer))
             routeCount.store(routes.routes.count, ordering: .relaxed)
             pacedRouteCount.store(routes.routes.count { $0.pacer != nil }, ordering: .relaxed)
-            guard var update = newest else { return (routes.routes.count, nil) }
+            if routes.skipped { return (routes.routes.count, nil, true) }
+            guard var update = newest else { return (routes.routes.count, nil, false) }
             var buffer = ByteBufferAllocator().buffer(capacity: routes.latestBytes.count)
             if routes.latestEncoded, update.gesture == nil, update.events.isEmpty {
                 buffer.writeBytes(routes.latestBytes)
@@ -533,10 +558,11 @@ public final class VarlinkServer: @unchecked Sendable {
                 update.events = []
                 buffer.writeBytes(VarlinkReply.encode(continues: true, capacity: 1280) { update.writeParameters(to: &$0) })
             }
-            return (routes.routes.count, buffer)
+            return (routes.routes.count, buffer, false)
         }
         counts.withLockedValue { $0.subscribers = subscribers }
         if let reply { connection.offer(reply) }
+        if refresh { delegate.refreshState {} }
     }
 
     func stateConflated() {

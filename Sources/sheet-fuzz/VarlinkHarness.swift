@@ -72,6 +72,8 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
         completion(stats)
     }
 
+    func refreshState(completion: @escaping @Sendable () -> Void) { completion() }
+
     func content() -> SharedContent {
         SharedContent(content: engine.content, order: engine.list.order, revision: engine.list.revision)
     }

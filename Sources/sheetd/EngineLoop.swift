@@ -208,6 +208,10 @@ struct LoopState {
                 }
                 for (request, completion) in taken.commands { completion(perform(request)) }
                 for completion in taken.stats { completion(stats()) }
+                if !taken.refreshes.isEmpty {
+                    refreshState()
+                    for completion in taken.refreshes { completion() }
+                }
                 if !taken.inputs.isEmpty || !taken.inputConnectionsGone.isEmpty { dispatch(taken) }
                 let stopping = taken.stopping
                 taken.clear()
@@ -359,5 +363,13 @@ struct LoopState {
     mutating func publish() {
         let inputActive = clock.replaying || engine.activeTouchCount > 0
         publisher.publish(&outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+    }
+
+    /// Publishes the state as it is now, kept whether or not anyone watches, for a `GetState`
+    /// or a new subscriber that came after states were skipped (`VarlinkServer.skip`).
+    private mutating func refreshState() {
+        publish()
+        let inputActive = clock.replaying || engine.activeTouchCount > 0
+        publisher.refresh(of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
     }
 }

@@ -16,6 +16,8 @@ final class LoopInbox: Sendable {
         var inputConnectionsGone: [UInt64] = []
         /// `GetStats` calls waiting for the loop's counts.
         var stats: [@Sendable (DaemonStats) -> Void] = []
+        /// `GetState`s and new subscribers waiting for the state as it is now.
+        var refreshes: [@Sendable () -> Void] = []
         var stopping = false
 
         /// Empties every list, keeping its storage for the next take.
@@ -25,6 +27,7 @@ final class LoopInbox: Sendable {
             if !inputs.isEmpty { inputs.removeAll(keepingCapacity: true) }
             if !inputConnectionsGone.isEmpty { inputConnectionsGone.removeAll(keepingCapacity: true) }
             if !stats.isEmpty { stats.removeAll(keepingCapacity: true) }
+            if !refreshes.isEmpty { refreshes.removeAll(keepingCapacity: true) }
         }
     }
 
@@ -74,6 +77,13 @@ final class LoopInbox: Sendable {
     /// Queues a `GetStats`; `completion` runs on the loop's thread with what it counted.
     func submitStats(_ completion: @escaping @Sendable (DaemonStats) -> Void) {
         calls.withLock { $0.stats.append(completion) }
+        queued()
+    }
+
+    /// Queues a request for the state as it is now (`SheetServiceDelegate.refreshState`);
+    /// `completion` runs on the loop's thread once it is published.
+    func submitRefresh(_ completion: @escaping @Sendable () -> Void) {
+        calls.withLock { $0.refreshes.append(completion) }
         queued()
     }
 

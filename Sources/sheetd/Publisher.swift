@@ -78,11 +78,17 @@ struct Publisher {
     mutating func publish(_ outputs: inout [EngineOutput], of engine: inout Engine, clock: EngineClock, turn: inout TurnClock,
                           inputActive: Bool) {
         shareContent(of: engine)
+        // Whether this call's states are skipped (decided at the first, `skipping`).
+        var skip: Bool?
         guard !outputs.isEmpty else {
             // A finger that lands on a resting sheet or lifts without moving it, or a replay's
             // end, changes no state but `inputActive`: subscribers waiting for rest need it.
             if inputActive != publishedInputActive {
-                publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+                if skipping(&skip) {
+                    skipState(clock: clock, turn: &turn, inputActive: inputActive) { clock.time }
+                } else {
+                    publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+                }
             }
             return
         }
@@ -99,19 +105,25 @@ struct Publisher {
                 case .list:
                     nextList = index
                 case .sheet:
-                    if let last = lastSheet { publish(last, in: outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive) }
+                    if let last = lastSheet {
+                        publish(last, in: outputs, skipping: skipping(&skip), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+                    }
                     lastSheet = (index, nextList)
                     nextList = nil
                 case .gesture(let gesture):
                     if gesture.phase == .began || gesture.phase == .recognized { gestures += 1 }
-                    if let last = lastSheet { publish(last, in: outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive) }
+                    if let last = lastSheet {
+                        publish(last, in: outputs, skipping: skipping(&skip), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+                    }
                     lastSheet = nil
                     pendingGesture = GestureReport(gesture)
                 case .transition(let transition):
                     logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
                 case .content(let report):
                     // Events ride on the state they came with, or the next one.
-                    if let last = lastSheet { publish(last, in: outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive) }
+                    if let last = lastSheet {
+                        publish(last, in: outputs, skipping: skipping(&skip), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+                    }
                     lastSheet = nil
                     pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
                 case .release(let decision):
@@ -121,17 +133,57 @@ struct Publisher {
                 }
             }
             if let last = lastSheet {
-                publish(last, in: outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+                publish(last, in: outputs, skipping: skipping(&skip), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
-                publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+                if skipping(&skip) {
+                    skipState(clock: clock, turn: &turn, inputActive: inputActive) { clock.time }
+                } else {
+                    publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+                }
             }
         }
         outputs.removeAll(keepingCapacity: true)
     }
 
-    /// The state at `place` among `outputs` and the list drawn with it.
-    private mutating func publish(_ place: (sheet: Int, list: Int?), in outputs: UnsafeBufferPointer<EngineOutput>, of engine: inout Engine,
-                                  clock: EngineClock, turn: inout TurnClock, inputActive: Bool) {
+    /// The state as it is now, published whether or not anyone watches (kept for `GetState`
+    /// when no one does): asked for after states were skipped (`VarlinkServer.skip`).
+    mutating func refresh(of engine: inout Engine, clock: EngineClock, turn: inout TurnClock, inputActive: Bool) {
+        publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+    }
+
+    /// Whether the states of this `publish` call are skipped: no one watches, and the server
+    /// has noted that it holds none of them (`VarlinkServer.skip`, decided under the lock a new
+    /// subscriber takes). Asked at the call's first state, once.
+    private func skipping(_ decided: inout Bool?) -> Bool {
+        if let decided { return decided }
+        let skip = server.map { !$0.mayBeWatched && $0.skip() } ?? false
+        decided = skip
+        return skip
+    }
+
+    /// A state no one watches: numbered and, one in `unwatchedTiming`, timed, but neither
+    /// built nor copied nor kept; its gesture and content events go with it, unheard. `time`:
+    /// the state's engine time, read only when it is timed.
+    private mutating func skipState(clock: EngineClock, turn: inout TurnClock, inputActive: Bool, time: () -> Timestamp) {
+        sequence += 1
+        if !clock.asFastAsPossible, sequence % Self.unwatchedTiming == 1 {
+            latency.record(turn.now().microseconds - clock.publishedTime(ofEngine: time()).microseconds)
+        }
+        publishedInputActive = inputActive
+        pendingGesture = nil
+        if !pendingEvents.isEmpty { pendingEvents.removeAll(keepingCapacity: true) }
+    }
+
+    /// The state at `place` among `outputs` and the list drawn with it (only numbered when
+    /// `skipping`).
+    private mutating func publish(_ place: (sheet: Int, list: Int?), in outputs: UnsafeBufferPointer<EngineOutput>, skipping: Bool,
+                                  of engine: inout Engine, clock: EngineClock, turn: inout TurnClock, inputActive: Bool) {
+        if skipping {
+            skipState(clock: clock, turn: &turn, inputActive: inputActive) {
+                if case .sheet(let snapshot) = outputs[place.sheet] { snapshot.time } else { clock.time }
+            }
+            return
+        }
         guard case .sheet(let snapshot) = outputs[place.sheet] else { return }
         var drawn: ListSnapshot?
         if let list = place.list, case .list(let listSnapshot) = outputs[list] { drawn = listSnapshot }

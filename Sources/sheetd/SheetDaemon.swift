@@ -201,6 +201,7 @@ final class ControlBridge: SheetServiceDelegate {
     func inputConnectionClosed(_ connection: UInt64) { loop.inbox.inputConnectionClosed(connection) }
 
     func stats(completion: @escaping @Sendable (DaemonStats) -> Void) { loop.inbox.submitStats(completion) }
+    func refreshState(completion: @escaping @Sendable () -> Void) { loop.inbox.submitRefresh(completion) }
 }
 
 /// Reads the configuration again and applies what may change at run time, telling systemd

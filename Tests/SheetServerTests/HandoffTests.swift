@@ -22,6 +22,34 @@ private final class NothingToControl: SheetServiceDelegate {
     }
     func inputConnectionClosed(_ connection: UInt64) {}
     func stats(completion: @escaping @Sendable (DaemonStats) -> Void) { completion(DaemonStats()) }
+    func refreshState(completion: @escaping @Sendable () -> Void) { completion() }
+}
+
+/// A daemon stand-in whose state is `update(next)`: asked for the state as it is now
+/// (`refreshState`), it publishes the next one, as the loop does.
+private final class Refreshing: SheetServiceDelegate, @unchecked Sendable {
+    weak var server: VarlinkServer?
+    let refreshes = Mutex(0)
+    let next = Mutex<Int64>(100)
+
+    func devices() -> [InputDevice] { [] }
+    func content() -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
+    func control(_ request: ControlRequest, from peer: PeerCredentials,
+                 completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
+    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
+        caller.inputDone(.noSuchDevice(0))
+    }
+    func inputConnectionClosed(_ connection: UInt64) {}
+    func stats(completion: @escaping @Sendable (DaemonStats) -> Void) { completion(DaemonStats()) }
+    func refreshState(completion: @escaping @Sendable () -> Void) {
+        refreshes.withLock { $0 += 1 }
+        let sequence = next.withLock { value -> Int64 in
+            value += 1
+            return value
+        }
+        server?.publish(update(sequence))
+        completion()
+    }
 }
 
 /// Waits for `semaphore` without holding a thread of the test's executor.
@@ -211,6 +239,42 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         late.sequence = 8
         late.timestampInMicroseconds = 211_000
         #expect(!server.hold(late, settings: nil), "100 ms after the event went: it goes now, published whole")
+        await server.shutdown()
+    }
+
+    /// While no one watches, the daemon's states may be skipped (`skip`): nothing is kept for
+    /// them. `GetState` then asks the daemon for its state as it is now and answers with it, and
+    /// a new subscriber's first update is that state, not the stale one kept before; with a
+    /// subscriber there, nothing is skipped.
+    @Test func skippedStatesAreRefreshedWhenAsked() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let delegate = Refreshing()
+        let server = VarlinkServer(configuration: ServerConfiguration(socketPath: path), delegate: delegate, logger: Logger(label: "test"))
+        delegate.server = server
+        try await server.start()
+        server.publish(update(1))
+        let client = try SheetClient(path: path)
+        #expect(try client.state() == update(1).state, "nothing skipped: the kept state, and no refresh")
+        #expect(delegate.refreshes.withLock { $0 } == 0)
+
+        #expect(server.skip())
+        #expect(try client.state() == update(101).state, "skipped: the daemon's state as it is now")
+        #expect(delegate.refreshes.withLock { $0 } == 1)
+        #expect(try client.state() == update(101).state, "kept since: no second refresh")
+        #expect(delegate.refreshes.withLock { $0 } == 1)
+
+        #expect(server.skip())
+        let subscriber = Subscriber(at: path, signallingAt: 102, until: 103)
+        let subscribed = subscriber.subscribed, finished = subscriber.finished
+        await signalled(subscribed)
+        #expect(subscriber.received.withLock { $0.map(\.sequence) } == [102], "its first update is the refreshed state")
+        try await server.eventLoop.submit {}.get()
+        #expect(!server.skip(), "someone watches: nothing is skipped")
+        server.publish(update(103))
+        await signalled(finished)
+        #expect(subscriber.received.withLock { $0.map(\.sequence) } == [102, 103])
         await server.shutdown()
     }
 
