@@ -20,8 +20,6 @@ final class LoopInput: @unchecked Sendable {
     let plugins: PluginInput
     private let logger: Logger
     private let deviceList = Mutex<[InputDevice]>([])
-    /// libinput's `devicesRevision` when the device list was last made.
-    private var seenDevicesRevision = -1
     /// Fed devices that have closed, with the frames they sent, the newest last: at most
     /// `closedKept`, the older ones summed into the first entry.
     private var closed: [DeviceFrames] = []
@@ -98,11 +96,8 @@ final class LoopInput: @unchecked Sendable {
     /// Reads libinput's events into `frames`; true when devices came or went with them.
     func dispatchLive(screen: ScreenSize, into frames: inout TouchFrameBatch) -> Bool {
         guard case .live(let input) = source else { return false }
-        input.dispatch(screen: screen, into: &frames)
         // Devices come and go in the same dispatch as touches, rarely.
-        guard input.devicesRevision != seenDevicesRevision else { return false }
-        seenDevicesRevision = input.devicesRevision
-        return true
+        return input.dispatch(screen: screen, into: &frames)
     }
 
     /// An input call: a device opened or closed, a frame checked and decoded into `frames`.
