@@ -71,8 +71,6 @@ public final class LibinputInput {
         var frame = TouchFrame(time: .zero)
         /// Frames each device sent, by its index in `devices` (which only grows).
         var frameCounts: [Int] = []
-        /// A device was added or removed in this dispatch.
-        var devicesChanged = false
 
         /// Empty lists, allocating nothing: what stands in for the seat while it is out.
         init() {}
@@ -208,21 +206,22 @@ public final class LibinputInput {
     // MARK: Events
 
     /// Reads what libinput has and appends the touch frames it makes, in pixels of `screen`;
-    /// true when a device was added or removed (`devices` changed) on the way. Said here
-    /// rather than read off `devicesRevision`, a property of this class checked for exclusive
-    /// access at each read, once a frame.
+    /// true when `devices` changed on the way: a device added or removed, or one libinput
+    /// asked to open and was refused (not a touch device, a failed open), which libinput never
+    /// reports as added. Devices change only within libinput's calls, so the revision is
+    /// compared here, once a dispatch.
     @discardableResult
     public func dispatch(screen: ScreenSize, into frames: inout TouchFrameBatch) -> Bool {
+        let revision = devicesRevision
         var seat = Seat()
         swap(&seat, &self.seat)
         defer { swap(&seat, &self.seat) }
-        seat.devicesChanged = false
         libinput_dispatch(context)
         while let event = libinput_get_event(context) {
             handle(event, screen: screen, seat: &seat, into: &frames)
             libinput_event_destroy(event)
         }
-        return seat.devicesChanged
+        return devicesRevision != revision
     }
 
     private func deviceIndex(_ device: OpaquePointer) -> Int? {
@@ -236,10 +235,8 @@ public final class LibinputInput {
         switch type {
         case LIBINPUT_EVENT_DEVICE_ADDED:
             added(device)
-            seat.devicesChanged = true
         case LIBINPUT_EVENT_DEVICE_REMOVED:
             removed(device, seat: &seat, into: &frames)
-            seat.devicesChanged = true
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
             guard let index = deviceIndex(device) else { return }
             let touch = libinput_event_get_touch_event(event)!

@@ -400,7 +400,7 @@ public final class VarlinkServer: @unchecked Sendable {
     }
 
     /// Whether states were skipped since the last kept or published (`skip`).
-    var statesSkipped: Bool { routes.withLockedValue { $0.skipped } }
+    public var statesSkipped: Bool { routes.withLockedValue { $0.skipped } }
 
     /// `keep(_:settings:)` under the settings kept last: no optional settings are made and
     /// dropped for each frame.

@@ -181,7 +181,8 @@ struct LoopState {
             engine.setContent(content, at: clock.time, into: &outputs)
         }
         engine.start(at: clock.time, into: &outputs)
-        publish()
+        // Kept though no one watches yet: the first `GetState` need not wait for the loop.
+        publish(maySkip: false)
         if let interval = systemd.watchdogIntervalMicroseconds {
             nextWatchdog = now.adding(microseconds: interval)
         }
@@ -360,15 +361,23 @@ struct LoopState {
 
     /// Publishes what the engine emitted. `inputActive`: a finger is down, or the recording
     /// has frames still to play.
-    mutating func publish() {
+    mutating func publish(maySkip: Bool = true) {
         let inputActive = clock.replaying || engine.activeTouchCount > 0
-        publisher.publish(&outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+        publisher.publish(&outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive, maySkip: maySkip)
     }
 
-    /// Publishes the state as it is now, kept whether or not anyone watches, for a `GetState`
-    /// or a new subscriber that came after states were skipped (`VarlinkServer.skip`).
+    /// Publishes the state as it is now for a `GetState` or a new subscriber that came after
+    /// states were skipped (`VarlinkServer.skip`): the clock and the engine brought to now
+    /// (live input; a recording keeps its own time), what that emits published, and then, if
+    /// the server still holds none of the states since, the state itself, kept whether or not
+    /// anyone watches. A subscriber that came meanwhile has had a state already.
     private mutating func refreshState() {
-        publish()
+        if !clock.replaying {
+            let now = clock.tick()
+            engine.advance(to: now, into: &outputs)
+        }
+        publish(maySkip: false)
+        guard server?.statesSkipped ?? false else { return }
         let inputActive = clock.replaying || engine.activeTouchCount > 0
         publisher.refresh(of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
     }

@@ -74,12 +74,13 @@ struct Publisher {
     }
 
     /// Publishes `outputs` and empties them. `inputActive`: a finger is down or a recording
-    /// has frames still to play (`State.inputActive`).
+    /// has frames still to play (`State.inputActive`). `maySkip` false: states are kept for
+    /// `GetState` even while no one watches (`refresh`).
     mutating func publish(_ outputs: inout [EngineOutput], of engine: inout Engine, clock: EngineClock, turn: inout TurnClock,
-                          inputActive: Bool) {
+                          inputActive: Bool, maySkip: Bool = true) {
         shareContent(of: engine)
         // Whether this call's states are skipped (decided at the first, `skipping`).
-        var skip: Bool?
+        var skip: Bool? = maySkip ? nil : false
         guard !outputs.isEmpty else {
             // A finger that lands on a resting sheet or lifts without moving it, or a replay's
             // end, changes no state but `inputActive`: subscribers waiting for rest need it.

@@ -25,6 +25,14 @@ private final class NothingToControl: SheetServiceDelegate {
     func refreshState(completion: @escaping @Sendable () -> Void) { completion() }
 }
 
+/// Whether `semaphore` is signalled within `seconds`, without holding a thread of the test's
+/// executor.
+private func signalled(_ semaphore: DispatchSemaphore, within seconds: Double) async -> Bool {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: semaphore.wait(timeout: .now() + seconds) == .success) }
+    }
+}
+
 /// A daemon stand-in whose state is `update(next)`: asked for the state as it is now
 /// (`refreshState`), it publishes the next one, as the loop does.
 private final class Refreshing: SheetServiceDelegate, @unchecked Sendable {
@@ -268,12 +276,13 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         #expect(server.skip())
         let subscriber = Subscriber(at: path, signallingAt: 102, until: 103)
         let subscribed = subscriber.subscribed, finished = subscriber.finished
-        await signalled(subscribed)
-        #expect(subscriber.received.withLock { $0.map(\.sequence) } == [102], "its first update is the refreshed state")
+        #expect(await signalled(subscribed, within: 10), "the refreshed state came: \(subscriber.received.withLock { $0.map(\.sequence) })")
+        #expect(subscriber.received.withLock { $0.map(\.sequence) } == [102], "its first update is the refreshed state, not the kept 101")
+        #expect(delegate.refreshes.withLock { $0 } == 2, "the subscriber asked for it")
         try await server.eventLoop.submit {}.get()
         #expect(!server.skip(), "someone watches: nothing is skipped")
         server.publish(update(103))
-        await signalled(finished)
+        #expect(await signalled(finished, within: 10))
         #expect(subscriber.received.withLock { $0.map(\.sequence) } == [102, 103])
         await server.shutdown()
     }
