@@ -12,7 +12,7 @@ import Synchronization
 import Testing
 
 /// The server on its own, with a delegate that has nothing to control.
-private final class NothingToControl: SheetServiceDelegate {
+private class NothingToControl: SheetServiceDelegate, @unchecked Sendable {
     func devices() -> [InputDevice] { [] }
     func content() -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
     func control(_ request: ControlRequest, from peer: PeerCredentials,
@@ -35,21 +35,12 @@ private func signalled(_ semaphore: DispatchSemaphore, within seconds: Double) a
 
 /// A daemon stand-in whose state is `update(next)`: asked for the state as it is now
 /// (`refreshState`), it publishes the next one, as the loop does.
-private final class Refreshing: SheetServiceDelegate, @unchecked Sendable {
+private final class Refreshing: NothingToControl, @unchecked Sendable {
     weak var server: VarlinkServer?
     let refreshes = Mutex(0)
     let next = Mutex<Int64>(100)
 
-    func devices() -> [InputDevice] { [] }
-    func content() -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
-    func control(_ request: ControlRequest, from peer: PeerCredentials,
-                 completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
-    func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
-        caller.inputDone(.noSuchDevice(0))
-    }
-    func inputConnectionClosed(_ connection: UInt64) {}
-    func stats(completion: @escaping @Sendable (DaemonStats) -> Void) { completion(DaemonStats()) }
-    func refreshState(completion: @escaping @Sendable () -> Void) {
+    override func refreshState(completion: @escaping @Sendable () -> Void) {
         refreshes.withLock { $0 += 1 }
         let sequence = next.withLock { value -> Int64 in
             value += 1
