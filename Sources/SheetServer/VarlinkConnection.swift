@@ -453,18 +453,9 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                 return
             }
             // The states published while no one watched were not kept: the daemon publishes
-            // the newest first. The connection reads nothing more until it has (as `GetStats`).
-            waitingForDaemon = true
-            let loop = context.eventLoop
-            let contextBox = NIOLoopBound(context, eventLoop: loop)
-            server.delegate.refreshState {
-                loop.execute { [self] in
-                    let context = contextBox.value
-                    waitingForDaemon = false
-                    guard channel.isActive else { return }
-                    answerState(context: context)
-                    drain(context: context)
-                }
+            // the newest first.
+            waitForDaemon(context: context, { [server] done in server.delegate.refreshState { done(()) } }) { [self] _, context in
+                answerState(context: context)
             }
         case "Monitor":
             // Oneway asks for no reply at all: a stream is nothing but replies.
@@ -584,25 +575,40 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }, context: context)
     }
 
-    private func stats(_ call: VarlinkCall, context: ChannelHandlerContext) {
+    /// Reads nothing more until the daemon has answered: `ask` hands the daemon a function to
+    /// call, from any thread, with its answer; `answer` then writes the reply on the event
+    /// loop (if the channel is still open), and the connection goes on with what it has read.
+    private func waitForDaemon<Answer: Sendable>(context: ChannelHandlerContext,
+                                                 _ ask: (@escaping @Sendable (Answer) -> Void) -> Void,
+                                                 then answer: @escaping (Answer, ChannelHandlerContext) -> Void) {
         waitingForDaemon = true
         let loop = context.eventLoop
         let contextBox = NIOLoopBound(context, eventLoop: loop)
-        server.delegate.stats { [server] daemon in
-            var counted = daemon
-            server.addServerStats(to: &counted)
-            let stats = counted
+        let answerBox = NIOLoopBound(answer, eventLoop: loop)
+        ask { value in
             loop.execute { [self] in
                 let context = contextBox.value
                 waitingForDaemon = false
                 guard channel.isActive else { return }
-                write(VarlinkReply.encode(continues: false, capacity: 512) { body in
-                    body.append("{\"stats\":")
-                    stats.write(to: &body)
-                    body.append("}")
-                }, context: context)
+                answerBox.value(value, context)
                 drain(context: context)
             }
+        }
+    }
+
+    private func stats(_ call: VarlinkCall, context: ChannelHandlerContext) {
+        waitForDaemon(context: context, { [server] done in
+            server.delegate.stats { daemon in
+                var counted = daemon
+                server.addServerStats(to: &counted)
+                done(counted)
+            }
+        }) { [self] stats, context in
+            write(VarlinkReply.encode(continues: false, capacity: 512) { body in
+                body.append("{\"stats\":")
+                stats.write(to: &body)
+                body.append("}")
+            }, context: context)
         }
     }
 
@@ -615,27 +621,19 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
             return
         }
         logger.info("\(who): \(request)")
-        waitingForDaemon = true
-        let loop = context.eventLoop
-        let contextBox = NIOLoopBound(context, eventLoop: loop)
-        server.delegate.control(request, from: peer!) { result in
-            loop.execute { [self] in
-                let context = contextBox.value
-                waitingForDaemon = false
-                guard channel.isActive else { return }
-                switch result {
-                case .done:
-                    replyEmpty(to: call, context: context)
-                case .unknownDetent(let detent, let known):
-                    replyError(VarlinkErrorName.unknownDetent,
-                               .object(["detent": .string(detent), "known": .array(known.map { .string($0) })]),
-                               to: call, context: context)
-                case .invalidScreen(let reason):
-                    replyError(VarlinkErrorName.invalidScreen, .object(["reason": .string(reason)]), to: call, context: context)
-                case .guarded:
-                    replyError(VarlinkErrorName.guarded, to: call, context: context)
-                }
-                drain(context: context)
+        let peer = peer!
+        waitForDaemon(context: context, { [server] done in server.delegate.control(request, from: peer, completion: done) }) { [self] result, context in
+            switch result {
+            case .done:
+                replyEmpty(to: call, context: context)
+            case .unknownDetent(let detent, let known):
+                replyError(VarlinkErrorName.unknownDetent,
+                           .object(["detent": .string(detent), "known": .array(known.map { .string($0) })]),
+                           to: call, context: context)
+            case .invalidScreen(let reason):
+                replyError(VarlinkErrorName.invalidScreen, .object(["reason": .string(reason)]), to: call, context: context)
+            case .guarded:
+                replyError(VarlinkErrorName.guarded, to: call, context: context)
             }
         }
     }
