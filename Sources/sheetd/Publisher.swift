@@ -85,11 +85,7 @@ struct Publisher {
             // A finger that lands on a resting sheet or lifts without moving it, or a replay's
             // end, changes no state but `inputActive`: subscribers waiting for rest need it.
             if inputActive != publishedInputActive {
-                if skipping(&skip) {
-                    skipState(clock: clock, turn: &turn, inputActive: inputActive) { clock.time }
-                } else {
-                    publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
-                }
+                publishCurrent(skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             }
             return
         }
@@ -106,26 +102,18 @@ struct Publisher {
                 case .list:
                     nextList = index
                 case .sheet:
-                    if let last = lastSheet {
-                        publish(last, in: outputs, skipping: skipping(&skip), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
-                    }
+                    publish(&lastSheet, in: outputs, skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
                     lastSheet = (index, nextList)
                     nextList = nil
                 case .gesture(let gesture):
                     if gesture.phase == .began || gesture.phase == .recognized { gestures += 1 }
-                    if let last = lastSheet {
-                        publish(last, in: outputs, skipping: skipping(&skip), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
-                    }
-                    lastSheet = nil
+                    publish(&lastSheet, in: outputs, skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
                     pendingGesture = GestureReport(gesture)
                 case .transition(let transition):
                     logger.debug("sheet: \(transition.from.name)\(transition.fromDetent.map { "(\($0))" } ?? "") → \(transition.event) → \(transition.to.name)\(transition.detent.map { "(\($0))" } ?? "")")
                 case .content(let report):
                     // Events ride on the state they came with, or the next one.
-                    if let last = lastSheet {
-                        publish(last, in: outputs, skipping: skipping(&skip), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
-                    }
-                    lastSheet = nil
+                    publish(&lastSheet, in: outputs, skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
                     pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
                 case .release(let decision):
                     logger.debug("sheet: released at \(decision.topInPoints) pt, \(decision.pointsPerSecond) pt/s\(decision.projectedTopInPoints.map { ", projected to \($0) pt" } ?? ""): \(decision.rule.name)\(decision.threshold.map { " (against \($0))" } ?? "") → \(decision.targetName)")
@@ -133,14 +121,10 @@ struct Publisher {
                     break
                 }
             }
-            if let last = lastSheet {
-                publish(last, in: outputs, skipping: skipping(&skip), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+            if lastSheet != nil {
+                publish(&lastSheet, in: outputs, skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             } else if pendingGesture != nil || !pendingEvents.isEmpty || inputActive != publishedInputActive {
-                if skipping(&skip) {
-                    skipState(clock: clock, turn: &turn, inputActive: inputActive) { clock.time }
-                } else {
-                    publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
-                }
+                publishCurrent(skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             }
         }
         outputs.removeAll(keepingCapacity: true)
@@ -175,11 +159,14 @@ struct Publisher {
         if !pendingEvents.isEmpty { pendingEvents.removeAll(keepingCapacity: true) }
     }
 
-    /// The state at `place` among `outputs` and the list drawn with it (only numbered when
-    /// `skipping`).
-    private mutating func publish(_ place: (sheet: Int, list: Int?), in outputs: UnsafeBufferPointer<EngineOutput>, skipping: Bool,
-                                  of engine: inout Engine, clock: EngineClock, turn: inout TurnClock, inputActive: Bool) {
-        if skipping {
+    /// The state at `pending`'s place among `outputs` and the list drawn with it, if there is
+    /// one, and then none pending (only numbered when this call's states are skipped).
+    private mutating func publish(_ pending: inout (sheet: Int, list: Int?)?, in outputs: UnsafeBufferPointer<EngineOutput>,
+                                  skip: inout Bool?, of engine: inout Engine, clock: EngineClock, turn: inout TurnClock,
+                                  inputActive: Bool) {
+        guard let place = pending else { return }
+        pending = nil
+        if skipping(&skip) {
             skipState(clock: clock, turn: &turn, inputActive: inputActive) {
                 if case .sheet(let snapshot) = outputs[place.sheet] { snapshot.time } else { clock.time }
             }
@@ -189,6 +176,17 @@ struct Publisher {
         var drawn: ListSnapshot?
         if let list = place.list, case .list(let listSnapshot) = outputs[list] { drawn = listSnapshot }
         publish((snapshot, drawn), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+    }
+
+    /// A state with no new snapshot in it (the sheet as it is now), or only its number when
+    /// this call's states are skipped.
+    private mutating func publishCurrent(skip: inout Bool?, of engine: inout Engine, clock: EngineClock, turn: inout TurnClock,
+                                         inputActive: Bool) {
+        if skipping(&skip) {
+            skipState(clock: clock, turn: &turn, inputActive: inputActive) { clock.time }
+        } else {
+            publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+        }
     }
 
     /// The sheet and its list as they are now, for a state with no new snapshot in it.
