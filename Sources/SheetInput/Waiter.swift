@@ -24,7 +24,8 @@ public final class Waiter: @unchecked Sendable {
 
     public struct Readiness: Sendable {
         public var woken = false
-        public var timer = false
+        /// The timer fired: the time it was set for, which the clock has therefore reached.
+        public var timer: Timestamp?
         public var input = false
     }
 
@@ -130,7 +131,7 @@ public final class Waiter: @unchecked Sendable {
             case .timer:
                 // It fired, so it is no longer set: the next `arm` sets it whatever the time.
                 _ = read(timerDescriptor, &drain, 8)
-                readiness.timer = true
+                readiness.timer = armed ?? .zero
                 armed = nil
             case .input: readiness.input = true
             case nil: break

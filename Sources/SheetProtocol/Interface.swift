@@ -218,8 +218,8 @@ public enum SheetInterface {
     # What the daemon has done since it started, for an operator: frames each input device
     # sent, gestures, states published and those a slow subscriber missed, subscribers
     # dropped, reloads, and the time from a frame to its state's publishing, counted into
-    # buckets up to each bound in boundsUSec and one above them all: every state's while a
-    # subscriber watches, one state's in 16 (by number) while none does.
+    # buckets up to each bound in boundsUSec and one above them all, for one state in 16 (by
+    # number: the 1st, the 17th, ...).
     type DeviceFrames (node: string, name: string, frames: int)
     type Latency (boundsUSec: []int, counts: []int, sumUSec: int)
     type Stats (uptimeUSec: int, reloads: int, devices: []DeviceFrames, gestures: int, statesPublished: int, statesConflated: int, subscribers: int, subscribersDropped: int, connections: int, publishLatency: Latency)

@@ -58,7 +58,12 @@ struct EngineClock {
     /// The engine's "now", never before the last event it saw.
     func now() -> Timestamp {
         if asFastAsPossible { return time }
-        return max(engine(atMonotonic: LibinputInput.monotonicNow()), time)
+        return now(atMonotonic: LibinputInput.monotonicNow())
+    }
+
+    /// The engine's time at monotonic time `monotonic`, never before the last event it saw.
+    func now(atMonotonic monotonic: Timestamp) -> Timestamp {
+        max(engine(atMonotonic: monotonic), time)
     }
 
     /// Moves `time` to `now()` and returns it: a call or a reload happens now.
@@ -89,9 +94,17 @@ struct EngineClock {
 /// The monotonic time of one turn of the loop, read when first asked and then kept for the
 /// turn: where the machine has no usable TSC (a VM whose clock source is the HPET) each read
 /// is a system call and a device read, dearer than the rest of a frame's work, so what a turn
-/// times (a state's latency, a paced subscriber's due state) shares one read.
+/// times (a state's latency) shares one read.
+///
+/// What only asks whether a time has come (an engine deadline, a paced subscriber's held
+/// state, the watchdog) does not read it: each such time is one the loop's timer is set for,
+/// or later, so before it comes the timer wakes the loop, and that turn knows the time
+/// reached (`known`). A turn that input woke knows none, and what it would have found due a
+/// little early waits for the timer's turn, which follows at once.
 struct TurnClock {
     private var read: Timestamp?
+    /// The time the timer that woke this turn was set for.
+    private var reached: Timestamp?
 
     /// The turn's time: the first call reads the clock.
     mutating func now() -> Timestamp {
@@ -101,8 +114,14 @@ struct TurnClock {
         return now
     }
 
-    /// A new turn (after a wait, or before the next plugin call of a turn): the next `now()` reads.
-    mutating func next() {
+    /// The latest time this turn is known to have reached without a read: the clock's, when it
+    /// was read already, else the time of the timer that woke the turn; nil: neither.
+    var known: Timestamp? { read ?? reached }
+
+    /// A new turn (after a wait, or before the next plugin call of a turn): the next `now()`
+    /// reads. `reached`: the time the timer that woke it was set for (`Waiter.Readiness.timer`).
+    mutating func next(reached: Timestamp? = nil) {
         read = nil
+        self.reached = reached
     }
 }

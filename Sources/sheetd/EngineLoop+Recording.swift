@@ -11,18 +11,25 @@ extension LoopState {
     /// callees, and this one holds the engine's work.
     @inline(never)
     mutating func catchUp() {
-        // With no recording and no deadline nothing can be due, and the clock is not read: on
-        // a machine without a usable TSC each read is a system call, taken once per frame.
-        guard clock.replaying || engineDeadline != nil else { return }
-        let now = clock.now()
-        if clock.replaying, let player = input.recording {
-            while let frame = player.take(dueBy: now, screen: engine.configuration.screen) { apply(frame, of: player) }
+        if clock.replaying {
+            let now = clock.now()
+            if let player = input.recording {
+                while let frame = player.take(dueBy: now, screen: engine.configuration.screen) { apply(frame, of: player) }
+            }
+            advanceToDeadline(ifDueBy: now)
+            endReplayIfDone()
+        } else if engineDeadline != nil, let reached = turn.known {
+            // Live, the clock is not read for the deadline: the timer is set for it, and the
+            // turn it wakes knows the time reached (`TurnClock`); on a machine without a usable
+            // TSC each read is a system call, and with a finger down a deadline is often set.
+            advanceToDeadline(ifDueBy: clock.now(atMonotonic: reached))
         }
-        if let deadline = engineDeadline, deadline <= now {
-            engine.advance(to: now, into: &outputs)
-            clock.saw(now)
-        }
-        endReplayIfDone()
+    }
+
+    private mutating func advanceToDeadline(ifDueBy now: Timestamp) {
+        guard let deadline = engineDeadline, deadline <= now else { return }
+        engine.advance(to: now, into: &outputs)
+        clock.saw(now)
     }
 
     /// As fast as possible: a batch of frames, then a look at the calls and the socket.

@@ -16,9 +16,8 @@ extension LoopState {
     }
 
     mutating func watchdog() {
-        guard let due = nextWatchdog, let interval = systemd.watchdogIntervalMicroseconds else { return }
-        let now = turn.now()
-        guard now >= due else { return }
+        guard let due = nextWatchdog, let interval = systemd.watchdogIntervalMicroseconds,
+              let now = turn.known, now >= due else { return }
         systemd.notify("WATCHDOG=1")
         nextWatchdog = now.adding(microseconds: interval)
         updateStatus()

@@ -231,8 +231,8 @@ struct LoopState {
             // Only a timer that had to wake the loop teaches the timer how late it fires.
             let asleepBeforeWake = timer.sleepsBeforeWake
             let ready = waiter.wait(input: input.fileDescriptor, block: !fastReplay)
-            turn.next()
-            timer.waitOut(timerWoke: ready.timer && asleepBeforeWake)
+            turn.next(reached: ready.timer)
+            timer.waitOut(timerWoke: ready.timer != nil && asleepBeforeWake)
             if ready.input {
                 let devicesChanged = input.dispatchLive(screen: engine.configuration.screen, into: &frames)
                 applyFrames()
@@ -348,11 +348,10 @@ struct LoopState {
         waiter.arm(at: wake)
     }
 
-    /// Paced subscribers' held states that are due go out (`MonitorPacer`).
+    /// Paced subscribers' held states that are due go out (`MonitorPacer`), once the turn knows
+    /// their time has come: the timer is set for it (`TurnClock.known`).
     private mutating func flushPaced() {
-        guard let due = pacedDue else { return }
-        let now = turn.now()
-        guard now >= due else { return }
+        guard let due = pacedDue, let now = turn.known, now >= due else { return }
         pacedDue = nil
         server?.flushPaced(at: now.microseconds)
     }

@@ -37,11 +37,12 @@ struct Publisher {
     /// Gestures recognized or begun, for `GetStats`.
     private(set) var gestures = 0
     /// From a state's time to its publishing (not for a recording played as fast as possible,
-    /// whose states are stamped when published). Each state is timed while someone watches;
-    /// while no one does, one in `unwatchedTiming` (by sequence), as reading the clock can cost
-    /// more than the rest of a frame's work (`TurnClock`).
+    /// whose states are stamped when published), for one state in `timing` (by sequence),
+    /// watched or not: where the clock has no usable TSC each read is a system call, dearer
+    /// than the rest of a frame's work (`TurnClock`), and a paced subscriber's turns would
+    /// otherwise read it for every state.
     private(set) var latency = LatencyHistogram()
-    static let unwatchedTiming: Int64 = 16
+    static let timing: Int64 = 16
     var statesPublished: Int64 { sequence }
     /// Moves on when what `StateSettings` holds may have changed outside the engine's
     /// revisions: a rebuilt engine, a reload, a control call.
@@ -146,14 +147,12 @@ struct Publisher {
         return skip
     }
 
-    /// A state no one watches: numbered and, one in `unwatchedTiming`, timed, but neither
+    /// A state no one watches: numbered and, one in `timing`, timed, but neither
     /// built nor copied nor kept; its gesture and content events go with it, unheard. `time`:
     /// the state's engine time, read only when it is timed.
     private mutating func skipState(clock: EngineClock, turn: inout TurnClock, inputActive: Bool, time: () -> Timestamp) {
         sequence += 1
-        if !clock.asFastAsPossible, sequence % Self.unwatchedTiming == 1 {
-            latency.record(turn.now().microseconds - clock.publishedTime(ofEngine: time()).microseconds)
-        }
+        if timed(clock) { latency.record(turn.now().microseconds - clock.publishedTime(ofEngine: time()).microseconds) }
         publishedInputActive = inputActive
         pendingGesture = nil
         if !pendingEvents.isEmpty { pendingEvents.removeAll(keepingCapacity: true) }
@@ -199,12 +198,10 @@ struct Publisher {
         let (snapshot, list) = pair
         sequence += 1
         let timestamp = clock.publishedTime(ofEngine: snapshot.time)
-        let watched = server?.mayBeWatched ?? false
-        if !clock.asFastAsPossible, watched || sequence % Self.unwatchedTiming == 1 {
-            latency.record(turn.now().microseconds - timestamp.microseconds)
-        }
+        if timed(clock) { latency.record(turn.now().microseconds - timestamp.microseconds) }
         publishedInputActive = inputActive
         guard let server else { return }
+        let watched = server.mayBeWatched
         let region = engine.sheet.regionInPixels(of: snapshot)
         defer {
             pendingGesture = nil
@@ -239,6 +236,11 @@ struct Publisher {
                                presentation: configuration.sheet.presentation, regionInPixels: region)
         server.publish(MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
                                      state: state, gesture: pendingGesture, events: pendingEvents))
+    }
+
+    /// Whether the state just numbered is timed: one in `timing`.
+    private func timed(_ clock: EngineClock) -> Bool {
+        !clock.asFastAsPossible && sequence % Self.timing == 1
     }
 
     /// What a state of `engine` carries besides what moves.

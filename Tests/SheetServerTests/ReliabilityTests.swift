@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SheetClient
 import SheetCore
+import SheetInput
 import SheetProtocol
 import SheetTestSupport
 import Testing
@@ -255,6 +256,39 @@ struct ReliabilityTests {
         daemon.process.waitUntilExit()
         #expect(daemon.process.terminationStatus == 0)
         #expect(daemon.log.contains("SIGINT: stopping"), "\(daemon.log)")
+    }
+
+    /// The watchdog is fed while frames come without a pause, and at rest. The loop reads the
+    /// clock for it only in the turns its timer wakes: a turn woken by a frame must not be
+    /// the only kind there is.
+    @Test func theWatchdogIsFedWhileAFingerDragsWithoutAPause() throws {
+        let daemon = try RunningDaemon(["--input", "none"], watchdogMicroseconds: 100_000)
+        let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: daemon.socketPath))
+        let device = try feeder.open(PluginDevice(name: "panel", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 2))
+        // Frame after frame up and down the screen, as fast as the input socket takes them (a
+        // thousand a second: the pause paces the panel, it waits for nothing), until the
+        // watchdog has been fed three times.
+        func fed() -> Int { daemon.statuses.count { $0 == "WATCHDOG=1" } }
+        let before = fed(), start = LibinputInput.monotonicNow().microseconds
+        var step: Int64 = 0
+        while fed() < before + 3 {
+            let elapsed = LibinputInput.monotonicNow().microseconds - start
+            try #require(elapsed < Int64(RunningDaemon.patienceSeconds) * 1_000_000, "the watchdog was fed \(fed() - before) time(s)")
+            let y = 600 + Double(step % 200 < 100 ? step % 100 : 200 - step % 200) * 8
+            step += 1
+            let contact = PluginContact(slot: 0, phase: step == 1 ? .down : .move, x: 540, y: y)
+            try feeder.send(PluginFrame(sequence: step, timeInMicroseconds: LibinputInput.monotonicNow().microseconds, contacts: [contact]),
+                            device: device)
+            daemon.drainNotifications()
+            usleep(1_100)
+        }
+        #expect(try daemon.client().state().inputActive, "the finger is down")
+        try feeder.send(PluginFrame(sequence: step + 1, timeInMicroseconds: LibinputInput.monotonicNow().microseconds,
+                                    contacts: [PluginContact(slot: 0, phase: .up, x: 540, y: 600)]), device: device)
+        // And at rest, with nothing but the timer to wake the loop.
+        let atRest = fed()
+        while fed() < atRest + 2 { try daemon.waitForStatus { _ in true } }
+        #expect(daemon.stop() == 0)
     }
 
     /// A mistyped command gets the one it was near.

@@ -18,8 +18,9 @@ final class RunningDaemon {
     /// Safety net for a broken daemon: a wait that takes longer than this fails the test.
     static let patienceSeconds = 60
 
-    /// Starts sheetd with `arguments`, on `socketPath` or a socket in a folder of its own.
-    init(_ arguments: [String], socketPath: String? = nil) throws {
+    /// Starts sheetd with `arguments`, on `socketPath` or a socket in a folder of its own;
+    /// `watchdogMicroseconds`: systemd's watchdog is on, with that `WATCHDOG_USEC`.
+    init(_ arguments: [String], socketPath: String? = nil, watchdogMicroseconds: Int? = nil) throws {
         folder = try temporaryFolder()
         self.socketPath = socketPath ?? folder.appendingPathComponent("io.sheetd.Sheet").path
         logPath = folder.appendingPathComponent("sheetd.log").path
@@ -41,7 +42,8 @@ final class RunningDaemon {
         process.arguments = ["--socket", self.socketPath, "--config", "/dev/null"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notifyPath
-        environment["WATCHDOG_USEC"] = nil
+        environment["WATCHDOG_USEC"] = watchdogMicroseconds.map(String.init)
+        environment["WATCHDOG_PID"] = nil
         process.environment = environment
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

@@ -10,12 +10,12 @@ import Testing
 @Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
 struct StatsTests {
     /// A program's touchscreen drags the card: 40 frames, while a subscriber watches. The counts
-    /// say so, the states published are the stream's, each has its latency counted, and a
+    /// say so, the states published are the stream's, one in 16 has its latency counted, and a
     /// reload is counted.
     @Test func theCountsAreWhatHappened() throws {
         let daemon = try RunningDaemon(["--input", "none"])
         let client = try daemon.client()
-        // Someone watches from the first frame on: each state it could be sent is timed.
+        // Someone watches from the first frame on.
         let subscription = SheetSubscription(path: daemon.socketPath)
         // Its first update, the state as it is, comes once the daemon has its route.
         var first: MonitorUpdate?
@@ -45,8 +45,9 @@ struct StatsTests {
         #expect(fed.frames == 40 && fed.name == #"panel "one" \ two"#)
         #expect(stats.gestures >= 1, "the pan")
         #expect(stats.statesPublished == last?.sequence, "the Monitor stream's seq")
-        // The first state (sequence 1) is timed though no one watched it yet.
-        #expect(stats.publishLatency.count == Int(stats.statesPublished), "each published state's latency is counted")
+        // The 1st, the 17th, ...: watched or not, as a clock read can cost more than a frame.
+        #expect(stats.publishLatency.count == Int((stats.statesPublished + 15) / 16),
+                "\(stats.publishLatency.count) of \(stats.statesPublished)")
         #expect(stats.uptimeInMicroseconds > 0 && stats.reloads == 0)
         #expect(stats.connections >= 2 && stats.subscribersDropped == 0)
 
