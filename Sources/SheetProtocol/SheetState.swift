@@ -190,19 +190,31 @@ public struct MonitorUpdate: Sendable, Equatable {
 // MARK: - Encoding: fixed key order and rounding, so equal states give equal bytes
 
 extension SheetState {
-    /// Written in stretches through a cursor (`JSONWriter.appendBounded`): the fields up to the
-    /// appearance (at most about 760 bytes: 9 numbers of at most 33, 2 names of at most 17,
-    /// the rest fixed), then the settled part (`writeSettled`), then the list.
+    /// Written in stretches through a cursor (`JSONWriter.appendBounded`): what moves (at most
+    /// about 170 bytes: 4 numbers of at most 33, 2 names of at most 17, the rest fixed), the
+    /// screen (at most about 110), the cause and the flags (at most 70), then the settled part
+    /// (`writeSettled`), then the list.
     public func write(to w: inout JSONWriter) {
         writeMoving(to: &w)
+        writeScreen(to: &w)
+        writeFlags(to: &w)
         writeSettled(to: &w)
         writeList(to: &w)
     }
 
-    /// The same, with the settled part's bytes taken from `settled` when it holds this state's
-    /// (and kept there when it does not): what a subscriber is sent, state after state.
+    /// The same, with the screen's bytes and the settled part's taken from `settled` when it
+    /// holds this state's (and kept there when it does not): what a subscriber is sent, state
+    /// after state, where only the first stretch and the flags change while a finger drags.
     public func write(to w: inout JSONWriter, reusing settled: inout SettledBytes) {
         writeMoving(to: &w)
+        if settled.screen != screen {
+            let start = w.bytes.count
+            writeScreen(to: &w)
+            settled.keep(screen, bytes: w.bytes[start...])
+        } else {
+            w.bytes.append(contentsOf: settled.screenBytes)
+        }
+        writeFlags(to: &w)
         if settled.holds(self) {
             w.bytes.append(contentsOf: settled.bytes)
         } else {
@@ -229,31 +241,44 @@ extension SheetState {
             c.append(dim, decimals: 4)
             c.append(",\"velocity\":")
             c.append(velocityInPixelsPerSecond, decimals: 1)
+        }
+    }
+
+    private func writeScreen(to w: inout JSONWriter) {
+        w.appendBounded { c in
             c.append(",\"screen\":{\"width\":")
             c.appendInteger(Int64(screen.widthInPixels))
             c.append(",\"height\":")
             c.appendInteger(Int64(screen.heightInPixels))
             c.append(",\"scale\":")
             c.append(screen.scale, decimals: 4)
-            c.append("},\"cause\":\"")
+            c.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private func writeFlags(to w: inout JSONWriter) {
+        w.appendBounded { c in
+            c.append(",\"cause\":\"")
             c.append(cause.name)
             c.append("\",\"inputActive\":")
             c.append(inputActive)
             c.append(",\"reduceMotion\":")
             c.append(reduceMotion)
+        }
+    }
+
+    /// What changes only with calls, reloads and the screen: the card's span, the appearance
+    /// (its head, the font, its tail), then the presentation, the region and the detents (at
+    /// most about 660 bytes and 67 for each detent, 8 detents to a stretch).
+    private func writeSettled(to w: inout JSONWriter) {
+        w.appendBounded { c in
             c.append(",\"card\":{\"x\":")
             c.append(cardInPixels.left, decimals: 2)
             c.append(",\"width\":")
             c.append(cardInPixels.width, decimals: 2)
             c.append("},\"appearance\":")
+            appearance.writeHead(to: &c)
         }
-    }
-
-    /// What changes only with calls and reloads: the appearance (its head, the font, its
-    /// tail), then the presentation, the region and the detents (at most about 580 bytes and
-    /// 67 for each detent, 8 detents to a stretch).
-    private func writeSettled(to w: inout JSONWriter) {
-        w.appendBounded { appearance.writeHead(to: &$0) }
         w.appendString(appearance.font)
         w.appendBounded { c in
             appearance.writeTail(to: &c)
@@ -289,12 +314,16 @@ extension SheetState {
     }
 }
 
-/// The bytes of the settled part of the last state written with it (its appearance,
-/// presentation, screen region and detents, which change only with calls and reloads), for
-/// the next state that carries the same: a subscriber's states mostly differ in where the card
-/// is, and the settled part was half of each one's writing. One per writer that writes state
-/// after state (the server's).
+/// The bytes of the settled parts of the last state written with it (its screen; its card's
+/// span, appearance, presentation, screen region and detents, which change only with calls,
+/// reloads and the screen), for the next state that carries the same: a subscriber's states
+/// mostly differ in where the card is, and the settled parts were two thirds of each one's
+/// writing. One per writer that writes state after state (the server's).
 public struct SettledBytes: Sendable {
+    /// The screen, and the bytes written for it.
+    fileprivate private(set) var screen: ScreenSize?
+    fileprivate private(set) var screenBytes: [UInt8] = []
+    private var card = CardSpan(left: 0, width: 0)
     private var appearance: Appearance?
     private var presentation = SheetPresentation()
     private var region = ScreenRegion(x: 0, y: 0, width: 0, height: 0)
@@ -306,11 +335,18 @@ public struct SettledBytes: Sendable {
     /// Whether the bytes are `state`'s settled part. The detents compare by their storage
     /// first, which the daemon's states share.
     fileprivate func holds(_ state: SheetState) -> Bool {
-        appearance == state.appearance && presentation == state.presentation && region == state.regionInPixels
-            && detents == state.detents
+        card == state.cardInPixels && appearance == state.appearance && presentation == state.presentation
+            && region == state.regionInPixels && detents == state.detents
+    }
+
+    fileprivate mutating func keep(_ screen: ScreenSize, bytes written: ArraySlice<UInt8>) {
+        self.screen = screen
+        screenBytes.removeAll(keepingCapacity: true)
+        screenBytes.append(contentsOf: written)
     }
 
     fileprivate mutating func keep(_ state: SheetState, bytes written: ArraySlice<UInt8>) {
+        card = state.cardInPixels
         appearance = state.appearance
         presentation = state.presentation
         region = state.regionInPixels

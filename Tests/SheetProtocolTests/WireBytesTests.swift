@@ -151,8 +151,9 @@ import Testing
         #expect(value["state"]?["appearance"]?["font"] == .string(state.appearance.font))
         #expect(value["seq"]?.doubleValue == Double(Int64.max))
     }
-    /// Reused settled bytes follow every change of what they stand for: the appearance, the
-    /// presentation, the region and the detents, each changed and changed back.
+    /// Reused settled bytes follow every change of what they stand for: the screen, the card,
+    /// the appearance, the presentation, the region and the detents, each changed and changed
+    /// back.
     @Test func settledBytesFollowEachChange() {
         let base = SheetState(state: .dragging, detent: nil, target: nil, topInPixels: 700, progress: 0.4, dim: 0.5,
                               velocityInPixelsPerSecond: -300, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920),
@@ -170,7 +171,14 @@ import Testing
         detents.detents.append(DetentPosition(name: .expanded, topInPixels: 30))
         var moved = base
         moved.topInPixels = 650
-        for changed in [darker, otherFont, nonModal, region, detents, moved] { states += [changed, base, changed, changed] }
+        var rotated = base
+        rotated.screen = ScreenSize(widthInPixels: 1920, heightInPixels: 1080, scale: 1.5)
+        var card = base
+        card.cardInPixels = CardSpan(left: 420, width: 1080)
+        var flags = base
+        flags.cause = .animation
+        flags.inputActive = true
+        for changed in [darker, otherFont, nonModal, region, detents, moved, rotated, card, flags] { states += [changed, base, changed, changed] }
         var settled = SettledBytes()
         for (index, state) in states.enumerated() {
             var plain = JSONWriter(), reusing = JSONWriter()
