@@ -5,10 +5,15 @@ import SheetCore
 ///
 /// - A state that carries an event (a content event, or a gesture that began, ended, was
 ///   cancelled or recognized) goes at once: pacing never drops or delays an event.
-/// - Any other state (the card moving, a pan that changed) goes at once when the last one went
-///   an interval ago or more; else it is held, and the newest held goes when the interval is
-///   up (`due`). So the last state, the one the sheet comes to rest in, always arrives, at most
-///   one interval late.
+/// - A state in which only a gesture under way moved (a pan's `changed`, with the sheet, its
+///   list and the flags as in the state before: nothing a renderer draws) is not sent on its
+///   own and sets no time to go: it is the newest, so the next state sent, held or not,
+///   carries its gesture. A finger on the screen's other controls while the sheet is closed
+///   wakes no renderer.
+/// - Any other state (the card moving, the list scrolling) goes at once when the last one
+///   went an interval ago or more; else it is held, and the newest held goes when the interval
+///   is up (`due`). So the last state, the one the sheet comes to rest in, always arrives, at
+///   most one interval late.
 ///
 /// Times are CLOCK_MONOTONIC microseconds: a state is offered at its `timestampUSec` (the
 /// instant it describes, when the daemon publishes it), a held one is sent at `due`. The same
@@ -29,6 +34,23 @@ public struct MonitorPacer: Sendable, Equatable {
         intervalInMicroseconds = (1_000_000 + Int64(maxRate) / 2) / Int64(maxRate)
     }
 
+    /// What a state brings a paced subscriber.
+    public enum Novelty: Sendable, Equatable {
+        /// A content event, or a gesture that began, ended, was cancelled or recognized.
+        case event
+        /// The sheet, its list or the flags changed.
+        case change
+        /// Only a gesture under way moved: the state is the one before with a pan's `changed`.
+        case gestureMoved
+
+        /// What `update` brings after `previous`, the update published before it: what the
+        /// daemon knows as it publishes (a state with no new snapshot of the sheet or its list).
+        public static func of(_ update: MonitorUpdate, after previous: MonitorUpdate?) -> Novelty {
+            if carriesEvent(update) { return .event }
+            return update.gesture?.phase == .changed && previous?.state == update.state ? .gestureMoved : .change
+        }
+    }
+
     /// Whether `update` goes out whatever the pacing: it carries an event.
     @inlinable
     public static func carriesEvent(_ update: MonitorUpdate) -> Bool {
@@ -41,21 +63,21 @@ public struct MonitorPacer: Sendable, Equatable {
         events > 0 || gesture.map { $0.phase != .changed } ?? false
     }
 
-    /// `update` is published at `now`: true when it goes out now; false when it is held (the
-    /// newest held replaces any older one) until `due`.
-    public mutating func offer(_ update: MonitorUpdate, at now: Int64) -> Bool {
-        offer(carryingEvent: Self.carriesEvent(update), at: now)
-    }
-
-    /// `offer(_:at:)` of a state that carries an event (`carriesEvent`) or not.
-    public mutating func offer(carryingEvent: Bool, at now: Int64) -> Bool {
-        if carryingEvent || lastSent.map({ now - $0 >= intervalInMicroseconds }) ?? true {
+    /// A state that brings `novelty` is published at `now`: true when it goes out now; false
+    /// when it is held (the newest held replaces any older one) until `due`, or, when only a
+    /// gesture moved, not sent on its own.
+    public mutating func offer(_ novelty: Novelty, at now: Int64) -> Bool {
+        switch novelty {
+        case .gestureMoved:
+            return false
+        case .change where lastSent.map({ now - $0 < intervalInMicroseconds }) ?? false:
+            due = lastSent.map { $0 + intervalInMicroseconds }
+            return false
+        case .event, .change:
             lastSent = now
             due = nil
             return true
         }
-        due = lastSent.map { $0 + intervalInMicroseconds }
-        return false
     }
 
     /// True when a held state is due at `now`: it goes out now, and the interval starts again

@@ -81,34 +81,31 @@ struct MonitorRoutes {
     /// Gestures kept across a hop the loop has not taken, at most; beyond, the oldest go.
     static let handoffLimit = 64
 
-    /// Decides which routes take `update` now: a direct route unless its pacer holds it, a
-    /// route through the loop that has not had it. False when none does: the update is then
-    /// only the newest (`latest`), and needs no encoding until someone takes it (a held state
-    /// falling due, a new subscriber).
-    mutating func takers(of update: MonitorUpdate) -> Bool {
-        takers(of: Offer(update))
-    }
-
-    /// What a pacer decides on: the state's number and time, and whether it carries an event.
-    /// Known before the state is built (`VarlinkServer.hold`).
+    /// What a pacer decides on: the state's number and time, and what it brings (an event, a
+    /// change, or only a gesture that moved). Known before the state is built
+    /// (`VarlinkServer.hold`).
     struct Offer {
         var sequence: Int64
         var timestampInMicroseconds: Int64
-        var carriesEvent: Bool
+        var novelty: MonitorPacer.Novelty
 
-        init(sequence: Int64, timestampInMicroseconds: Int64, carriesEvent: Bool) {
+        init(sequence: Int64, timestampInMicroseconds: Int64, novelty: MonitorPacer.Novelty) {
             self.sequence = sequence
             self.timestampInMicroseconds = timestampInMicroseconds
-            self.carriesEvent = carriesEvent
+            self.novelty = novelty
         }
 
-        init(_ update: MonitorUpdate) {
+        /// `novelty` nil: an event or a change, as `update` says.
+        init(_ update: MonitorUpdate, novelty: MonitorPacer.Novelty? = nil) {
             self.init(sequence: update.sequence, timestampInMicroseconds: update.timestampInMicroseconds,
-                      carriesEvent: MonitorPacer.carriesEvent(update))
+                      novelty: novelty ?? (MonitorPacer.carriesEvent(update) ? .event : .change))
         }
     }
 
-    /// `takers(of:)` of a state not built yet.
+    /// Decides which routes take the state offered now: a direct route unless its pacer holds
+    /// it, a route through the loop that has not had it. False when none does: the state is
+    /// then only the newest (`latest`), and needs no encoding until someone takes it (a held
+    /// state falling due, a new subscriber).
     mutating func takers(of offer: Offer) -> Bool {
         var any = false
         for index in routes.indices {
@@ -124,17 +121,18 @@ struct MonitorRoutes {
     /// Whether the direct route at `index` takes the state offered, asked of its pacer once.
     private mutating func decide(_ index: Int, _ offer: Offer) -> Bool {
         if routes[index].decidedFor != offer.sequence {
-            routes[index].takes = routes[index].pacer?.offer(carryingEvent: offer.carriesEvent, at: offer.timestampInMicroseconds) ?? true
+            routes[index].takes = routes[index].pacer?.offer(offer.novelty, at: offer.timestampInMicroseconds) ?? true
             routes[index].decidedFor = offer.sequence
         }
         return routes[index].takes
     }
 
-    /// Sends `bytes` (the update numbered `sequence`) to each direct route that takes it
-    /// (`takers(of:)` first), and turns a route
+    /// Sends `bytes` (the update numbered `sequence`, offered as `offer`; nil: as the update
+    /// says) to each direct route that takes it (`takers(of:)` first), and turns a route
     /// whose socket is full, or failed, to the loop. True when the loop must take a hop: for a
     /// tail, for a gesture or content events, or for a route through the loop that can write.
-    mutating func route(_ update: MonitorUpdate, bytes: [UInt8]) -> Bool {
+    mutating func route(_ update: MonitorUpdate, bytes: [UInt8], offer: Offer? = nil) -> Bool {
+        let offer = offer ?? Offer(update)
         let sequence = update.sequence
         var throughLoop = false
         var tails = false
@@ -149,7 +147,7 @@ struct MonitorRoutes {
                     continue
                 }
                 // An unpaced route takes every update: no decision to keep for it.
-                if routes[index].pacer != nil, !decide(index, Offer(update)) { continue }
+                if routes[index].pacer != nil, !decide(index, offer) { continue }
                 switch sendDirect(raw, to: index, sequence: sequence) {
                 case .sent: break
                 case .throughLoop: (throughLoop, wake) = (true, true)

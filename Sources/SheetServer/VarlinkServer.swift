@@ -327,9 +327,12 @@ public final class VarlinkServer: @unchecked Sendable {
 
     // MARK: Publishing (any thread)
 
-    /// Makes `update` the state that `GetState` returns and sends it to every subscriber.
-    /// With no subscriber the update is kept and not encoded (`MonitorRoutes.latestEncoded`).
-    public func publish(_ update: MonitorUpdate) {
+    /// Makes `update` the state that `GetState` returns and sends it to every subscriber (a
+    /// paced one as its pacer decides on `novelty`; nil: an event or a change, as the update
+    /// says). With no subscriber the update is kept and not encoded
+    /// (`MonitorRoutes.latestEncoded`).
+    public func publish(_ update: MonitorUpdate, novelty: MonitorPacer.Novelty? = nil) {
+        let offer = MonitorRoutes.Offer(update, novelty: novelty)
         let mustHop = encoder.withLockedValue { encoder -> Bool in
             // `routeCount` is a hint read without the lock; only the lock decides that no route
             // is there, so that a subscriber that comes meanwhile still gets this update.
@@ -348,7 +351,7 @@ public final class VarlinkServer: @unchecked Sendable {
             // each route decides as it is sent to.
             if pacedRouteCount.load(ordering: .relaxed) > 0 {
                 let held = routes.withLockedValue { routes -> Bool in
-                    guard !routes.takers(of: update) else { return false }
+                    guard !routes.takers(of: offer) else { return false }
                     routes.latest = update
                     routes.latestEncoded = false
                     routes.skipped = false
@@ -363,7 +366,7 @@ public final class VarlinkServer: @unchecked Sendable {
                 // The bytes change places with the writer's: neither is copied nor reallocated.
                 swap(&routes.latestBytes, &encoder.writer.bytes)
                 routes.latestEncoded = true
-                return routes.route(update, bytes: routes.latestBytes)
+                return routes.route(update, bytes: routes.latestBytes, offer: offer)
             }
         }
         if mustHop { eventLoop.execute { self.takeHandoff() } }
@@ -421,15 +424,16 @@ public final class VarlinkServer: @unchecked Sendable {
     }
 
     /// Keeps `deferred` as the newest state, unbuilt, when every subscriber holds it now: each
-    /// is paced and its pacer holds the state (it carries no event, and came sooner than the
-    /// pace lets it go), with `settings` when they changed since the last kept (nil: the same).
+    /// is paced and its pacer holds the state (`novelty` a change that came sooner than the
+    /// pace lets it go, or only a gesture that moved), with `settings` when they changed since
+    /// the last kept (nil: the same).
     /// False when a subscriber takes it now, or there is none: the caller publishes the whole
     /// update instead. A held state is built, and encoded, when it falls due while still the
     /// newest (`flushPaced`), or someone asks for it; most are replaced before, unbuilt.
-    public func hold(_ deferred: DeferredUpdate, settings: StateSettings?) -> Bool {
+    public func hold(_ deferred: DeferredUpdate, settings: StateSettings?, novelty: MonitorPacer.Novelty) -> Bool {
         guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return false }
         let offer = MonitorRoutes.Offer(sequence: deferred.sequence, timestampInMicroseconds: deferred.timestampInMicroseconds,
-                                        carriesEvent: MonitorPacer.carriesEvent(gesture: deferred.gesture, events: 0))
+                                        novelty: novelty)
         return routes.withLockedValue { routes in
             guard !routes.routes.isEmpty, !routes.takers(of: offer) else { return false }
             if let settings { routes.settings = settings }

@@ -184,7 +184,7 @@ struct Publisher {
         if skipping(&skip) {
             skipState(clock: clock, turn: &turn, inputActive: inputActive) { clock.time }
         } else {
-            publish(current(engine, clock), of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
+            publish(current(engine, clock), newSnapshot: false, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
         }
     }
 
@@ -193,12 +193,20 @@ struct Publisher {
         (engine.snapshot(at: clock.time), engine.listSnapshot(at: clock.time))
     }
 
-    mutating func publish(_ pair: (SheetSnapshot, ListSnapshot?), of engine: inout Engine, clock: EngineClock, turn: inout TurnClock,
-                          inputActive: Bool) {
+    /// `newSnapshot` false: the engine emitted neither the sheet nor its list for this state
+    /// (the sheet as it is now), so they are as in the state before.
+    mutating func publish(_ pair: (SheetSnapshot, ListSnapshot?), newSnapshot: Bool = true, of engine: inout Engine,
+                          clock: EngineClock, turn: inout TurnClock, inputActive: Bool) {
         let (snapshot, list) = pair
         sequence += 1
         let timestamp = clock.publishedTime(ofEngine: snapshot.time)
         if timed(clock) { latency.record(turn.now().microseconds - timestamp.microseconds) }
+        // What a paced subscriber gets of it (`MonitorPacer.Novelty`): a pan that moved over a
+        // sheet that did not wakes no renderer.
+        let novelty: MonitorPacer.Novelty =
+            if MonitorPacer.carriesEvent(gesture: pendingGesture, events: pendingEvents.count) { .event }
+            else if !newSnapshot, inputActive == publishedInputActive, pendingGesture?.phase == .changed { .gestureMoved }
+            else { .change }
         publishedInputActive = inputActive
         guard let server else { return }
         let watched = server.mayBeWatched
@@ -211,7 +219,7 @@ struct Publisher {
         // subscriber paced and the state carrying no event: each may hold it (a 60 Hz renderer
         // of a 120 Hz panel holds every other state), so it goes unbuilt, and is built only if
         // it falls due while still the newest.
-        let paced = watched && server.mayAllBePaced && !MonitorPacer.carriesEvent(gesture: pendingGesture, events: pendingEvents.count)
+        let paced = watched && server.mayAllBePaced && novelty != .event
         if !watched || paced {
             let key = SettingsKey(generation: settingsGeneration, listRevision: engine.list.revision,
                                   appearanceRevision: snapshot.appearanceRevision, presentationRevision: snapshot.presentationRevision)
@@ -221,8 +229,8 @@ struct Publisher {
             let kept = switch (paced, key == settingsKept) {
             case (false, true): server.keep(deferred)
             case (false, false): server.keep(deferred, settings: settings(of: engine))
-            case (true, true): server.hold(deferred, settings: nil)
-            case (true, false): server.hold(deferred, settings: settings(of: engine))
+            case (true, true): server.hold(deferred, settings: nil, novelty: novelty)
+            case (true, false): server.hold(deferred, settings: settings(of: engine), novelty: novelty)
             }
             if kept {
                 settingsKept = key
@@ -235,7 +243,7 @@ struct Publisher {
                                detents: detentPositions, inputActive: inputActive, appearance: engine.appearance,
                                presentation: configuration.sheet.presentation, regionInPixels: region)
         server.publish(MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
-                                     state: state, gesture: pendingGesture, events: pendingEvents))
+                                     state: state, gesture: pendingGesture, events: pendingEvents), novelty: novelty)
     }
 
     /// Whether the state just numbered is timed: one in `timing`.

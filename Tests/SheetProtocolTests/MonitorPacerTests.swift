@@ -27,13 +27,13 @@ struct MonitorPacerTests {
     /// newest replacing the older; a flush before then sends nothing.
     @Test func aStateWithinTheIntervalIsHeldUntilItIsUp() {
         var pacer = MonitorPacer(maxRate: 60)
-        let went1 = pacer.offer(Self.update(1, at: 1_000_000), at: 1_000_000)
+        let went1 = pacer.offer(.change, at: 1_000_000)
         #expect(went1)
         #expect(pacer.due == nil)
-        let went2 = pacer.offer(Self.update(2, at: 1_008_000), at: 1_008_000)
+        let went2 = pacer.offer(.change, at: 1_008_000)
         #expect(!went2)
         #expect(pacer.due == 1_016_667)
-        let went3 = pacer.offer(Self.update(3, at: 1_012_000), at: 1_012_000)
+        let went3 = pacer.offer(.change, at: 1_012_000)
         #expect(!went3)
         #expect(pacer.due == 1_016_667, "a newer state keeps the time it is due")
         let went4 = pacer.flush(at: 1_016_666)
@@ -43,7 +43,7 @@ struct MonitorPacerTests {
         let again = pacer.flush(at: 1_100_000)
         #expect(pacer.due == nil && !again, "sent once")
         // The interval starts again from the flush.
-        let went6 = pacer.offer(Self.update(4, at: 1_020_000), at: 1_020_000)
+        let went6 = pacer.offer(.change, at: 1_020_000)
         #expect(!went6)
         #expect(pacer.due == 1_033_334)
     }
@@ -53,32 +53,32 @@ struct MonitorPacerTests {
     /// interval from when it went, so the next state never follows sooner than the interval.
     @Test func aHeldStateWaitsAnIntervalMoreForTheNextFrameWhileTouching() {
         var pacer = MonitorPacer(maxRate: 60)
-        let first = pacer.offer(Self.update(1, at: 0), at: 0)
+        let first = pacer.offer(.change, at: 0)
         #expect(first && pacer.wake(touching: true) == nil && pacer.wake(touching: false) == nil)
-        let held = pacer.offer(Self.update(2, at: 14_700), at: 14_700)
+        let held = pacer.offer(.change, at: 14_700)
         #expect(!held)
         #expect(pacer.wake(touching: false) == 16_667)
         #expect(pacer.wake(touching: true) == 33_334)
         // The next frame comes before that wake and goes itself, the newest.
-        let next = pacer.offer(Self.update(3, at: 29_400), at: 29_400)
+        let next = pacer.offer(.change, at: 29_400)
         #expect(next && pacer.due == nil)
         // Held again, then flushed late: the next state waits a whole interval from the flush.
-        let again = pacer.offer(Self.update(4, at: 40_000), at: 40_000)
+        let again = pacer.offer(.change, at: 40_000)
         #expect(!again)
         let late = pacer.flush(at: 60_000)
         #expect(late)
-        let soon = pacer.offer(Self.update(5, at: 70_000), at: 70_000)
+        let soon = pacer.offer(.change, at: 70_000)
         #expect(!soon && pacer.due == 76_667)
     }
 
     /// A state an interval or more after the last goes at once, and clears what was held.
     @Test func aStateAnIntervalLaterGoesAtOnce() {
         var pacer = MonitorPacer(maxRate: 100)
-        let went7 = pacer.offer(Self.update(1, at: 0), at: 0)
+        let went7 = pacer.offer(.change, at: 0)
         #expect(went7)
-        let went8 = pacer.offer(Self.update(2, at: 4_000), at: 4_000)
+        let went8 = pacer.offer(.change, at: 4_000)
         #expect(!went8)
-        let went9 = pacer.offer(Self.update(3, at: 10_000), at: 10_000)
+        let went9 = pacer.offer(.change, at: 10_000)
         #expect(went9)
         #expect(pacer.due == nil)
     }
@@ -89,25 +89,69 @@ struct MonitorPacerTests {
     @Test(arguments: [GesturePhase.began, .ended, .cancelled, .recognized])
     func aGestureEventGoesAtOnce(_ phase: GesturePhase) {
         var pacer = MonitorPacer(maxRate: 60)
-        let went10 = pacer.offer(Self.update(1, at: 0), at: 0)
+        let went10 = pacer.offer(.change, at: 0)
         #expect(went10)
-        let went11 = pacer.offer(Self.update(2, at: 1_000, gesture: .changed), at: 1_000)
+        let went11 = pacer.offer(.change, at: 1_000)
         #expect(!went11)
-        let went12 = pacer.offer(Self.update(3, at: 2_000, gesture: phase), at: 2_000)
+        let went12 = pacer.offer(.event, at: 2_000)
         #expect(went12)
         #expect(pacer.due == nil, "the held state is older than the one sent")
     }
 
     @Test func contentEventsGoAtOnce() {
         var pacer = MonitorPacer(maxRate: 1)
-        let went13 = pacer.offer(Self.update(1, at: 0), at: 0)
+        let went13 = pacer.offer(.change, at: 0)
         #expect(went13)
         let tapped = Self.update(2, at: 10, events: [SheetEvent(.itemTapped(item: 0), content: .empty, order: [])])
         #expect(MonitorPacer.carriesEvent(tapped))
-        let went14 = pacer.offer(tapped, at: 10)
+        let went14 = pacer.offer(MonitorPacer.Novelty.of(tapped, after: nil), at: 10)
         #expect(went14)
-        let went15 = pacer.offer(Self.update(3, at: 20), at: 20)
+        let went15 = pacer.offer(.change, at: 20)
         #expect(!went15)
+    }
+
+    /// What a state brings is read off it and the one before: an event; only a pan that moved,
+    /// the state otherwise the same; else a change (the card moved, or the flags did).
+    @Test func whatAStateBringsIsReadOffItAndTheOneBefore() {
+        let before = Self.update(1, at: 0, gesture: .changed)
+        #expect(MonitorPacer.Novelty.of(Self.update(2, at: 8_000, gesture: .changed), after: before) == .gestureMoved)
+        #expect(MonitorPacer.Novelty.of(Self.update(2, at: 8_000, gesture: .ended), after: before) == .event)
+        #expect(MonitorPacer.Novelty.of(Self.update(2, at: 8_000, top: 880, gesture: .changed), after: before) == .change)
+        #expect(MonitorPacer.Novelty.of(Self.update(2, at: 8_000), after: before) == .change, "no gesture: something else changed")
+        #expect(MonitorPacer.Novelty.of(Self.update(2, at: 8_000, gesture: .changed), after: nil) == .change)
+        var lifted = Self.update(2, at: 8_000, gesture: .changed)
+        lifted.state.inputActive.toggle()
+        #expect(MonitorPacer.Novelty.of(lifted, after: before) == .change)
+    }
+
+    /// A state in which only a gesture moved is not sent on its own and sets no time to go; a
+    /// held change stays due, and goes then as the newest.
+    @Test func aGestureThatOnlyMovedIsNotSentOnItsOwn() {
+        var pacer = MonitorPacer(maxRate: 60)
+        let first = pacer.offer(.change, at: 0)
+        #expect(first)
+        let moved = pacer.offer(.gestureMoved, at: 100_000)
+        #expect(!moved && pacer.due == nil && pacer.wake(touching: true) == nil, "long after the last: still not sent")
+        let goes = pacer.offer(.change, at: 100_010)
+        #expect(goes, "a change an interval after the last sent goes")
+        let change = pacer.offer(.change, at: 108_000)
+        #expect(!change && pacer.due == 116_677)
+        let movedAgain = pacer.offer(.gestureMoved, at: 112_000)
+        #expect(!movedAgain && pacer.due == 116_677, "the held change keeps its time")
+        let flushed = pacer.flush(at: 116_677)
+        #expect(flushed)
+    }
+
+    /// A pan over a sheet it does not move (closed, the finger on the screen's other
+    /// controls): a paced subscriber gets its start and its end, nothing between.
+    @Test func aPanThatMovesNoSheetSendsItsStartAndEnd() {
+        var stream: [MonitorUpdate] = []
+        for index in 0..<120 {
+            let phase: GesturePhase = index == 0 ? .began : index == 119 ? .ended : .changed
+            stream.append(Self.update(Int64(index + 1), at: Int64(index) * 8_333, gesture: phase))
+        }
+        let sent = pacedStream(stream, maxRate: 60).map { $0.update.sequence }
+        #expect(sent == [1, 120])
     }
 
     /// A stream of 120 Hz states paced at 60 Hz, the timer flushing on time: no two states

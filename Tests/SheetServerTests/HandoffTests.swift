@@ -202,7 +202,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
                                   regionInPixels: engine.sheet.regionInPixels(of: snapshot), gesture: gesture)
         }
         server.publish(update(1))
-        #expect(!server.hold(deferred(1), settings: settings), "no subscriber: nothing holds it")
+        #expect(!server.hold(deferred(1), settings: settings, novelty: .change), "no subscriber: nothing holds it")
 
         // Ten states a second: one each 100 ms.
         // It stays subscribed to the end: a route that goes would decline every hold.
@@ -213,8 +213,8 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         #expect(server.directSubscribers == 1 && server.mayAllBePaced)
         server.publish(update(2))  // the first the pacer is offered goes at once
 
-        #expect(server.hold(deferred(3), settings: settings), "1 ms after the last sent: held")
-        #expect(server.hold(deferred(4), settings: nil), "the same settings")
+        #expect(server.hold(deferred(3), settings: settings, novelty: .change), "1 ms after the last sent: held")
+        #expect(server.hold(deferred(4), settings: nil, novelty: .change), "the same settings")
         #expect(server.pacedDue(touching: false) == 102_000)
         server.flushPaced(at: 102_000)
         await signalled(reached)
@@ -227,17 +227,17 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
         // The flush at 102 ms started the interval again: a state at 110 ms is held.
         var soon = deferred(5)
         soon.timestampInMicroseconds = 110_000
-        #expect(server.hold(soon, settings: nil), "8 ms after the flush: held")
+        #expect(server.hold(soon, settings: nil, novelty: .change), "8 ms after the flush: held")
         var ended = deferred(6, gesture: GestureReport(kind: .pan, phase: .ended, xInPixels: 540, yInPixels: 880))
         ended.timestampInMicroseconds = 111_000
-        #expect(!server.hold(ended, settings: nil), "a pan that ended is an event: published whole, held or not")
+        #expect(!server.hold(ended, settings: nil, novelty: .event), "a pan that ended is an event: published whole, held or not")
         server.publish(ended.update(with: settings))
         var late = deferred(7, gesture: nil)
         late.timestampInMicroseconds = 150_000
-        #expect(server.hold(late, settings: nil), "39 ms after the event went: held")
+        #expect(server.hold(late, settings: nil, novelty: .change), "39 ms after the event went: held")
         late.sequence = 8
         late.timestampInMicroseconds = 211_000
-        #expect(!server.hold(late, settings: nil), "100 ms after the event went: it goes now, published whole")
+        #expect(!server.hold(late, settings: nil, novelty: .change), "100 ms after the event went: it goes now, published whole")
         await server.shutdown()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import SheetClient
 import SheetCore
+import SheetInput
 import SheetProtocol
 import SheetTestSupport
 import Testing
@@ -96,6 +97,45 @@ struct PacedMonitorTests {
         #expect(Int64(plain.count) <= span / 16_667 + 2, "\(plain.count) states over \(span) µs")
         let published = try client.stats().statesPublished
         #expect(Int64(some.count) + 1 < published, "\(some.count) sent of \(published) published")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A finger that pans over the screen's other controls while the sheet is closed moves
+    /// nothing a renderer draws: a subscriber at 60 Hz is sent the pan's start and end and not
+    /// its moves, which an unpaced one gets each of, and both end in the same state.
+    @Test func aPanThatMovesNoSheetWakesNoPacedSubscriberBetweenItsStartAndEnd() throws {
+        let daemon = try RunningDaemon(["--input", "none"])
+        // Closed, and at rest, before the watchers come.
+        let closing = SheetSubscription(path: daemon.socketPath)
+        try daemon.client().dismiss(force: true)
+        var closed = false
+        while !closed {
+            guard case .update(let update) = try closing.next(timeoutMilliseconds: 5_000) else { continue }
+            closed = update.state.isIdle && update.state.detent == .hidden
+        }
+        closing.disconnect()
+        let plain = try watcher(daemon.socketPath, [])
+        let paced = try watcher(daemon.socketPath, ["--rate", "60"])
+        // The watchers have printed the closed sheet, at rest.
+        #expect(paced.first.state.isIdle && paced.first.state.detent == .hidden, "\(paced.first.state)")
+        let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: daemon.socketPath))
+        let device = try feeder.open(PluginDevice(name: "panel", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 2))
+        let start = LibinputInput.monotonicNow().microseconds - 400_000
+        for step in 0..<40 {
+            let phase: ContactPhase = step == 0 ? .down : step == 39 ? .up : .move
+            let contact = PluginContact(slot: 0, phase: phase, x: 300 + Double(step) * 10, y: 700 + Double(step) * 5)
+            try feeder.send(PluginFrame(sequence: Int64(step + 1), timeInMicroseconds: start + Int64(step) * 8_000, contacts: [contact]),
+                            device: device)
+        }
+        let every = try Self.rest(of: plain.lines), some = try Self.rest(of: paced.lines)
+        plain.process.waitUntilExit()
+        paced.process.waitUntilExit()
+        let moves = every.filter { $0.gesture?.kind == .pan && $0.gesture?.phase == .changed }
+        #expect(moves.count > 10, "the unpaced subscriber has each move: \(moves.count)")
+        #expect(every.allSatisfy { $0.state.detent == .hidden }, "the sheet never moved")
+        let pans = some.compactMap(\.gesture).filter { $0.kind == .pan }.map(\.phase)
+        #expect(pans == [.began, .ended], "\(pans)")
+        #expect(some.last?.state == every.last?.state)
         #expect(daemon.stop() == 0)
     }
 
