@@ -25,7 +25,11 @@ public struct MonitorPacer: Sendable, Equatable {
     public let intervalInMicroseconds: Int64
     /// When the last state went out.
     private var lastSent: Int64?
-    /// When the held state must go out; nil: none is held.
+    /// When the held state must go out, finger down or not; nil: none is held. (Waiting, while
+    /// a finger is down, for the next frame to take its place would cost fewer wakes, but a
+    /// renderer would judder: on a 60 Hz panel about half the frames come a little sooner
+    /// than 16,667 µs after the last, and each of those would be dropped; a 70 Hz panel's drag
+    /// would reach a 60 Hz renderer at 35 states a second.)
     public private(set) var due: Int64?
 
     /// `maxRate` within `rates`.
@@ -87,14 +91,6 @@ public struct MonitorPacer: Sendable, Equatable {
         lastSent = now
         self.due = nil
         return true
-    }
-
-    /// When the publisher should wake to flush the held state; nil: none is held. While a
-    /// finger is down (`touching`) states keep coming and the next one takes the held one's
-    /// place: the wake waits one interval more, so that touches at about the pacing's rate do
-    /// not wake the publisher between frames.
-    public func wake(touching: Bool) -> Int64? {
-        due.map { touching ? $0 + intervalInMicroseconds : $0 }
     }
 }
 

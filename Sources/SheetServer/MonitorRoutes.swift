@@ -178,14 +178,12 @@ struct MonitorRoutes {
         return .tail
     }
 
-    /// The earliest time a paced route's held state must go (`MonitorPacer.wake`). A panel's
-    /// touches at 60 to 120 Hz paced at 60 would otherwise wake the loop between frames
-    /// nearly once a frame.
-    func pacedDue(touching: Bool) -> Int64? {
+    /// The earliest time a paced route's held state must go (`MonitorPacer.due`).
+    func pacedDue() -> Int64? {
         var earliest: Int64?
         for route in routes where route.direct {
-            guard let wake = route.pacer?.wake(touching: touching) else { continue }
-            earliest = min(earliest ?? wake, wake)
+            guard let due = route.pacer?.due else { continue }
+            earliest = min(earliest ?? due, due)
         }
         return earliest
     }

@@ -444,10 +444,10 @@ public final class VarlinkServer: @unchecked Sendable {
     }
 
     /// When a paced subscriber's held state must go (CLOCK_MONOTONIC µs), for the publishing
-    /// thread's timer; nil: none is held. `touching`: a finger is down (`MonitorRoutes.pacedDue`).
-    public func pacedDue(touching: Bool) -> Int64? {
+    /// thread's timer; nil: none is held.
+    public func pacedDue() -> Int64? {
         guard pacedRouteCount.load(ordering: .relaxed) > 0 else { return nil }
-        return routes.withLockedValue { $0.pacedDue(touching: touching) }
+        return routes.withLockedValue { $0.pacedDue() }
     }
 
     /// Sends the held states that are due at `now` (CLOCK_MONOTONIC µs) to their paced

@@ -342,7 +342,7 @@ struct LoopState {
         if clock.replaying, let player = input.recording, let frame = player.next {
             recordedDue = clock.monotonic(atEngine: frame.time)
         }
-        pacedDue = server?.pacedDue(touching: engine.activeTouchCount > 0).map(Timestamp.init(microseconds:))
+        pacedDue = server?.pacedDue().map(Timestamp.init(microseconds:))
         let wake = timer.plan(engineDue: engineDeadline.map(clock.monotonic(atEngine:)), recordedDue: recordedDue,
                               replaying: clock.replaying, watchdog: nextWatchdog, save: persistence.nextSave, paced: pacedDue)
         waiter.arm(at: wake)

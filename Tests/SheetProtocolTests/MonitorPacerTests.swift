@@ -48,27 +48,25 @@ struct MonitorPacerTests {
         #expect(pacer.due == 1_033_334)
     }
 
-    /// While a finger is down the publisher wakes for a held state one interval late (the next
-    /// frame usually takes its place first); at rest, when it is due. A late flush starts the
-    /// interval from when it went, so the next state never follows sooner than the interval.
-    @Test func aHeldStateWaitsAnIntervalMoreForTheNextFrameWhileTouching() {
+    /// A held state is due an interval after the last sent, finger down or not: the next
+    /// frame of a 60 Hz panel that came a little early, or of a 70 Hz one, is not dropped for
+    /// the one after. A late flush starts the interval from when it went, so the next state
+    /// never follows sooner than the interval.
+    @Test func aHeldStateIsDueAnIntervalAfterTheLast() {
         var pacer = MonitorPacer(maxRate: 60)
         let first = pacer.offer(.change, at: 0)
-        #expect(first && pacer.wake(touching: true) == nil && pacer.wake(touching: false) == nil)
-        let held = pacer.offer(.change, at: 14_700)
-        #expect(!held)
-        #expect(pacer.wake(touching: false) == 16_667)
-        #expect(pacer.wake(touching: true) == 33_334)
-        // The next frame comes before that wake and goes itself, the newest.
-        let next = pacer.offer(.change, at: 29_400)
-        #expect(next && pacer.due == nil)
-        // Held again, then flushed late: the next state waits a whole interval from the flush.
-        let again = pacer.offer(.change, at: 40_000)
-        #expect(!again)
-        let late = pacer.flush(at: 60_000)
+        #expect(first && pacer.due == nil)
+        let early = pacer.offer(.change, at: 16_600)
+        #expect(!early && pacer.due == 16_667, "67 µs early: held that long")
+        let flushed = pacer.flush(at: 16_700)
+        #expect(flushed)
+        // A 70 Hz panel: each frame 14.3 ms after the last is held until its time.
+        let held = pacer.offer(.change, at: 31_000)
+        #expect(!held && pacer.due == 33_367)
+        let late = pacer.flush(at: 40_000)
         #expect(late)
-        let soon = pacer.offer(.change, at: 70_000)
-        #expect(!soon && pacer.due == 76_667)
+        let soon = pacer.offer(.change, at: 50_000)
+        #expect(!soon && pacer.due == 56_667)
     }
 
     /// A state an interval or more after the last goes at once, and clears what was held.
@@ -131,7 +129,7 @@ struct MonitorPacerTests {
         let first = pacer.offer(.change, at: 0)
         #expect(first)
         let moved = pacer.offer(.gestureMoved, at: 100_000)
-        #expect(!moved && pacer.due == nil && pacer.wake(touching: true) == nil, "long after the last: still not sent")
+        #expect(!moved && pacer.due == nil, "long after the last: still not sent, and nothing due")
         let goes = pacer.offer(.change, at: 100_010)
         #expect(goes, "a change an interval after the last sent goes")
         let change = pacer.offer(.change, at: 108_000)

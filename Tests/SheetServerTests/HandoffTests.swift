@@ -215,7 +215,7 @@ private func startedServer(in folder: URL) async throws -> (VarlinkServer, Strin
 
         #expect(server.hold(deferred(3), settings: settings, novelty: .change), "1 ms after the last sent: held")
         #expect(server.hold(deferred(4), settings: nil, novelty: .change), "the same settings")
-        #expect(server.pacedDue(touching: false) == 102_000)
+        #expect(server.pacedDue() == 102_000)
         server.flushPaced(at: 102_000)
         await signalled(reached)
         let received = subscriber.received.withLock { $0 }
