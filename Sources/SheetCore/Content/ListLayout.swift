@@ -13,6 +13,8 @@ public struct ListLayout: Sendable, Equatable {
     public private(set) var heights: [Double] = []
     /// Where each position's section begins (its first position): a reorder stays within it.
     public private(set) var sectionStarts: [Int] = []
+    /// Where each position's section ends (one past its last position).
+    public private(set) var sectionEnds: [Int] = []
     /// The positions with a header above them.
     public private(set) var headed: [Bool] = []
     public private(set) var headerHeight: Double = 0
@@ -57,6 +59,29 @@ public struct ListLayout: Sendable, Equatable {
             }
         }
         tops.append(y)
+        // Each section's end, from the last position back.
+        sectionEnds.removeAll(keepingCapacity: true)
+        sectionEnds.append(contentsOf: repeatElement(count, count: count))
+        var end = count
+        for position in stride(from: count - 1, through: 0, by: -1) {
+            sectionEnds[position] = end
+            if sectionStarts[position] == position { end = position }
+        }
+    }
+
+    /// Swaps the row at `position` with the next, of the same section (a reorder's step): their
+    /// heights change places, and the tops below are summed again as `layOut` sums them (so
+    /// that they are the same to the last bit); sections and headers stay. Laying the whole
+    /// list out again compared every row's section name, at each swap.
+    public mutating func swapWithNext(_ position: Int) {
+        precondition(position >= 0 && position + 1 < count && sectionStarts[position + 1] == sectionStarts[position],
+                     "rows \(position) and \(position + 1) are not of one section")
+        heights.swapAt(position, position + 1)
+        for below in (position + 1)...count {
+            var y = tops[below - 1] + heights[below - 1]
+            if below < count, headed[below] { y += headerHeight }
+            tops[below] = y
+        }
     }
 
     public var count: Int { heights.count }
@@ -85,9 +110,6 @@ public struct ListLayout: Sendable, Equatable {
 
     /// The positions of the section `position` is in.
     public func section(of position: Int) -> Range<Int> {
-        let start = sectionStarts[position]
-        var end = position + 1
-        while end < count, sectionStarts[end] == start { end += 1 }
-        return start..<end
+        sectionStarts[position]..<sectionEnds[position]
     }
 }

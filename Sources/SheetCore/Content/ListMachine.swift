@@ -501,7 +501,7 @@ public struct ListMachine: Sendable {
         let neighbour = order[position]
         let neighbourTop = layout.top(position)
         order.swapAt(from, position)
-        layout.layOut(items, order: order, configuration: configuration)
+        layout.swapWithNext(min(from, position))
         revision += 1
         reorder.position = position
         // The neighbour slides from where it is drawn to its new slot.
