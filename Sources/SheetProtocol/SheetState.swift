@@ -215,7 +215,8 @@ extension SheetState {
             w.bytes.append(contentsOf: settled.screenBytes)
         }
         writeFlags(to: &w)
-        if settled.holds(self) {
+        if settled.holds(card: cardInPixels, appearance: appearance, presentation: presentation, region: regionInPixels,
+                         detents: detents) {
             w.bytes.append(contentsOf: settled.bytes)
         } else {
             let start = w.bytes.count
@@ -323,8 +324,10 @@ public struct SettledBytes: Sendable {
     /// The screen, and the bytes written for it.
     fileprivate private(set) var screen: ScreenSize?
     fileprivate private(set) var screenBytes: [UInt8] = []
+    /// Whether `bytes` are a settled part yet.
+    private var kept = false
     private var card = CardSpan(left: 0, width: 0)
-    private var appearance: Appearance?
+    private var appearance = Appearance()
     private var presentation = SheetPresentation()
     private var region = ScreenRegion(x: 0, y: 0, width: 0, height: 0)
     private var detents: [DetentPosition] = []
@@ -332,11 +335,13 @@ public struct SettledBytes: Sendable {
 
     public init() {}
 
-    /// Whether the bytes are `state`'s settled part. The detents compare by their storage
-    /// first, which the daemon's states share.
-    fileprivate func holds(_ state: SheetState) -> Bool {
-        card == state.cardInPixels && appearance == state.appearance && presentation == state.presentation
-            && region == state.regionInPixels && detents == state.detents
+    /// Whether the bytes are the settled part of a state with these. The detents compare by
+    /// their storage first, which the daemon's states share. Given field by field: handed the
+    /// whole state, the call copied its list and its appearance first.
+    fileprivate func holds(card: CardSpan, appearance: borrowing Appearance, presentation: SheetPresentation,
+                           region: ScreenRegion, detents: borrowing [DetentPosition]) -> Bool {
+        kept && self.card == card && self.appearance == appearance && self.presentation == presentation
+            && self.region == region && self.detents == detents
     }
 
     fileprivate mutating func keep(_ screen: ScreenSize, bytes written: ArraySlice<UInt8>) {
@@ -346,6 +351,7 @@ public struct SettledBytes: Sendable {
     }
 
     fileprivate mutating func keep(_ state: SheetState, bytes written: ArraySlice<UInt8>) {
+        kept = true
         card = state.cardInPixels
         appearance = state.appearance
         presentation = state.presentation
