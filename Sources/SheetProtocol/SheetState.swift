@@ -365,29 +365,32 @@ public struct SettledBytes: Sendable {
 extension GestureReport {
     /// At most 196 bytes, in one stretch.
     public func write(to w: inout JSONWriter) {
-        w.appendBounded { c in
-            c.append("{\"kind\":\"")
-            c.append(kind.name)
-            c.append("\",\"phase\":\"")
-            c.append(phase.name)
-            c.append(UInt8(ascii: "\""))
-            c.append(",\"x\":")
-            c.append(xInPixels, decimals: 2)
-            c.append(",\"y\":")
-            c.append(yInPixels, decimals: 2)
-            if let velocity = velocityInPixelsPerSecond {
-                c.append(",\"vx\":")
-                c.append(velocity.x, decimals: 1)
-                c.append(",\"vy\":")
-                c.append(velocity.y, decimals: 1)
-            }
-            if let direction {
-                c.append(",\"direction\":\"")
-                c.append(direction.name)
-                c.append(UInt8(ascii: "\""))
-            }
-            c.append(UInt8(ascii: "}"))
+        w.appendBounded { write(to: &$0) }
+    }
+
+    /// The same through a cursor.
+    public func write(to c: inout JSONCursor) {
+        c.append("{\"kind\":\"")
+        c.append(kind.name)
+        c.append("\",\"phase\":\"")
+        c.append(phase.name)
+        c.append(UInt8(ascii: "\""))
+        c.append(",\"x\":")
+        c.append(xInPixels, decimals: 2)
+        c.append(",\"y\":")
+        c.append(yInPixels, decimals: 2)
+        if let velocity = velocityInPixelsPerSecond {
+            c.append(",\"vx\":")
+            c.append(velocity.x, decimals: 1)
+            c.append(",\"vy\":")
+            c.append(velocity.y, decimals: 1)
         }
+        if let direction {
+            c.append(",\"direction\":\"")
+            c.append(direction.name)
+            c.append(UInt8(ascii: "\""))
+        }
+        c.append(UInt8(ascii: "}"))
     }
 }
 
@@ -428,8 +431,20 @@ extension MonitorUpdate {
         writeTail(to: &w)
     }
 
-    private func writeHead(to w: inout JSONWriter) {
+    /// The whole Monitor reply of this update (`{"continues":true,"parameters":…}` and its NUL,
+    /// as `VarlinkReply.encode` writes it), into `w`, whose bytes it replaces, the state's
+    /// settled part reused from `settled`: what the server sends, state after state. The
+    /// reply's envelope goes in the stretches the head and the tail take anyway.
+    public func writeReply(into w: inout JSONWriter, reusing settled: inout SettledBytes) {
+        w.bytes.removeAll(keepingCapacity: true)
+        writeHead(to: &w, reply: true)
+        state.write(to: &w, reusing: &settled)
+        writeTail(to: &w, reply: true)
+    }
+
+    private func writeHead(to w: inout JSONWriter, reply: Bool = false) {
         w.appendBounded { c in
+            if reply { c.append("{\"continues\":true,\"parameters\":") }
             c.append("{\"seq\":")
             c.appendInteger(sequence)
             c.append(",\"timestampUSec\":")
@@ -438,10 +453,12 @@ extension MonitorUpdate {
         }
     }
 
-    private func writeTail(to w: inout JSONWriter) {
+    private func writeTail(to w: inout JSONWriter, reply: Bool = false) {
         if let gesture {
-            w.append(",\"gesture\":")
-            gesture.write(to: &w)
+            w.appendBounded { c in
+                c.append(",\"gesture\":")
+                gesture.write(to: &c)
+            }
         }
         if !events.isEmpty {
             w.append(",\"events\":[")
@@ -451,7 +468,7 @@ extension MonitorUpdate {
             }
             w.append(UInt8(ascii: "]"))
         }
-        w.append(UInt8(ascii: "}"))
+        w.append(reply ? "}}\u{0}" : "}")
     }
 }
 

@@ -359,7 +359,7 @@ public final class VarlinkServer: @unchecked Sendable {
                 }
                 if held { return false }
             }
-            VarlinkReply.encode(continues: true, into: &encoder.writer) { update.writeParameters(to: &$0, reusing: &encoder.settled) }
+            update.writeReply(into: &encoder.writer, reusing: &encoder.settled)
             return routes.withLockedValue { routes in
                 routes.latest = update
                 routes.skipped = false
@@ -461,7 +461,7 @@ public final class VarlinkServer: @unchecked Sendable {
                 let newest = routes.newest()
                 return routes.latestEncoded ? nil : newest
             }) {
-                VarlinkReply.encode(continues: true, into: &encoder.writer) { pending.writeParameters(to: &$0, reusing: &encoder.settled) }
+                pending.writeReply(into: &encoder.writer, reusing: &encoder.settled)
                 routes.withLockedValue { routes in
                     guard routes.latest?.sequence == pending.sequence, !routes.latestEncoded else { return }
                     swap(&routes.latestBytes, &encoder.writer.bytes)

@@ -83,8 +83,10 @@ import Testing
                                            regionInPixels: engine.sheet.regionInPixels(of: snapshot))
                     let update = MonitorUpdate(sequence: sequence, timestampInMicroseconds: snapshot.time.microseconds,
                                                state: state, gesture: gesture, events: events)
-                    VarlinkReply.encode(continues: true, into: &writer) {
-                        if reusingSettledBytes { update.writeParameters(to: &$0, reusing: &settled) } else { update.writeParameters(to: &$0) }
+                    if reusingSettledBytes {
+                        update.writeReply(into: &writer, reusing: &settled)
+                    } else {
+                        VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) }
                     }
                     bytes += writer.bytes.dropLast()
                     bytes.append(UInt8(ascii: "\n"))
@@ -112,8 +114,8 @@ import Testing
             Issue.record("reply \(index + 1) differs:\n\(String(decoding: line, as: UTF8.self))\nkept:\n\(String(decoding: keptLine, as: UTF8.self))")
             break
         }
-        // As the server writes them, the settled part of each state reused from the last
-        // while it holds: the same bytes.
+        // As the server writes them (`writeReply`), the settled part of each state reused from
+        // the last while it holds: the same bytes.
         #expect(Self.replies(reusingSettledBytes: true) == written)
         // Each line reads back as the update it was written from would.
         for line in lines.prefix(400) {
