@@ -170,8 +170,9 @@ public enum SheetInterface {
     # a gap means a slow reader was given the newest state instead of a backlog.
     # timestampUSec is the CLOCK_MONOTONIC instant the state describes. With maxRate
     # (1 to 1000), at most that many states a second, the newest each time: a state that
-    # carries an event goes at once, one in which only a pan moved (the sheet, its list and
-    # inputActive as before) waits to go with the next, and the last one always arrives.
+    # carries an event goes at once, one in which only a gesture under way moved (the
+    # sheet, its list and inputActive as before) is not sent on its own, and the last one
+    # always arrives.
     method Monitor(maxRate: ?int) -> (seq: int, timestampUSec: int, state: State, gesture: ?Gesture, events: ?[]Event)
 
     # Show the sheet at a detent (the configured initial one when left out).

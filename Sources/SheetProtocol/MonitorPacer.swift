@@ -5,11 +5,11 @@ import SheetCore
 ///
 /// - A state that carries an event (a content event, or a gesture that began, ended, was
 ///   cancelled or recognized) goes at once: pacing never drops or delays an event.
-/// - A state in which only a gesture under way moved (a pan's `changed`, with the sheet, its
-///   list and the flags as in the state before: nothing a renderer draws) is not sent on its
-///   own and sets no time to go: it is the newest, so the next state sent, held or not,
-///   carries its gesture. A finger on the screen's other controls while the sheet is closed
-///   wakes no renderer.
+/// - A state in which only a gesture under way moved (a pan's or a long press's `changed`,
+///   with the sheet, its list and the flags as in the state before: nothing a renderer draws)
+///   is not sent on its own and sets no time to go: the gesture's positions in between are
+///   not sent, and the next state sent carries the gesture as it is then. A finger on the
+///   screen's other controls while the sheet is closed wakes no renderer.
 /// - Any other state (the card moving, the list scrolling) goes at once when the last one
 ///   went an interval ago or more; else it is held, and the newest held goes when the interval
 ///   is up (`due`). So the last state, the one the sheet comes to rest in, always arrives, at
@@ -44,11 +44,15 @@ public struct MonitorPacer: Sendable, Equatable {
         case event
         /// The sheet, its list or the flags changed.
         case change
-        /// Only a gesture under way moved: the state is the one before with a pan's `changed`.
+        /// Only a gesture under way moved: the state is the one before with a gesture's
+        /// `changed` (a pan, a long press).
         case gestureMoved
 
-        /// What `update` brings after `previous`, the update published before it: what the
-        /// daemon knows as it publishes (a state with no new snapshot of the sheet or its list).
+        /// What `update` brings after `previous`, the update published before it. The daemon
+        /// knows it as it publishes: a state with no new snapshot of the sheet or its list and
+        /// `inputActive` as before. (The two differ only where the engine's own rounding or a
+        /// list animation between its frames makes a state look new to this comparison, which
+        /// then calls a change what the daemon held back; the animation's next frame follows.)
         public static func of(_ update: MonitorUpdate, after previous: MonitorUpdate?) -> Novelty {
             if carriesEvent(update) { return .event }
             return update.gesture?.phase == .changed && previous?.state == update.state ? .gestureMoved : .change

@@ -424,13 +424,6 @@ extension MonitorUpdate {
         writeTail(to: &w)
     }
 
-    /// The same, the state's settled part reused from `settled` (`SheetState.write(to:reusing:)`).
-    public func writeParameters(to w: inout JSONWriter, reusing settled: inout SettledBytes) {
-        writeHead(to: &w)
-        state.write(to: &w, reusing: &settled)
-        writeTail(to: &w)
-    }
-
     /// The whole Monitor reply of this update (`{"continues":true,"parameters":…}` and its NUL,
     /// as `VarlinkReply.encode` writes it), into `w`, whose bytes it replaces, the state's
     /// settled part reused from `settled`: what the server sends, state after state. The

@@ -124,7 +124,7 @@ struct WatchCommand: ParsableCommand {
           help: "Stop at the next rest after a change: for a script that starts watching, then makes something happen.")
     var untilNextRest = false
 
-    @Option(help: ArgumentHelp("At most this many states a second, the newest each time (1 to 1000); events are never held back, and a pan that moves nothing drawn goes with the next state.",
+    @Option(help: ArgumentHelp("At most this many states a second, the newest each time (1 to 1000); events are never held back, and a gesture that moves nothing drawn is not sent on its own.",
                                valueName: "hertz"))
     var rate: Int?
 

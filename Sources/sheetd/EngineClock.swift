@@ -97,10 +97,12 @@ struct EngineClock {
 /// times (a state's latency) shares one read.
 ///
 /// What only asks whether a time has come (an engine deadline, a paced subscriber's held
-/// state, the watchdog) does not read it: each such time is one the loop's timer is set for,
-/// or later, so before it comes the timer wakes the loop, and that turn knows the time
-/// reached (`known`). A turn that input woke knows none, and what it would have found due a
-/// little early waits for the timer's turn, which follows at once.
+/// state, the watchdog) does not read it while the loop's timer is set: each such time is one
+/// the timer is set for, or later, so before it comes the timer wakes the loop, and that turn
+/// knows the time reached (`known`). A turn that input woke knows none, and what it would
+/// have found due a little early waits for the timer's turn, which follows at once. (A
+/// recording played as fast as possible sets no timer: its turns read the clock,
+/// `LoopState.reached`.)
 struct TurnClock {
     private var read: Timestamp?
     /// The time the timer that woke this turn was set for.

@@ -6,9 +6,10 @@ import SheetInput
 /// `@max`; at its end the fingers still down are cancelled and the clock goes on at the real
 /// pace.
 extension LoopState {
-    /// Processes recorded frames that are due and fires the engine's deadlines up to now. A
-    /// call of its own (once a turn): `make bench-instructions` splits a turn by the loop's
-    /// callees, and this one holds the engine's work.
+    /// Processes recorded frames that are due and fires the engine's deadlines up to now (live,
+    /// once the turn knows a deadline has come). A call of its own (once a turn): `make
+    /// bench-instructions` splits a turn by the loop's callees, and this one holds the engine's
+    /// work.
     @inline(never)
     mutating func catchUp() {
         if clock.replaying {
@@ -18,11 +19,13 @@ extension LoopState {
             }
             advanceToDeadline(ifDueBy: now)
             endReplayIfDone()
-        } else if engineDeadline != nil, let reached = turn.known {
-            // Live, the clock is not read for the deadline: the timer is set for it, and the
-            // turn it wakes knows the time reached (`TurnClock`); on a machine without a usable
+        } else if let deadline = engineDeadline, let reached = turn.known, clock.now(atMonotonic: reached) >= deadline {
+            // Live, the clock is not read to ask whether the deadline has come: the timer is set
+            // for it, and the turn it wakes knows (`TurnClock`); on a machine without a usable
             // TSC each read is a system call, and with a finger down a deadline is often set.
-            advanceToDeadline(ifDueBy: clock.now(atMonotonic: reached))
+            // Come, the engine goes to the clock's now, so that a late wake catches up at once
+            // rather than a frame a turn.
+            advanceToDeadline(ifDueBy: clock.now(atMonotonic: turn.now()))
         }
     }
 

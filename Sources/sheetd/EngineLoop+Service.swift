@@ -17,7 +17,7 @@ extension LoopState {
 
     mutating func watchdog() {
         guard let due = nextWatchdog, let interval = systemd.watchdogIntervalMicroseconds,
-              let now = turn.known, now >= due else { return }
+              let now = reached(), now >= due else { return }
         systemd.notify("WATCHDOG=1")
         nextWatchdog = now.adding(microseconds: interval)
         updateStatus()

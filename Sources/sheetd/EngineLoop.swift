@@ -349,11 +349,19 @@ struct LoopState {
     }
 
     /// Paced subscribers' held states that are due go out (`MonitorPacer`), once the turn knows
-    /// their time has come: the timer is set for it (`TurnClock.known`).
+    /// their time has come (`reached`).
     private mutating func flushPaced() {
-        guard let due = pacedDue, let now = turn.known, now >= due else { return }
+        guard let due = pacedDue, let now = reached(), now >= due else { return }
         pacedDue = nil
         server?.flushPaced(at: now.microseconds)
+    }
+
+    /// The time this turn has reached, for what asks whether a time has come (a held state,
+    /// the watchdog): known without a read when the timer woke the turn (`TurnClock.known`),
+    /// as the timer is set for each such time; a recording played as fast as possible sets no
+    /// timer, and the clock is read, once a batch.
+    mutating func reached() -> Timestamp? {
+        clock.asFastAsPossible ? turn.now() : turn.known
     }
 
     // MARK: Publishing

@@ -82,8 +82,7 @@ struct MonitorPacerTests {
     }
 
     /// Events are never held back: content events and a gesture that began, ended, was
-    /// cancelled or recognized go at once, whatever the interval; a pan that only changed is
-    /// a state like any other.
+    /// cancelled or recognized go at once, whatever the interval.
     @Test(arguments: [GesturePhase.began, .ended, .cancelled, .recognized])
     func aGestureEventGoesAtOnce(_ phase: GesturePhase) {
         var pacer = MonitorPacer(maxRate: 60)
@@ -91,7 +90,9 @@ struct MonitorPacerTests {
         #expect(went10)
         let went11 = pacer.offer(.change, at: 1_000)
         #expect(!went11)
-        let went12 = pacer.offer(.event, at: 2_000)
+        let event = MonitorPacer.Novelty.of(Self.update(3, at: 2_000, gesture: phase), after: Self.update(2, at: 1_000))
+        #expect(event == .event)
+        let went12 = pacer.offer(event, at: 2_000)
         #expect(went12)
         #expect(pacer.due == nil, "the held state is older than the one sent")
     }

@@ -88,6 +88,7 @@ import Testing
                     } else {
                         VarlinkReply.encode(continues: true, into: &writer) { update.writeParameters(to: &$0) }
                     }
+                    #expect(writer.bytes.last == 0, "a reply ends in its NUL")
                     bytes += writer.bytes.dropLast()
                     bytes.append(UInt8(ascii: "\n"))
                     list = nil

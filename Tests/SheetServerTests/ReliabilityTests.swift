@@ -291,6 +291,18 @@ struct ReliabilityTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// A recording played as fast as possible sets no timer; the watchdog is fed all the same
+    /// while it plays.
+    @Test func theWatchdogIsFedWhileAReplayPlaysAsFastAsPossible() throws {
+        let daemon = try RunningDaemon(["--input", "replay:\(try Generated.longDrags(seconds: 600))@max"], watchdogMicroseconds: 2_000)
+        let fedBefore = daemon.statuses.count { $0 == "WATCHDOG=1" }
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        // Fed each millisecond: tens of thousands of frames take far longer than three.
+        let fed = daemon.statuses.count { $0 == "WATCHDOG=1" } - fedBefore
+        #expect(fed >= 3, "fed \(fed) time(s) while the replay played")
+        #expect(daemon.stop() == 0)
+    }
+
     /// A mistyped command gets the one it was near.
     @Test func aMistypedCommandGetsASuggestion() throws {
         let typo = try runTool("sheetctl", ["dismis"])

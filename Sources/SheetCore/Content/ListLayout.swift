@@ -22,8 +22,8 @@ public struct ListLayout: Sendable, Equatable {
     public init() {}
 
     /// The layout of `items` in `order` (positions → indices into `items`), rows sized by
-    /// `configuration`. Reuses its storage: the list's swaps lay it out again without
-    /// allocating.
+    /// `configuration`. Reuses its storage: a new order lays it out again without allocating
+    /// (a reorder's swap only moves two rows, `swapWithNext`).
     public mutating func layOut(_ items: [SheetItem], order: [Int], configuration: ListConfiguration) {
         let count = order.count
         headerHeight = configuration.sectionHeaderHeightInPoints

@@ -167,8 +167,8 @@ class Client:
     def monitor(self, max_rate: Optional[int] = None) -> Iterator[Update]:
         """The state at once, then one update per change, until the daemon goes (ConnectionLost).
         `max_rate`: at most that many states a second (1 to 1000), the newest each time; a state
-        that carries an event is never held back, and one in which only a pan moved (the sheet
-        as before) goes with the next state sent."""
+        that carries an event is never held back, and one in which only a gesture under way
+        moved (the sheet as before) is not sent on its own."""
         if max_rate is not None and (isinstance(max_rate, bool) or not isinstance(max_rate, int) or not 1 <= max_rate <= 1000):
             raise ValueError(f"max_rate wants a whole number from 1 to 1000; got {max_rate!r}")
         self._send("Monitor", {} if max_rate is None else {"maxRate": max_rate}, more=True)
