@@ -505,9 +505,7 @@ public struct Engine: Sendable {
                 feedList(.cancel(time), into: &out)
             }
         }
-        // One element at a time: a call leaves one or two, and `removeAll(keepingCapacity:)`
-        // costs several times as much as that.
-        while !arenaScratch.isEmpty { arenaScratch.removeLast() }
+        arenaScratch.removeAllFromTheEnd()
     }
 
     private func points(_ pixels: Point) -> Point { pixels.scaled(by: pointsPerPixel) }

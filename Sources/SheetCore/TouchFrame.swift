@@ -80,7 +80,7 @@ public struct TouchFrameBatch: Sendable, RandomAccessCollection {
         if endIndex == storage.count { storage.append(TouchFrame(time: time, source: source)) }
         storage[endIndex].time = time
         storage[endIndex].source = source
-        storage[endIndex].contacts.removeAll(keepingCapacity: true)
+        storage[endIndex].contacts.removeAllFromTheEnd()
         storage[endIndex].contacts.append(contentsOf: contacts)
         endIndex += 1
     }
@@ -101,7 +101,7 @@ public struct TouchFrameBatch: Sendable, RandomAccessCollection {
             storage.append(fresh)
         }
         swap(&storage[endIndex], &frame)
-        frame.contacts.removeAll(keepingCapacity: true)
+        frame.contacts.removeAllFromTheEnd()
         endIndex += 1
     }
 

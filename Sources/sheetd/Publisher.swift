@@ -23,7 +23,9 @@ final class ContentShare: Sendable {
 struct Publisher {
     /// The server, held while the loop runs (set before, dropped when it stops: the server
     /// holds the loop through its delegate).
-    var server: VarlinkServer?
+    var server: VarlinkServer? {
+        didSet { skipNoted = false }
+    }
     let share = ContentShare()
     private let logger: Logger
     /// The detents as published, in pixels; they change only with the screen.
@@ -49,6 +51,9 @@ struct Publisher {
     private var settingsGeneration = 0
     /// Which settings the server holds for deferred states (`VarlinkServer.keep`); nil: none yet.
     private var settingsKept: SettingsKey?
+    /// The server has noted that states were skipped (`VarlinkServer.skip`), and has been given
+    /// none since (each `keep`, `hold` or `publish` clears its note).
+    private var skipNoted = false
 
     /// What the settings of a state were made from: equal keys, equal settings.
     private struct SettingsKey: Equatable {
@@ -128,7 +133,7 @@ struct Publisher {
                 publishCurrent(skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
             }
         }
-        outputs.removeAll(keepingCapacity: true)
+        outputs.removeAllFromTheEnd()
     }
 
     /// The state as it is now, published whether or not anyone watches (kept for `GetState`
@@ -139,10 +144,14 @@ struct Publisher {
 
     /// Whether the states of this `publish` call are skipped: no one watches, and the server
     /// has noted that it holds none of them (`VarlinkServer.skip`, decided under the lock a new
-    /// subscriber takes). Asked at the call's first state, once.
-    private func skipping(_ decided: inout Bool?) -> Bool {
+    /// subscriber takes). Asked at the call's first state, once. Once the server has noted it,
+    /// the note stands until this publisher gives it a state (`skipNoted`): a subscriber that
+    /// comes meanwhile finds it and asks for the state as it is then, so the lock need not be
+    /// taken again for each frame.
+    private mutating func skipping(_ decided: inout Bool?) -> Bool {
         if let decided { return decided }
-        let skip = server.map { !$0.mayBeWatched && $0.skip() } ?? false
+        let skip = server.map { !$0.mayBeWatched && (skipNoted || $0.skip()) } ?? false
+        skipNoted = skip
         decided = skip
         return skip
     }
@@ -209,6 +218,9 @@ struct Publisher {
             else { .change }
         publishedInputActive = inputActive
         guard let server else { return }
+        // What follows gives the server this state (kept, held or published), which clears
+        // its note of skipped states.
+        skipNoted = false
         let watched = server.mayBeWatched
         let region = engine.sheet.regionInPixels(of: snapshot)
         defer {
