@@ -5,6 +5,7 @@ import SheetConfig
 import SheetProtocol
 import SheetRecordings
 import SheetCore
+import SheetInput
 import SheetRenderKit
 import SheetTestSupport
 import Testing
@@ -14,21 +15,14 @@ import Testing
 /// Screenshots come from grim through the compositor's screencopy, so they show what the
 /// session shows: the sheet composited over the compositor's background or a window.
 @Suite(.serialized) struct WaylandTests {
-    /// A daemon replays a drag that holds still mid-way, then lets go; the test takes
-    /// screenshots mid-drag, at rest, and hidden, each checked against the state the renderer
-    /// logged for it: the display's size reached the daemon (SetScreen), the dim over the
-    /// background has the published alpha, the card's top row is within 2 px of the published
-    /// top, and a hidden sheet leaves the compositor's background untouched. A window below
-    /// gets a click while the sheet is hidden and not while it is shown.
+    /// A program's touchscreen drags the sheet and holds still mid-way, then lets go; the test
+    /// takes screenshots mid-drag, at rest, and hidden, each checked against the state the
+    /// renderer logged for it: the display's size reached the daemon (SetScreen), the dim over
+    /// the background has the published alpha, the card's top row is within 2 px of the
+    /// published top, and a hidden sheet leaves the compositor's background untouched. A
+    /// window below gets a click while the sheet is hidden and not while it is shown.
     @Test func theWaylandBackendDrawsOverSwayAndLetsInputThroughWhileHidden() throws {
         let sway = try HeadlessSway(width: 540, height: 960)
-        // From the card's top at half up to 200 px, held still for 10 s, let go. The replay
-        // starts with the daemon, so the renderer must subscribe before the finger lifts: on a
-        // machine busy with the whole suite's first run, 4 s were once not enough.
-        var recording = SyntheticRecording()
-        recording.stroke(from: (540, 1000), to: (540, 400), seconds: 0.5, holdSeconds: 10)
-        let file = try temporaryFile("drag-and-hold.evemu", recording.evemu())
-
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         let frameLog = folder.appendingPathComponent("frames").path
@@ -36,9 +30,23 @@ import Testing
         let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
                                     environment: ["WAYLAND_DISPLAY": sway.display])
         let frames = try FrameLogReader(frameLog)
-        // The daemon starts with the output's size: the replay begins at once, before the
-        // renderer's SetScreen (which then changes nothing; the log shows it arrived).
-        let daemon = try RunningDaemon(["--input", "replay:\(file)", "--screen", "540x960"], socketPath: socket)
+        // The daemon starts with the output's size, so the renderer's SetScreen changes nothing
+        // (the log shows it arrived).
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"], socketPath: socket)
+        // The renderer's first frame, the sheet at rest, says it is up: the finger comes then,
+        // however long the renderer took to start (a replay that started with the daemon once
+        // ran out under the whole suite's load before the renderer subscribed).
+        _ = try frames.next { $0["state"] as? String == "resting" }
+        // From the card's top at half (a panel of 1080 x 1920 on the 540 x 960 output) up to
+        // 200 px, the frames stamped in the recent past, 16 ms apart; the finger stays down.
+        let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: socket))
+        let panel = try feeder.open(PluginDevice(name: "panel", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 2))
+        let start = LibinputInput.monotonicNow().microseconds - 600_000
+        for step in 0...30 {
+            let contact = PluginContact(slot: 0, phase: step == 0 ? .down : .move, x: 540, y: 1000 - Double(step) * 20)
+            try feeder.send(PluginFrame(sequence: Int64(step + 1), timeInMicroseconds: start + Int64(step) * 16_000,
+                                        contacts: [contact]), device: panel)
+        }
 
         // The frame on the screen when the shot was taken: a shot is kept when no frame came
         // while grim took it (the finger holds still, so that happens within a few tries).
@@ -57,6 +65,9 @@ import Testing
         #expect(held["state"] as? String == "dragging", "the shot shows the drag: \(held)")
         try expectDrawn(held, in: heldShot, over: sway.background)
 
+        // Let go after holding still: no speed, so it rests at the nearest detent.
+        try feeder.send(PluginFrame(sequence: 32, timeInMicroseconds: LibinputInput.monotonicNow().microseconds,
+                                    contacts: [PluginContact(slot: 0, phase: .up, x: 540, y: 400)]), device: panel)
         let rest = try frames.next { $0["state"] as? String == "resting" && $0["inputActive"] as? Bool == false }
         let (rested, restShot) = try shot(of: rest)
         try expectDrawn(rested, in: restShot, over: sway.background)
