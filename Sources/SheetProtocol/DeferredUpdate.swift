@@ -30,7 +30,7 @@ public struct StateSettings: Sendable {
 /// paced subscriber holds (built when it falls due, if it is still the newest). It carries no
 /// content events: a state with events is never held, and no one was there to hear the events
 /// of a state no one watched (a new subscriber is never offered events from before it came).
-/// A held state keeps its gesture, a pan that changed.
+/// A held state keeps its gesture, one that changed (a pan, a long press).
 public struct DeferredUpdate: Sendable {
     public var sequence: Int64
     public var timestampInMicroseconds: Int64

@@ -563,8 +563,6 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    /// `GetStats`: the daemon's loop counts what it read and published; the server adds its
-    /// connections, subscribers and what they missed. Anyone who may connect may ask.
     /// `GetState`'s reply: the newest state the server has.
     private func answerState(context: ChannelHandlerContext) {
         let update = server.currentUpdate
@@ -596,6 +594,8 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
+    /// `GetStats`: the daemon's loop counts what it read and published; the server adds its
+    /// connections, subscribers and what they missed. Anyone who may connect may ask.
     private func stats(_ call: VarlinkCall, context: ChannelHandlerContext) {
         waitForDaemon(context: context, { [server] done in
             server.delegate.stats { daemon in

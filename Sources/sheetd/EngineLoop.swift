@@ -366,10 +366,11 @@ struct LoopState {
 
     // MARK: Publishing
 
-    /// Publishes what the engine emitted. `inputActive`: a finger is down, or the recording
-    /// has frames still to play.
+    /// A finger is down, or the recording has frames still to play (`State.inputActive`).
+    var inputActive: Bool { clock.replaying || engine.activeTouchCount > 0 }
+
+    /// Publishes what the engine emitted.
     mutating func publish(maySkip: Bool = true) {
-        let inputActive = clock.replaying || engine.activeTouchCount > 0
         publisher.publish(&outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive, maySkip: maySkip)
     }
 
@@ -385,7 +386,6 @@ struct LoopState {
         }
         publish(maySkip: false)
         guard server?.statesSkipped ?? false else { return }
-        let inputActive = clock.replaying || engine.activeTouchCount > 0
         publisher.refresh(of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
     }
 }
