@@ -13,7 +13,7 @@ figures = dict(line.split(maxsplit=1) for line in text("peers.txt").splitlines()
 seconds = figures.pop("seconds", "0 0").split()
 frames = int(figures.pop("frames", "0"))
 allocation_frames = int(figures.pop("allocation-frames", "0"))
-check(len(figures) == 6, f"ticks for every consumer ({sorted(figures)})")
+check(len(figures) == 7, f"ticks for every consumer ({sorted(figures)})")
 check("TOUCH_DOWN" in text("peer-libinput.log"), "libinput debug-events saw the touches")
 check(all(any(u.get("state", {}).get("state") == "dragging" for u in json_lines(f"peer-watch-16-{index}.jsonl")) for index in range(1, 17)),
       "each of the 16 paced subscribers saw the card dragged")
@@ -34,6 +34,12 @@ for name, target in (("sheetd-no-subscriber", 1.5), ("sheetd", 2.0), ("sheetd-16
     label = {"sheetd-no-subscriber": "sheetd alone", "sheetd": "sheetd with a 60 Hz subscriber",
              "sheetd-16-subscribers": "sheetd with 16 60 Hz subscribers"}[name]
     check(ratio <= target, f"{label}: {ticks} ticks, {ratio:.2f} times lisgd's {lisgd} (target at most {target})")
+# The same lisgd again, opened after the sheetd: no target; how far apart two identical
+# consumers' figures come out in one run (the order they are woken in included).
+again = int(figures.get("lisgd-again", "0").split()[0])
+if lisgd and again:
+    print(f"a second lisgd, opened last: {again} ticks, {again / lisgd:.2f} times the first's "
+          f"(the same program on the same touches: how far one run's ratios can stray)")
 profile = text("sheetd-perf.txt")
 if profile or text("perf-record.log"):
     # The profile's head: self time by library and function (the whole report stays in the run).
