@@ -217,11 +217,26 @@ public final class LibinputInput {
         swap(&seat, &self.seat)
         defer { swap(&seat, &self.seat) }
         libinput_dispatch(context)
+        var read = false
         while let event = libinput_get_event(context) {
+            read = true
             handle(event, screen: screen, seat: &seat, into: &frames)
             libinput_event_destroy(event)
         }
+        if !read { forgetRefusedDevicesGone() }
         return devicesRevision != revision
+    }
+
+    /// A wake that gave no event is udev's word of a device libinput does not know: most often
+    /// one it asked to open and was refused, now unplugged, of which libinput says nothing
+    /// (it never added it). Such an entry goes once its node is gone, so that `ListDevices`
+    /// and doctor list what is plugged in.
+    private func forgetRefusedDevicesGone() {
+        guard devices.contains(where: { !$0.used }) else { return }
+        let gone = devices.filter { !$0.used && access($0.node, F_OK) != 0 }
+        guard !gone.isEmpty else { return }
+        for device in gone { logger.info("\(device.node) \"\(device.name)\" (not used) removed") }
+        devices.removeAll { device in gone.contains { $0.node == device.node } }
     }
 
     private func deviceIndex(_ device: OpaquePointer) -> Int? {

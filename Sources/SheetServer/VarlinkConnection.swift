@@ -134,6 +134,16 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if idleTimer != nil || stallTimer != nil {
+            // swift-nio's epoll selector arms its timerfd for the earliest deadline it was asked
+            // for and never disarms it when that task is cancelled: the timers cancelled here
+            // would still wake the event loop once, at their old deadline (a daemon at rest
+            // woke 10 s after each client's last call). A task a millisecond away takes the
+            // timerfd over (one already due would not: the loop polls for it instead), so that
+            // the loop's last wake for this client is now, and the timerfd is left armed only
+            // for what is still pending.
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(1)) {}
+        }
         stallTimer?.cancel()
         idleTimer?.cancel()
         if admitted { server.connectionClosed(self) }

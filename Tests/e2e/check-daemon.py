@@ -170,7 +170,8 @@ errors = log_errors(log)
 check(not errors, f"no error in the daemon's log {errors[:3]}")
 wakes, threads = text("rest-wakes").strip(), text("rest-threads").split()
 check(wakes == "0" and len(threads) == 2 and threads[0] == threads[1],
-      f"at rest for 3 s the daemon did not wake ({wakes or 'no count'} context switches; threads {' -> '.join(threads) or 'not counted'})")
+      f"at rest for 3 s the daemon did not wake ({wakes or 'no count'} context switches; threads {' -> '.join(threads) or 'not counted'}), "
+      f"counted once {text('rest-waited').strip() or 'the rest was not reached'}")
 check(text("sheetd.exit").strip() == "0", f"sheetd stopped on SIGTERM with status 0 (got {text('sheetd.exit').strip() or 'none'})")
 
 conclude()
