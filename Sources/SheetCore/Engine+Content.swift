@@ -8,16 +8,7 @@ extension Engine {
     mutating func tapItem(at point: Point, _ time: Timestamp, into out: inout [EngineOutput]) {
         guard sequenceBeganAtRest, source == .touchscreen, !content.items.isEmpty, sheet.kind == .resting,
               let position = list.position(at: point, cardTop: sheet.top) else { return }
-        let index = list.order[position]
-        guard !content.items[index].disabled else { return }
-        if case .toggle(let isOn) = content.items[index].accessory {
-            content.items[index].accessory = .toggle(isOn: !isOn)
-            list.contentChanged()
-            out.append(.content(ContentEventReport(time: time, event: .itemToggled(item: index, isOn: !isOn))))
-            publish(at: time, into: &out)
-            return
-        }
-        out.append(.content(ContentEventReport(time: time, event: .itemTapped(item: index))))
+        useItem(list.order[position], at: time, into: &out)
     }
 
     func beginsNestedPan(at start: Point, translation: Vector) -> Bool {

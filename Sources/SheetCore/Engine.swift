@@ -6,6 +6,8 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var sheet = SheetConfiguration()
     public var layout = SheetLayout()
     public var list = ListConfiguration()
+    /// Keys, knobs and switch scanning.
+    public var focus = FocusConfiguration()
     /// How renderers draw the sheet; `SetAppearance` changes it at run time.
     public var appearance = Appearance.standard
     public var initialDetent: DetentName = .half
@@ -43,6 +45,9 @@ public struct SheetSnapshot: Sendable, Equatable, BitwiseCopyable {
     public var cause: SheetCause
     /// Reduced motion is on: the card is placed at once and only the dim fades.
     public var reduceMotion: Bool
+    /// What holds the focus, and whether its ring is drawn. Here, beside the other small
+    /// fields, it takes bytes the layout left spare: the snapshot stays 128 bytes.
+    public var focus: FocusSnapshot
     /// The card's horizontal extent (pixels): the screen's width, or `SheetLayout.maximumWidth`
     /// placed by its alignment on a wider screen.
     public var cardInPixels: CardSpan
@@ -92,7 +97,7 @@ public struct Engine: Sendable {
     /// the machine takes all but the bar's shape while it keeps its detents.
     public internal(set) var configuration: EngineConfiguration
     public private(set) var arena: GestureArena
-    public private(set) var sheet: SheetMachine
+    public internal(set) var sheet: SheetMachine
     public internal(set) var list: ListMachine
     /// What the sheet holds (a title, items, the guard).
     public internal(set) var content = SheetContent.empty
@@ -100,6 +105,20 @@ public struct Engine: Sendable {
     public private(set) var appearance: Appearance
     private var appearanceRevision: UInt32 = 0
     private var presentationRevision: UInt32 = 0
+
+    /// What holds the focus (`Engine+Focus`).
+    public internal(set) var focus = FocusSnapshot.none
+    /// Keys to focus commands, with the modifiers held now.
+    var keyMap: KeyMap
+    /// When the one-switch scan steps next (`FocusConfiguration.switchScanMicroseconds`).
+    public internal(set) var scanDeadline: Timestamp? { didSet { focusDeadline = scanDeadline.earliest(keyRepeatDeadline) } }
+    /// The held key whose command repeats, and when it does next.
+    var keyRepeat: (input: KeyInput, command: FocusCommand)?
+    public internal(set) var keyRepeatDeadline: Timestamp? { didSet { focusDeadline = scanDeadline.earliest(keyRepeatDeadline) } }
+    /// The earlier of the two: one read on the path every frame takes.
+    public private(set) var focusDeadline: Timestamp?
+    /// Switch scanning is configured.
+    let scans: Bool
 
     /// Fingers down: the slots of `slotDown` that hold. Kept as they change, so that a reader
     /// in another module reads a number instead of calling a getter on the whole engine.
@@ -147,6 +166,8 @@ public struct Engine: Sendable {
     public init(configuration: EngineConfiguration, startingAt detent: DetentName? = nil) {
         self.configuration = configuration
         appearance = configuration.appearance
+        keyMap = configuration.focus.keyMap
+        scans = configuration.focus.switchScanMicroseconds != nil
         let scale = configuration.screen.scale
         pointsPerPixel = 1 / scale
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
@@ -171,7 +192,7 @@ public struct Engine: Sendable {
     /// Inlinable down to each machine's deadline, so that the daemon reads it in place.
     @inlinable @inline(__always)
     public var nextDeadline: Timestamp? {
-        arena.deadline.earliest(sheet.deadline).earliest(list.deadline)
+        arena.deadline.earliest(sheet.deadline).earliest(list.deadline).earliest(focusDeadline)
     }
 
     /// The sheet as it is now, stamped `time`. Inlined, so that `publish` reads the sheet
@@ -185,7 +206,7 @@ public struct Engine: Sendable {
             target: sheet.targetDetentIndex.map { sheet.detents[$0].name },
             topInPixels: sheet.top * scale, dim: sheet.dim, progress: sheet.progress,
             velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
-            reduceMotion: sheet.configuration.reduceMotion,
+            reduceMotion: sheet.configuration.reduceMotion, focus: focus,
             cardInPixels: CardSpan(left: sheet.span.left * scale, width: sheet.span.width * scale),
             appearanceRevision: appearanceRevision, presentationRevision: presentationRevision)
     }
@@ -209,12 +230,14 @@ public struct Engine: Sendable {
         var content = content
         if content.items.count > SheetContent.Limits.items { content.items.removeLast(content.items.count - SheetContent.Limits.items) }
         content = content.withSectionsWrittenOut
+        let previousItems = self.content.items
         self.content = content
         sheet.guarded = content.guarded
         sheet.titleDirection = TextDirection.of(content.title)
         list.setItems(content.items, order: order, offset: scrollInPoints, after: revision)
         arena.enableItemHold(!content.items.isEmpty)
         panRoute = .sheet
+        refocus(afterItems: previousItems)
         publish(at: time, into: &out)
     }
 
@@ -258,6 +281,10 @@ public struct Engine: Sendable {
             if let listDeadline = list.deadline, listDeadline == deadline {
                 feedList(.frame(deadline), into: &out)
             }
+            if let focusDue = focusDeadline, focusDue == deadline {
+                if let scan = scanDeadline, scan == deadline { scanStep(at: deadline, into: &out) }
+                if let due = keyRepeatDeadline, due == deadline { repeatKey(at: deadline, into: &out) }
+            }
         }
     }
 
@@ -272,6 +299,11 @@ public struct Engine: Sendable {
             let point = contact.positionInPixels
             switch contact.phase {
             case .down:
+                if focus.visible {
+                    // A touch hides the ring (`:focus-visible`); the focus stays where it was.
+                    focus.visible = false
+                    publish(at: time, into: &out)
+                }
                 if slotDown[slot] {  // a down on a busy slot: the old contact ends first
                     liftSlot(slot, at: time, into: &out)
                 }
@@ -378,7 +410,11 @@ public struct Engine: Sendable {
         let content = self.content, order = list.order, revision = list.revision
         let appearance = self.appearance, appearanceRevision = self.appearanceRevision
         let presentationRevision = self.presentationRevision &+ 1
+        let focus = self.focus, keyMap = self.keyMap
         self = Engine(configuration: configuration, startingAt: detent)
+        // The focus stays, and the modifiers held, where the new map is the same.
+        self.focus = focus
+        if configuration.focus.keyMap == keyMap { self.keyMap = keyMap }
         // The appearance as it was set at run time, and its count, go on.
         self.appearance = appearance
         self.appearanceRevision = appearanceRevision
@@ -519,6 +555,8 @@ public struct Engine: Sendable {
         if let cause = sheet.lastPresented {
             out.append(.content(ContentEventReport(time: event.time, event: .presented(cause))))
         }
+        if focus.isSet { focusFollowsSheet() }
+        if scans, sheet.isShown != (scanDeadline != nil) { restartScan(at: event.time) }
         if effect == .changed { publish(at: event.time, into: &out) }
     }
 
@@ -555,7 +593,7 @@ public struct Engine: Sendable {
         if let last = lastPublished, last.state == snapshot.state, last.detent == snapshot.detent,
            last.target == snapshot.target, last.reduceMotion == snapshot.reduceMotion,
            last.appearanceRevision == snapshot.appearanceRevision,
-           last.presentationRevision == snapshot.presentationRevision,
+           last.presentationRevision == snapshot.presentationRevision, last.focus == snapshot.focus,
            (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),
            (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded(),
            (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded(),

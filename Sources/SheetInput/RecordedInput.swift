@@ -40,6 +40,7 @@ public final class RecordedInput {
         switch kind {
         case .touchscreen: .touchscreen
         case .touchpad: .touchpad
+        case .keys: .keyboard
         case .other: .other
         }
     }

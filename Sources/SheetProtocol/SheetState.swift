@@ -59,6 +59,11 @@ public struct SheetState: Sendable, Equatable {
     /// renderer under a compositor makes its input region, so that touches elsewhere reach
     /// what lies beneath. A state from a daemon that sends none takes the whole screen.
     public var regionInPixels: ScreenRegion
+    /// What holds the focus (keys, a knob, a switch): the close button, an item, or nothing.
+    /// `"focus":"close"`, the item's id, or null on the wire; a daemon before it sent none.
+    public var focus: FocusedElement?
+    /// The focus ring is drawn: a key was used since the last touch. `"focusVisible"`.
+    public var focusVisible: Bool
 
     /// Nothing moves: the sheet rests and its list, if any, is settled.
     public var isAtRest: Bool { state == .resting && (list?.isSettled ?? true) }
@@ -72,7 +77,9 @@ public struct SheetState: Sendable, Equatable {
                 screen: ScreenSize, cause: SheetCause, detents: [DetentPosition], list: ListState? = nil,
                 inputActive: Bool = false, reduceMotion: Bool = false, cardInPixels: CardSpan? = nil,
                 appearance: Appearance = .standard, presentation: SheetPresentation = SheetPresentation(),
-                regionInPixels: ScreenRegion? = nil) {
+                regionInPixels: ScreenRegion? = nil, focus: FocusedElement? = nil, focusVisible: Bool = false) {
+        self.focus = focus
+        self.focusVisible = focusVisible
         self.appearance = appearance
         self.presentation = presentation
         self.regionInPixels = regionInPixels
@@ -265,7 +272,17 @@ extension SheetState {
             c.append(inputActive)
             c.append(",\"reduceMotion\":")
             c.append(reduceMotion)
+            c.append(",\"focusVisible\":")
+            c.append(focusVisible)
+            c.append(",\"focus\":")
+            switch focus {
+            case nil: c.append("null")
+            case .close: c.append("\"close\"")
+            case .item: break
+            }
         }
+        // An id is at most 64 bytes, but written escaped.
+        if case .item(let id) = focus { w.appendString(id) }
     }
 
     /// What changes only with calls, reloads and the screen: the card's span, the appearance
@@ -559,6 +576,19 @@ extension SheetState {
             region = ScreenRegion(x: x, y: y, width: min(try number(value, "width", in: 0...width), width - x),
                                   height: min(try number(value, "height", in: 0...height), height - y))
         }
+        var focus: FocusedElement?
+        if let value = json["focus"], !value.isNull {
+            let id = try text(json, "focus")
+            guard (1...SheetContent.Limits.idBytes).contains(id.utf8.count) else {
+                throw ProtocolError("field \"focus\" is not an item's id (1 to \(SheetContent.Limits.idBytes) bytes) nor \"close\"")
+            }
+            focus = id == "close" ? .close : .item(id)
+        }
+        var focusVisible = false
+        if let value = json["focusVisible"], !value.isNull {
+            guard let visible = value.boolValue else { throw ProtocolError("field \"focusVisible\" is not a boolean") }
+            focusVisible = visible
+        }
         var detents: [DetentPosition] = []
         if case .array(let list)? = json["detents"] {
             guard list.count <= SheetConfiguration.maximumDetents else { throw ProtocolError("more than \(SheetConfiguration.maximumDetents) detents") }
@@ -572,7 +602,7 @@ extension SheetState {
                   screen: size, cause: cause, detents: detents,
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
                   inputActive: inputActive, reduceMotion: reduceMotion, cardInPixels: card, appearance: appearance,
-                  presentation: presentation, regionInPixels: region)
+                  presentation: presentation, regionInPixels: region, focus: focus, focusVisible: focusVisible)
     }
 }
 
@@ -639,6 +669,25 @@ extension SheetState {
             screen: screen, cause: snapshot.cause, detents: detents,
             list: list.map { ListState($0, layout: layout, content: content, scale: scale) },
             inputActive: inputActive, reduceMotion: snapshot.reduceMotion, cardInPixels: snapshot.cardInPixels,
-            appearance: appearance, presentation: presentation, regionInPixels: regionInPixels)
+            appearance: appearance, presentation: presentation, regionInPixels: regionInPixels,
+            focus: FocusedElement(snapshot.focus.target, content: content), focusVisible: snapshot.focus.visible)
+    }
+}
+
+/// What holds the focus, as the wire names it: the close button, or an item by its id.
+public enum FocusedElement: Sendable, Equatable {
+    case close
+    case item(String)
+
+    /// The core's focus, its item named by `content`; nil for nothing (or an index that
+    /// `content` does not hold).
+    public init?(_ target: FocusTarget, content: SheetContent) {
+        switch target {
+        case .none: return nil
+        case .close: self = .close
+        case .item(let index):
+            guard index >= 0, index < content.items.count else { return nil }
+            self = .item(content.items[index].id)
+        }
     }
 }

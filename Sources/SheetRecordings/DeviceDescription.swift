@@ -22,8 +22,14 @@ public struct AbsInfo: Hashable, Sendable {
 public enum DeviceKind: String, Sendable {
     case touchscreen
     case touchpad
-    /// Anything else (keyboard, mouse, buttons): reported, never used.
+    /// Keys, buttons or a rotary knob with no position: a keyboard, a panel's buttons, a
+    /// steering wheel's, a knob (`REL_DIAL`). What moves the focus.
+    case keys
+    /// Anything else (a mouse, a joystick): reported, never used.
     case other
+
+    /// A touchscreen or a touchpad: what moves the sheet by touch.
+    public var isTouch: Bool { self == .touchscreen || self == .touchpad }
 }
 
 /// A recorded device: its name, ids, supported codes, axis ranges and properties.
@@ -54,6 +60,13 @@ public struct DeviceDescription: Hashable, Sendable {
 
     public func supports(type: UInt16, code: UInt16) -> Bool {
         codes[Int(type)]?.contains(Int(code)) ?? false
+    }
+
+    /// Keys or numbered buttons (codes below the mouse's, or `KEY_OK` and above), or a
+    /// knob's `REL_DIAL`: a device whose input can move the focus. A mouse's buttons are not.
+    public var hasKeys: Bool {
+        if supports(type: EventCode.EV_REL, code: EventCode.REL_DIAL) { return true }
+        return codes[Int(EventCode.EV_KEY)]?.contains { $0 < Int(EventCode.BTN_MOUSE) || $0 >= Int(EventCode.KEY_OK) } ?? false
     }
 
     public var hasMultitouch: Bool {
@@ -107,7 +120,7 @@ public struct DeviceDescription: Hashable, Sendable {
     /// properties (DIRECT → touchscreen; POINTER or BUTTONPAD → touchpad), else the legacy rule
     /// (BTN_TOOL_FINGER with BTN_TOUCH → touchpad; BTN_TOUCH alone → touchscreen).
     public var kind: DeviceKind {
-        guard positionProblem == nil else { return .other }
+        guard positionProblem == nil else { return hasKeys ? .keys : .other }
         if let udevKind { return udevKind }
         if properties.contains(EventCode.INPUT_PROP_DIRECT) { return .touchscreen }
         if properties.contains(EventCode.INPUT_PROP_POINTER) || properties.contains(EventCode.INPUT_PROP_BUTTONPAD) {

@@ -269,7 +269,7 @@ public final class LibinputRecordReader: KernelEventSource {
             throw RecordingError(file: path, line: deviceFirstLine, reason: "more than \(Self.maximumDevices) devices: not a recording")
         }
         let description = try describeDevice(text)
-        if !chosen, description.kind != .other, hasEvents {
+        if !chosen, description.kind.isTouch, hasEvents {
             chosen = true
             device = description
             phase = .events

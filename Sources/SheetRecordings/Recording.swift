@@ -51,14 +51,16 @@ public enum Recording {
         }
     }
 
-    /// Throws unless the recording's device is a touchscreen or a touchpad, naming what it
-    /// lacks (its position axes, or the properties and buttons that make it one).
-    public static func requireTouch(_ source: KernelEventSource) throws {
+    /// Throws unless the recording's device is a touchscreen or a touchpad (or, with `keys`, a
+    /// device of keys, buttons or a knob), naming what it lacks (its position axes, or the
+    /// properties and buttons that make it one).
+    public static func requireTouch(_ source: KernelEventSource, orKeys keys: Bool = false) throws {
         let device = source.device
-        guard device.kind == .other else { return }
+        guard !device.kind.isTouch, !(keys && device.kind == .keys) else { return }
         let why = device.positionProblem
             ?? "neither INPUT_PROP_DIRECT, INPUT_PROP_POINTER, BTN_TOUCH nor multitouch axes make it one"
-        throw RecordingError(file: source.path, line: nil, reason: "\"\(device.name)\" is not a touchscreen or touchpad: \(why)")
+        let wanted = keys ? "a touchscreen, touchpad, keyboard or knob" : "a touchscreen or touchpad"
+        throw RecordingError(file: source.path, line: nil, reason: "\"\(device.name)\" is not \(wanted): \(why)")
     }
 
     enum Format { case libinputRecord, evemu }

@@ -18,10 +18,55 @@ public struct SyntheticRecording: Sendable {
     private var currentSlot = 0
     private var lastPosition: [Int: (Int32, Int32)] = [:]
 
+    /// A device of keys or a knob that the recording is of instead of the touchscreen
+    /// (`keyboard`, `knob`): its events are keys and steps (`key`, `dial`).
+    public var keyDevice: DeviceDescription?
+
     public init() {}
 
+    /// A recording of `device`'s keys or knob.
+    public init(keys device: DeviceDescription) {
+        keyDevice = device
+        name = device.name
+    }
+
+    /// A keyboard: the letters, the digits, Tab, Enter, Escape, Space, the arrows, Home, End,
+    /// Page Up and Down, the modifiers, `KEY_MENU` and `KEY_BACK`.
+    public static let keyboard = DeviceDescription(
+        name: "sheetd synthetic keyboard", id: [0x11, 0x1234, 0x0001, 1],
+        codes: [0: [0, 1, 4], 1: Set(1...111).union([139, 158]), 4: [4]])
+
+    /// A rotary knob with a push, as the Griffin PowerMate reports: `REL_DIAL` and `BTN_0`.
+    public static let knob = DeviceDescription(
+        name: "sheetd synthetic knob", id: [0x03, 0x077d, 0x0410, 1],
+        codes: [0: [0, 1, 2], 1: [Int(KeyCode.button0)], 2: [Int(EventCode.REL_DIAL)]])
+
+    // MARK: Keys
+
+    /// A key pressed, held `seconds` and let go, a frame each.
+    public mutating func key(_ code: UInt16, holdSeconds seconds: Double = 0.08) {
+        emit(EventCode.EV_KEY, code, 1)
+        report()
+        wait(seconds)
+        emit(EventCode.EV_KEY, code, 0)
+        report()
+    }
+
+    /// A key's press (1), release (0) or the kernel's repeat (2), in a frame of its own.
+    public mutating func key(_ code: UInt16, value: Int32) {
+        emit(EventCode.EV_KEY, code, value)
+        report()
+    }
+
+    /// A knob turned `steps` (clockwise positive) in one report.
+    public mutating func dial(_ steps: Int32) {
+        emit(EventCode.EV_REL, EventCode.REL_DIAL, steps)
+        report()
+    }
+
     public var device: DeviceDescription {
-        DeviceDescription(
+        if let keyDevice { return keyDevice }
+        return DeviceDescription(
             name: name, id: [0x18, 0x1234, 0x5678, 1], properties: [EventCode.INPUT_PROP_DIRECT],
             codes: [0: [0, 3], 1: [Int(EventCode.BTN_TOUCH)],
                     3: [0, 1, 0x2f, 0x35, 0x36, 0x37, 0x39]],
@@ -148,7 +193,7 @@ public struct SyntheticRecording: Sendable {
         text += "N: \(device.name)\n"
         text += "I: " + device.id.map { hex($0, width: 4) }.joined(separator: " ") + "\n"
         text += "P: " + bitmask(device.properties, bytes: 8).map { hex(Int($0), width: 2) }.joined(separator: " ") + "\n"
-        for (type, bytes) in [(0, 4), (1, 96), (3, 8)] {
+        for (type, bytes) in [(0, 4), (1, 96), (2, 2), (3, 8), (4, 1)] where type != 2 && type != 4 || device.codes[type] != nil {
             let mask = bitmask(device.codes[type] ?? [], bytes: bytes)
             for line in stride(from: 0, to: mask.count, by: 8) {
                 text += "B: " + hex(type, width: 2) + " " + mask[line..<min(line + 8, mask.count)]
@@ -214,7 +259,7 @@ public struct SyntheticRecording: Sendable {
         switch device.kind {
         case .touchscreen: text += "    - ID_INPUT_TOUCHSCREEN=1\n"
         case .touchpad: text += "    - ID_INPUT_TOUCHPAD=1\n"
-        case .other: text += "    - ID_INPUT_KEY=1\n"
+        case .keys, .other: text += "    - ID_INPUT_KEY=1\n"
         }
         text += "  quirks:\n"
         return text

@@ -265,6 +265,17 @@ struct Printer {
         o.append(",\"cause\":\"")
         o.append(sheet.cause.name)
         o.append("\"")
+        switch sheet.focus.target {
+        case .none: break
+        case .close: o.append(",\"focus\":\"close\"")
+        case .item(let index):
+            o.append(",\"focus\":")
+            appendItem(index)
+        }
+        if sheet.focus.target != .none {
+            o.append(",\"focusVisible\":")
+            o.append(sheet.focus.visible ? "true" : "false")
+        }
         if let list { self.list(list) }
         o.append("}")
         try o.endLine()

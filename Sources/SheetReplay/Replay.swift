@@ -68,7 +68,7 @@ public enum Replay {
 
     public static func run(source: KernelEventSource, options: ReplayOptions, output: OutputBuffer,
                            observer: ((ReplayFrame) throws -> Void)? = nil) throws -> ReplayResult {
-        try Recording.requireTouch(source)
+        try Recording.requireTouch(source, orKeys: true)
         var printer = Printer(output: output, options: options, observer: observer)
         var summary = ReplaySummary()
         var warnings: [RecordingWarning] = []
@@ -81,6 +81,9 @@ public enum Replay {
         }
 
         var decoder = MultitouchDecoder(device: source.device, screen: options.engine.screen)
+        // Keys, buttons or a knob: their presses and steps drive the focus.
+        let keys = source.device.kind == .keys
+        var keyDecoder = KeyDecoder()
         var engine = Engine(configuration: options.engine)
         var outputs: [EngineOutput] = []
         outputs.reserveCapacity(64)
@@ -103,6 +106,21 @@ public enum Replay {
             rebased.time = Timestamp(microseconds: max(event.time.microseconds - start.microseconds, lastTime.microseconds))
             lastTime = rebased.time
             lastLine = source.lineNumber
+            if keys {
+                if keyDecoder.feed(rebased) {
+                    eventsSinceReport = 0
+                    engine.advance(to: rebased.time, into: &outputs)
+                    for key in keyDecoder.events { engine.key(key, into: &outputs) }
+                    keyDecoder.clear()
+                    if !outputs.isEmpty {
+                        try printer.print(outputs, summary: &summary)
+                        outputs.removeAll(keepingCapacity: true)
+                    }
+                } else {
+                    eventsSinceReport += 1
+                }
+                continue
+            }
             if decoder.feed(rebased, into: &frame) {
                 eventsSinceReport = 0
                 for warning in decoder.takeNewAxisWarnings() {
@@ -135,6 +153,8 @@ public enum Replay {
                 message: "the recording ends with \(engine.activeTouchCount) finger(s) down: cancelled at its end"))
             engine.cancelAllTouches(at: lastTime, into: &outputs)
         }
+        // A key still held stops repeating where the recording ends.
+        engine.releaseKeys(at: lastTime, into: &outputs)
         var trailing = 0
         while let deadline = engine.nextDeadline, trailing < maximumTrailingDeadlines {
             engine.advance(to: deadline, into: &outputs)
@@ -155,7 +175,7 @@ public enum Replay {
                                              message: "device \"\(device.name)\" (\(device.kind.rawValue)) is not replayed: only the first touch device is"))
         }
 
-        summary.frames = decoder.framesSeen
+        summary.frames = keys ? keyDecoder.framesSeen : decoder.framesSeen
         summary.bytesRead = source.bytesRead
         summary.durationMicroseconds = lastTime.microseconds
         summary.finalSheet = printer.lastSheet

@@ -310,6 +310,10 @@ extension SheetMachine {
             ("hold-moved", .holdMoved(Point(x: 300, y: 700), t)),
             ("frame", .frame(t0.adding(microseconds: 16_667))),
             ("frame after the end", .frame(t0.adding(seconds: 10))),
+            ("reveal a row in view", .reveal(position: 10, visibleHeight: 900, t)),
+            ("reveal a row below", .reveal(position: 40, visibleHeight: 900, t)),
+            ("key-move", .keyMove(position: 5, by: 1, t)),
+            ("key-move past the end", .keyMove(position: 59, by: 1, t)),
         ]
         try MachineTable.walk("list", states: states, events: events) { setup, event in
             var list = machine(setup)

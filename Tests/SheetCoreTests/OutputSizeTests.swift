@@ -9,4 +9,9 @@ struct OutputSizeTests {
                 "ReleaseDecision \(MemoryLayout<ReleaseDecision>.size) bytes, SheetSnapshot \(MemoryLayout<SheetSnapshot>.size)")
         #expect(MemoryLayout<SheetTransition>.size <= MemoryLayout<SheetSnapshot>.size)
     }
+
+    /// The focus took bytes the sheet's state had spare: an output is still 128 bytes.
+    @Test func theFocusMadeNoOutputLarger() {
+        #expect(MemoryLayout<EngineOutput>.size <= 128, "EngineOutput \(MemoryLayout<EngineOutput>.size) bytes")
+    }
 }

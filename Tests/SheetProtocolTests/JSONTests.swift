@@ -347,7 +347,7 @@ import Testing
             (#""y":2"#, #""y":2,"direction":"north""#, #"field "direction" is not one of up, down, left, right"#),
             (#""event":"dismiss-attempted""#, #""event":"item-swiped""#,
              #"field "event" is not one of item-tapped, item-toggled, reorder-began, reorder-moved, reorder-ended, dismiss-attempted, presented"#),
-            (#""cause":"dim-tap""#, #""cause":"shake""#, #"field "cause" is not one of swipe-down, drag, dim-tap, close-button"#),
+            (#""cause":"dim-tap""#, #""cause":"shake""#, #"field "cause" is not one of swipe-down, drag, dim-tap, close-button, back"#),
         ] {
             #expect(text.contains(field))
             let bad = try JSONReader.parse(text.replacingOccurrences(of: field, with: replacement))

@@ -81,7 +81,7 @@ import Testing
         let flat = try temporaryFile("flat.evemu", "N: flat\nI: 0003 0000 0000 0000\nP: 02 00 00 00 00 00 00 00\nA: 00 0 100 0 0\nA: 01 7 7 0 0\nE: 0.000 0000 0000 0\n")
         let flatResult = try run(["replay", flat])
         #expect(flatResult.status == 65)
-        #expect(flatResult.stderr == "\(flat): \"flat\" is not a touchscreen or touchpad: ABS_Y's range 7…7 has no width\n")
+        #expect(flatResult.stderr == "\(flat): \"flat\" is not a touchscreen, touchpad, keyboard or knob: ABS_Y's range 7…7 has no width\n")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))

@@ -80,6 +80,12 @@ public struct ListMachine: Sendable {
         /// The held finger moved.
         case holdMoved(Point, Timestamp)
         case frame(Timestamp)
+        /// The focus came to the row at this position: the list scrolls it into the
+        /// `visibleHeight` points it shows under the title bar now.
+        case reveal(position: Int, visibleHeight: Double, Timestamp)
+        /// A key moves the item at this position one place up (-1) or down (1) within its
+        /// section: a reorder's three events at once, the swap animated as a drag's.
+        case keyMove(position: Int, by: Int, Timestamp)
 
         public var name: StaticString {
             switch self {
@@ -90,13 +96,15 @@ public struct ListMachine: Sendable {
             case .hold: return "hold"
             case .holdMoved: return "hold-moved"
             case .frame: return "frame"
+            case .reveal: return "reveal"
+            case .keyMove: return "key-move"
             }
         }
 
         public var time: Timestamp {
             switch self {
             case .touchDown(let t), .scroll(_, let t), .release(_, let t), .cancel(let t), .hold(_, _, let t),
-                 .holdMoved(_, let t), .frame(let t):
+                 .holdMoved(_, let t), .frame(let t), .reveal(_, _, let t), .keyMove(_, _, let t):
                 return t
             }
         }
@@ -287,6 +295,10 @@ public struct ListMachine: Sendable {
             return pickUp(at: point, cardTop: cardTop, time: time, into: &out)
         case (.idle, .frame(let time)):
             return animate(at: time)
+        case (.idle, .reveal(let position, let visibleHeight, let time)):
+            return reveal(position, visibleHeight: visibleHeight, from: offset, at: time)
+        case (.idle, .keyMove(let position, let delta, let time)), (.flinging, .keyMove(let position, let delta, let time)):
+            return move(position, by: delta, at: time, into: &out)
 
         // scrolling
         case (.scrolling, .touchDown), (.scrolling, .hold), (.scrolling, .holdMoved):
@@ -300,6 +312,9 @@ public struct ListMachine: Sendable {
             return letGo(velocity: 0, at: time)
         case (.scrolling, .frame(let time)):
             return animate(at: time)
+        case (.scrolling, .reveal), (.scrolling, .keyMove):
+            // The finger has the list.
+            return .none
 
         // flinging
         case (.flinging(let fling), .touchDown(let time)):
@@ -320,9 +335,13 @@ public struct ListMachine: Sendable {
             let changed = stepFling(at: time)
             let animated = animate(at: time)
             return changed == .changed ? .changed : animated
+        case (.flinging(let fling), .reveal(let position, let visibleHeight, let time)):
+            // From where the list is now, towards the focused row.
+            return reveal(position, visibleHeight: visibleHeight, from: sample(fling, at: time).offset, at: time)
 
         // reordering
-        case (.reordering, .touchDown), (.reordering, .scroll), (.reordering, .hold):
+        case (.reordering, .touchDown), (.reordering, .scroll), (.reordering, .hold), (.reordering, .reveal),
+             (.reordering, .keyMove):
             return .none
         case (.reordering(var reorder), .holdMoved(let point, let time)):
             reorder.fingerY = point.y
@@ -408,6 +427,57 @@ public struct ListMachine: Sendable {
             state = .idle
         }
         return setOffset(position)
+    }
+
+    // MARK: The focus
+
+    /// Scrolls the row at `position` into view, by the list's own spring (at once under reduced
+    /// motion): its header too when it heads a section, the least distance that shows it whole.
+    private mutating func reveal(_ position: Int, visibleHeight: Double, from start: Double, at time: Timestamp) -> Effect {
+        guard position >= 0, position < layout.count, visibleHeight > 0 else { return .none }
+        let top = layout.top(position) - (layout.headed[position] ? layout.headerHeight : 0)
+        let bottom = layout.top(position) + layout.heights[position]
+        var target = min(max(start, 0), maximumOffset)
+        if top < target {
+            target = top
+        } else if bottom > target + visibleHeight {
+            target = min(bottom - visibleHeight, top)
+        }
+        target = min(max(target, 0), maximumOffset)
+        // Already whole in view: a list flinging by itself goes on.
+        guard target != start else { return .none }
+        if sheet.reduceMotion {
+            state = .idle
+            return setOffset(target)
+        }
+        let spring = Spring(from: start, target: target, initialVelocity: 0,
+                            stiffness: sheet.springStiffness, dampingRatio: sheet.springDampingRatio)
+        state = .flinging(.bounce(.spring(spring, clampAtTarget: true), startedAt: time))
+        offset = start
+        return .changed
+    }
+
+    /// Moves the item at `position` one place within its section, as a drag that swaps once.
+    private mutating func move(_ position: Int, by delta: Int, at time: Timestamp,
+                               into out: inout [ContentEventReport]) -> Effect {
+        guard position >= 0, position < layout.count, delta == 1 || delta == -1 else { return .none }
+        let destination = position + delta
+        guard layout.section(of: position).contains(destination) else { return .none }
+        let item = order[position]
+        let startTop = layout.top(position)
+        out.append(ContentEventReport(time: time, event: .reorderBegan(item: item, index: position)))
+        var reorder = Reorder(item: item, position: position, grabInPoints: 0, fingerY: 0, listTop: 0, lastStep: time)
+        swap(&reorder, to: destination, at: time, into: &out)
+        // The item slides from its old slot as its neighbour does from its own.
+        if !sheet.reduceMotion {
+            if moving.count == MovingItems.capacity { moving.remove(at: 0) }
+            let start = startTop - layout.top(destination)
+            var tween = Tween(value: start, restDistance: restDistance)
+            tween.start(.curve(from: start, to: 0, seconds: configuration.swapSeconds, .easeInOut), at: time)
+            moving.append(MovingTween(item: item, position: destination, offset: tween))
+        }
+        out.append(ContentEventReport(time: time, event: .reorderEnded(item: item)))
+        return .changed
     }
 
     // MARK: Reordering

@@ -145,6 +145,10 @@ public struct SheetContent: Hashable, Sendable {
             if idBytes > Limits.idBytes {
                 return ContentProblem(field: "items.id", index: index, reason: "longer than \(Limits.idBytes) bytes")
             }
+            if item.id == "close" {
+                // The state's `focus` names the close button so.
+                return ContentProblem(field: "items.id", index: index, reason: "\"close\" is the close button's name in the state's focus")
+            }
             if let first = seen[item.id] {
                 return ContentProblem(field: "items.id", index: index, reason: "the same as item \(first)'s")
             }
@@ -233,8 +237,10 @@ public enum DismissCause: UInt8, Sendable, BitwiseCopyable, Named {
     case drag
     /// A tap on the dim.
     case dimTap
-    /// A tap on the close button.
+    /// A tap on the close button, or a key that activates it.
     case closeButton
+    /// A key mapped to `back` (Escape, `KEY_BACK`).
+    case back
 
     public var name: StaticString {
         switch self {
@@ -242,6 +248,7 @@ public enum DismissCause: UInt8, Sendable, BitwiseCopyable, Named {
         case .drag: return "drag"
         case .dimTap: return "dim-tap"
         case .closeButton: return "close-button"
+        case .back: return "back"
         }
     }
 }

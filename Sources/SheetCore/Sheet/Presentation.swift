@@ -43,6 +43,8 @@ public enum PresentCause: UInt8, Sendable, BitwiseCopyable, Named {
     case barSwipe
     /// A program's `Present` or `SetDetent`.
     case control
+    /// A key mapped to `open` (`KEY_MENU` by default).
+    case key
 
     public var name: StaticString {
         switch self {
@@ -50,6 +52,7 @@ public enum PresentCause: UInt8, Sendable, BitwiseCopyable, Named {
         case .barTap: return "bar-tap"
         case .barSwipe: return "bar-swipe"
         case .control: return "control"
+        case .key: return "key"
         }
     }
 }

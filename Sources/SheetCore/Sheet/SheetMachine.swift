@@ -188,6 +188,9 @@ public struct SheetMachine: Sendable {
     public private(set) var lastDismissAttempt: DismissCause?
     /// Set by `handle` when the sheet left its floor for a detent above it, with what did it.
     public private(set) var lastPresented: PresentCause?
+    /// What a `present` event that opens the sheet is reported as: a program's call, or a key
+    /// (the engine sets it around the event).
+    public internal(set) var presentCause = PresentCause.control
     /// Where a tap on the bar, or a half-drag opening, takes the sheet: the initial detent
     /// (never the floor).
     public let openDetent: Int
@@ -402,7 +405,7 @@ public struct SheetMachine: Sendable {
         case (.resting, .swipe(let direction, let start, let source, let time)):
             return dismissIfSwipeFromDim(direction, start, source, time)
         case (.resting, .present(let detent, let time)):
-            if restingDetent == detents.hiddenIndex, detent != detents.hiddenIndex { lastPresented = .control }
+            if restingDetent == detents.hiddenIndex, detent != detents.hiddenIndex { lastPresented = presentCause }
             return settle(to: detent, velocity: 0, at: time, cause: .command)
         case (.resting, .dismiss(let time)):
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
@@ -446,7 +449,7 @@ public struct SheetMachine: Sendable {
         case (.dragging, .swipe):
             return .none
         case (.dragging, .present(let detent, let time)):
-            if dragging.opening != nil, detent != detents.hiddenIndex { lastPresented = .control }
+            if dragging.opening != nil, detent != detents.hiddenIndex { lastPresented = presentCause }
             return settle(to: detent, velocity: 0, at: time, cause: .command)
         case (.dragging, .dismiss(let time)):
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
@@ -483,7 +486,7 @@ public struct SheetMachine: Sendable {
                 _ = transition(event)
                 return .changed
             }
-            if closing, detent != detents.hiddenIndex { lastPresented = .control }
+            if closing, detent != detents.hiddenIndex { lastPresented = presentCause }
             return retarget(to: detent, at: time)
         case (.settling, .dismiss(let time)):
             _ = advance(to: time, scheduling: false)

@@ -1,0 +1,234 @@
+/// The focus: keys, a knob's steps and a switch move it over the close button and the items
+/// and use what it is on, as a finger would (`FocusCommand`). It follows its item by index
+/// across reorders, by id across new content, and goes when the sheet goes.
+extension Engine {
+    /// A key or a knob's step, through the key map. A key held down that moves the focus
+    /// repeats by the engine's clock until it is released or another key is pressed.
+    public mutating func key(_ event: KeyEvent, into out: inout [EngineOutput]) {
+        advance(to: event.time, into: &out)
+        if event.action != .repeated, keyRepeat != nil, event.action == .press || keyRepeat?.input == event.input {
+            keyRepeat = nil
+            keyRepeatDeadline = nil
+        }
+        guard let command = keyMap.command(for: event) else { return }
+        perform(command, at: event.time, into: &out)
+        if command.repeats, case .key = event.input {
+            keyRepeat = (event.input, command)
+            keyRepeatDeadline = event.time.adding(microseconds: configuration.focus.repeatDelayMicroseconds)
+        }
+    }
+
+    /// Every key let go: a key device went away, or a recording ended, with keys held. A
+    /// held key stops repeating, and no modifier stays held.
+    public mutating func releaseKeys(at time: Timestamp, into out: inout [EngineOutput]) {
+        advance(to: time, into: &out)
+        keyRepeat = nil
+        keyRepeatDeadline = nil
+        keyMap.releaseModifiers()
+    }
+
+    /// The held key's command again. The next repeat is planned first: the command advances
+    /// the engine to now, which must not find this repeat due still.
+    mutating func repeatKey(at time: Timestamp, into out: inout [EngineOutput]) {
+        guard let held = keyRepeat else {
+            keyRepeatDeadline = nil
+            return
+        }
+        keyRepeatDeadline = time.adding(microseconds: max(configuration.focus.repeatIntervalMicroseconds, 1_000))
+        perform(held.command, at: time, into: &out)
+    }
+
+    /// A focus command at `time`. Nothing but `open` acts on a sheet that is not shown, and
+    /// nothing acts while a finger drags the sheet or holds an item: the finger has it.
+    public mutating func perform(_ command: FocusCommand, at time: Timestamp, into out: inout [EngineOutput]) {
+        advance(to: time, into: &out)
+        if command == .open {
+            open(at: time, into: &out)
+            return
+        }
+        guard sheet.isShown, sheet.kind != .dragging, list.state.kind != .reordering else { return }
+        let before = focus
+        focus.visible = true
+        switch command {
+        case .next: moveFocus(to: step(from: focusSlot, by: 1, wrapping: true), at: time, into: &out)
+        case .previous: moveFocus(to: step(from: focusSlot, by: -1, wrapping: true), at: time, into: &out)
+        case .left, .right:
+            let forwards = (command == .right) == (sheet.titleDirection == .leftToRight)
+            moveFocus(to: step(from: focusSlot, by: forwards ? 1 : -1, wrapping: true), at: time, into: &out)
+        case .up:
+            moveFocus(to: focusSlot == nil ? firstItemSlot ?? closeSlot : step(from: focusSlot, by: -1, wrapping: false),
+                      at: time, into: &out)
+        case .down:
+            let from = focusSlot == Self.closeSlotIndex ? nil : focusSlot
+            moveFocus(to: from == nil ? firstItemSlot ?? closeSlot : step(from: from, by: 1, wrapping: false),
+                      at: time, into: &out)
+        case .first: moveFocus(to: firstItemSlot ?? closeSlot, at: time, into: &out)
+        case .last: moveFocus(to: lastItemSlot ?? closeSlot, at: time, into: &out)
+        case .pageUp, .pageDown:
+            if let at = sheet.targetDetentIndex ?? sheet.detentIndex {
+                let next = at + (command == .pageUp ? -1 : 1)
+                // Never onto the floor: going away is `back`'s.
+                if next >= 0, next < sheet.detents.hiddenIndex { feedSheet(.present(detent: next, time), into: &out) }
+            }
+        case .activate: activate(at: time, into: &out)
+        case .back: dismissByUser(.back, at: time, into: &out)
+        case .moveUp, .moveDown:
+            if case .item(let index) = focus.target, let position = list.order.firstIndex(of: index) {
+                feedList(.keyMove(position: position, by: command == .moveUp ? -1 : 1, time), into: &out)
+                reveal(at: time, into: &out)
+            }
+        case .open: break
+        }
+        restartScan(at: time)
+        if focus != before { publish(at: time, into: &out) }
+    }
+
+    // MARK: What a command does
+
+    private mutating func open(at time: Timestamp, into out: inout [EngineOutput]) {
+        guard !sheet.isShown, sheet.presentation.canOpen else { return }
+        sheet.presentCause = .key
+        feedSheet(.present(detent: sheet.openDetent, time), into: &out)
+        sheet.presentCause = .control
+        focus = FocusSnapshot(target: slotTarget(firstSlot), visible: true)
+        reveal(at: time, into: &out)
+        restartScan(at: time)
+        publish(at: time, into: &out)
+    }
+
+    private mutating func activate(at time: Timestamp, into out: inout [EngineOutput]) {
+        switch focus.target {
+        case .none: moveFocus(to: firstSlot, at: time, into: &out)
+        case .close: dismissByUser(.closeButton, at: time, into: &out)
+        case .item(let index): useItem(index, at: time, into: &out)
+        }
+    }
+
+    /// What a person closing the sheet gets: nothing where they may not close it, a
+    /// `dismiss-attempted` on a guarded sheet, else it goes.
+    private mutating func dismissByUser(_ cause: DismissCause, at time: Timestamp, into out: inout [EngineOutput]) {
+        guard sheet.presentation.canClose else { return }
+        if content.guarded {
+            out.append(.content(ContentEventReport(time: time, event: .dismissAttempted(cause))))
+            return
+        }
+        feedSheet(.dismiss(time), into: &out)
+    }
+
+    /// An item used as a tap uses it: a toggle flips (`itemToggled`), anything else is tapped.
+    mutating func useItem(_ index: Int, at time: Timestamp, into out: inout [EngineOutput]) {
+        guard index >= 0, index < content.items.count, !content.items[index].disabled else { return }
+        if case .toggle(let isOn) = content.items[index].accessory {
+            content.items[index].accessory = .toggle(isOn: !isOn)
+            list.contentChanged()
+            out.append(.content(ContentEventReport(time: time, event: .itemToggled(item: index, isOn: !isOn))))
+            publish(at: time, into: &out)
+            return
+        }
+        out.append(.content(ContentEventReport(time: time, event: .itemTapped(item: index))))
+    }
+
+    private mutating func moveFocus(to slot: Int?, at time: Timestamp, into out: inout [EngineOutput]) {
+        guard let slot else { return }
+        focus.target = slotTarget(slot)
+        reveal(at: time, into: &out)
+    }
+
+    /// The focused row scrolled into what the card shows where it rests or is going. A row
+    /// that the list cannot scroll up far enough at that detent raises the sheet to its highest
+    /// first, as a finger's scroll does (`moveNested`).
+    private mutating func reveal(at time: Timestamp, into out: inout [EngineOutput]) {
+        guard case .item(let index) = focus.target, let position = list.order.firstIndex(of: index) else { return }
+        let titleBar = configuration.list.titleBarHeightInPoints, height = configuration.screen.heightInPoints
+        var top = (sheet.targetDetentIndex ?? sheet.detentIndex).map { sheet.detents[$0].topInPoints } ?? sheet.top
+        let bottom = list.layout.top(position) + list.layout.heights[position]
+        if bottom > list.maximumOffset + height - top - titleBar, sheet.kind != .dragging {
+            feedSheet(.present(detent: 0, time), into: &out)
+            top = sheet.detents.topmost.topInPoints
+        }
+        feedList(.reveal(position: position, visibleHeight: height - top - titleBar, time), into: &out)
+    }
+
+    // MARK: Reading order
+    //
+    // A slot is a place in reading order: -1 the close button, 0… the list's positions.
+
+    static var closeSlotIndex: Int { -1 }
+
+    /// The close button takes the focus where a person may close the sheet (it is drawn then).
+    private var closeSlot: Int? { sheet.presentation.canClose ? Self.closeSlotIndex : nil }
+
+    private var focusSlot: Int? {
+        switch focus.target {
+        case .none: return nil
+        case .close: return Self.closeSlotIndex
+        case .item(let index): return list.order.firstIndex(of: index)
+        }
+    }
+
+    private func slotTarget(_ slot: Int?) -> FocusTarget {
+        guard let slot else { return .none }
+        return slot == Self.closeSlotIndex ? .close : .item(list.order[slot])
+    }
+
+    private func takesFocus(_ slot: Int) -> Bool {
+        if slot == Self.closeSlotIndex { return closeSlot != nil }
+        return slot >= 0 && slot < list.order.count && !content.items[list.order[slot]].disabled
+    }
+
+    private var firstSlot: Int? { closeSlot ?? firstItemSlot }
+    private var firstItemSlot: Int? { step(from: Self.closeSlotIndex, by: 1, wrapping: false, itemsOnly: true) }
+    private var lastItemSlot: Int? { step(from: list.order.count, by: -1, wrapping: false, itemsOnly: true) }
+
+    /// The next slot that takes the focus from `slot` (nil: from before the first, or after the
+    /// last going back), or nil where there is none.
+    private func step(from slot: Int?, by delta: Int, wrapping: Bool, itemsOnly: Bool = false) -> Int? {
+        let lowest = itemsOnly ? 0 : Self.closeSlotIndex, count = list.order.count
+        let span = count - lowest
+        guard span > 0 else { return nil }
+        var current = slot ?? (delta > 0 ? lowest - 1 : count)
+        for _ in 0..<span {
+            current += delta
+            if current < lowest || current >= count {
+                guard wrapping else { return slot.flatMap { takesFocus($0) ? $0 : nil } }
+                current = current < lowest ? count - 1 : lowest
+            }
+            if takesFocus(current) { return current }
+        }
+        return slot.flatMap { takesFocus($0) ? $0 : nil }
+    }
+
+    // MARK: Keeping the focus
+
+    /// After new content: the focus stays on the item with the same id, if it can take it.
+    mutating func refocus(afterItems old: [SheetItem]) {
+        guard case .item(let index) = focus.target else { return }
+        let id = index < old.count ? old[index].id : nil
+        if let id, let found = content.items.firstIndex(where: { $0.id == id }), !content.items[found].disabled {
+            focus.target = .item(found)
+        } else {
+            focus.target = .none
+        }
+    }
+
+    /// The focus goes with the sheet; a touch hides the ring (and keeps the focus).
+    mutating func focusFollowsSheet() {
+        if !sheet.isShown { focus = .none }
+    }
+
+    /// The one-switch scan: the next step due `switchScan` after now while the sheet is shown.
+    mutating func restartScan(at time: Timestamp) {
+        guard let interval = configuration.focus.switchScanMicroseconds else { return }
+        scanDeadline = sheet.isShown ? time.adding(microseconds: interval) : nil
+    }
+
+    /// The scan's step: the focus moves on, its ring shown.
+    mutating func scanStep(at time: Timestamp, into out: inout [EngineOutput]) {
+        scanDeadline = nil
+        guard sheet.isShown else { return }
+        focus.visible = true
+        moveFocus(to: step(from: focusSlot, by: 1, wrapping: true), at: time, into: &out)
+        restartScan(at: time)
+        publish(at: time, into: &out)
+    }
+}
