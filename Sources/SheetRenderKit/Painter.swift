@@ -67,6 +67,7 @@ public struct Painter: Sendable {
         case .none: break
         }
         if let list = scene.list { geometry.drawList(list, text: text, icons: icons, rows: rows, into: canvas) }
+        if let ring = scene.focusRing { geometry.drawFocusRing(ring, rows: rows, into: canvas) }
     }
 }
 
@@ -245,6 +246,52 @@ struct Geometry {
                 let mark = coverage(stroke) * fill
                 if mark > 0 { color = scene.look.closeMark.over(color, alpha: mark) }
                 canvas.set(x: x, y: y, color)
+            }
+        }
+    }
+
+    /// The focus ring, over what is drawn: round the close button's disc, or just inside the
+    /// focused row's box (clipped to the list, below the title bar).
+    func drawFocusRing(_ ring: SheetScene.FocusRing, rows: Range<Int>, into canvas: Canvas) {
+        let width = max(scene.points(scene.look.focusRingWidthPoints), 1)
+        switch ring {
+        case .close:
+            let (cx, cy, r) = scene.close
+            let outer = r + scene.points(3) + width
+            let columns = Range(pixels: cx - outer - 1, cx + outer + 1).clamped(to: 0..<self.width)
+            for y in Range(pixels: cy - outer - 1, cy + outer + 1).clamped(to: rows) {
+                let py = Double(y) + 0.5
+                for x in columns {
+                    let px = Double(x) + 0.5
+                    let distance = hypot(px - cx, py - cy) - (r + scene.points(3) + width / 2)
+                    let ink = coverage(abs(distance) - width / 2)
+                    if ink > 0 { canvas.set(x: x, y: y, scene.look.focusRing.over(canvas.pixel(x: x, y: y), alpha: ink)) }
+                }
+            }
+        case .row(let position):
+            guard let list = scene.list else { return }
+            let clipTop = max(top + list.titleBarHeight, 0)
+            let clip = rows.clamped(to: Int(clipTop.rounded(.up))..<scene.height)
+            guard !clip.isEmpty else { return }
+            var found: ListScene.Row?
+            list.rows(top: top, clip: Double(clip.lowerBound)..<Double(clip.upperBound)) { row in
+                if row.position == position { found = row }
+            }
+            guard let row = found else { return }
+            let inset = scene.points(scene.look.focusRingInsetPoints), side = scene.points(scene.look.focusRingSideInsetPoints)
+            let (bx0, by0, bx1, by1) = box(row, list: list)
+            let x0 = bx0 + side, y0 = by0 + inset, x1 = bx1 - side, y1 = by1 - inset
+            let radius = min(scene.points(scene.look.liftedCornerRadiusPoints), (y1 - y0) / 2, (x1 - x0) / 2)
+            let columns = Range(pixels: x0 - 1, x1 + 1).clamped(to: 0..<self.width)
+            for y in Range(pixels: y0 - 1, y1 + 1).clamped(to: clip) {
+                let py = Double(y) + 0.5
+                for x in columns {
+                    let px = Double(x) + 0.5
+                    // A stroke `width` wide along the inside of the rounded box's edge.
+                    let distance = Self.roundedBoxDistance(px, py, x0, y0, x1, y1, radius) + width / 2
+                    let ink = coverage(abs(distance) - width / 2)
+                    if ink > 0 { canvas.set(x: x, y: y, scene.look.focusRing.over(canvas.pixel(x: x, y: y), alpha: ink)) }
+                }
             }
         }
     }

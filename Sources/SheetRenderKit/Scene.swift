@@ -45,6 +45,14 @@ public struct Look: Sendable, Equatable {
     /// The picked-up row: rounded 8 pt, over a soft shadow (black at 22 % under the row,
     /// fading out over 10 pt, 3 pt lower).
     public var liftedCornerRadiusPoints = 8.0
+    /// The focus ring: 2 pt (WCAG 2.4.13's minimum), 2 pt in from the row's top and bottom
+    /// and 8 pt from its sides (clear of the card's edge), or 3 pt out from the close button's
+    /// disc, in `focusRing`.
+    public var focusRingWidthPoints = 2.0
+    public var focusRingInsetPoints = 2.0
+    public var focusRingSideInsetPoints = 8.0
+    /// The accent where it stands out from the card by 3:1 (WCAG 2.4.13), else the text.
+    public var focusRing = Appearance.gnomeBlue
     public var shadow = RGB.black
     public var shadowAlpha = 0.22
     public var shadowBlurPoints = 10.0
@@ -124,6 +132,7 @@ public struct Look: Sendable, Equatable {
         look.separator = palette.separator
         look.closeFill = palette.closeFill
         look.accent = appearance.accent
+        look.focusRing = appearance.accent.contrast(with: look.card) >= 3 ? appearance.accent : palette.text
         look.dim = appearance.dim ?? .black
         look.cornerRadiusPoints = appearance.cornerRadiusInPoints
         look.font = appearance.font
@@ -202,6 +211,16 @@ public struct SheetScene: Sendable, Equatable {
     /// Whether the close button is drawn: not when a person may not close the sheet
     /// (`canClose` false), nor on the bottom bar, where the sheet is closed already.
     public var showsClose = true
+    /// Where the focus ring is drawn: only while the state says it is visible (a key was
+    /// used since the last touch).
+    public var focusRing: FocusRing?
+
+    /// What the ring goes round.
+    public enum FocusRing: Sendable, Equatable {
+        case close
+        /// The row at this position of the list.
+        case row(Int)
+    }
 
     public init(width: Int, height: Int, scale: Double, top: Double, dim: Double, progress: Double,
                 look: Look = Look(), title: String? = nil, list: ListScene? = nil, card: CardSpan? = nil) {
@@ -246,6 +265,13 @@ public struct SheetScene: Sendable, Equatable {
                   dim: state.dim, progress: state.progress, look: look.applying(state.appearance), title: content?.title,
                   list: list, card: card)
         showsClose = state.presentation.canClose && state.detent != .collapsed && state.target != .collapsed
+        if state.focusVisible {
+            switch state.focus {
+            case .close?: focusRing = showsClose ? .close : nil
+            case .item(let id)?: focusRing = content?.items.firstIndex { $0.id == id }.map(FocusRing.row)
+            case nil: focusRing = nil
+            }
+        }
     }
 
     func points(_ value: Double) -> Double { value * scale }
@@ -286,7 +312,8 @@ public struct SheetScene: Sendable, Equatable {
         if previous == self { return nil }
         guard previous.width == width, previous.height == height, previous.scale == scale,
               previous.dim == dim, previous.look == look, previous.cardLeft == cardLeft,
-              previous.cardWidth == cardWidth, previous.showsClose == showsClose else { return all }
+              previous.cardWidth == cardWidth, previous.showsClose == showsClose,
+              previous.focusRing == focusRing else { return all }
         let low = min(previous.top, top) - reach.above
         let withContent = list != nil || previous.list != nil || title != previous.title
         let high = withContent ? Double(height) : max(previous.top, top) + reach.below

@@ -58,15 +58,17 @@ final class TerminalBackend: Backend {
     func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
         var scene = SheetScene(state, width: columns, height: lines * 2, content: content,
                                look: try looks.look(width: columns, height: lines * 2))
-        // The list is text here, a line a row; the pixels are the card's.
-        let list = scene.list
+        // The list is text here, a line a row; the pixels are the card's. The focus is shown
+        // in the text, in reverse video.
+        let list = scene.list, focus = scene.focusRing
         scene.list = nil
+        scene.focusRing = nil
         let rows = scene.damage(since: drawn)
         if let rows { painter.draw(scene, into: canvas, rows: rows) }
         drawn = scene
 
         // Cell rows to write: those the damaged pixel rows touch, and those whose text changed.
-        let text = textLines(scene, list: list)
+        let text = textLines(scene, list: list, focus: focus)
         var cells = Set<Int>()
         if let rows { cells.formUnion((rows.lowerBound / 2)..<((rows.upperBound + 1) / 2)) }
         for (line, content) in text where written[line] != content { cells.insert(line) }
@@ -89,13 +91,14 @@ final class TerminalBackend: Backend {
                     let ground = overlay.highlighted ? scene.look.separator : scene.look.card
                     let ink = overlay.isTrailing(column) ? scene.look.accent
                         : overlay.faint ? scene.look.secondaryLabel : scene.look.label
-                    out += "\u{1B}[38;2;\(ink.r);\(ink.g);\(ink.b);48;2;\(ground.r);\(ground.g);\(ground.b)m\(character)"
+                    let reverse = overlay.isFocused(column) ? 7 : 27
+                    out += "\u{1B}[\(reverse);38;2;\(ink.r);\(ink.g);\(ink.b);48;2;\(ground.r);\(ground.g);\(ground.b)m\(character)"
                     previous = nil
                     continue
                 }
                 let upper = canvas.pixel(x: column, y: line * 2), lower = canvas.pixel(x: column, y: line * 2 + 1)
                 if previous.map({ $0.0 != upper || $0.1 != lower }) ?? true {
-                    out += "\u{1B}[38;2;\(upper.r);\(upper.g);\(upper.b);48;2;\(lower.r);\(lower.g);\(lower.b)m"
+                    out += "\u{1B}[27;38;2;\(upper.r);\(upper.g);\(upper.b);48;2;\(lower.r);\(lower.g);\(lower.b)m"
                     previous = (upper, lower)
                 }
                 out += "▀"
@@ -122,6 +125,10 @@ final class TerminalBackend: Backend {
         var highlighted: Bool
         /// A header or a disabled row: drawn in the second line's colour.
         var faint: Bool
+        /// The focused row (the whole line across the card), or the title line's close mark,
+        /// drawn in reverse video.
+        var focused = false
+        var closeFocused = false
 
         init(_ text: String, card: Range<Int>, close: Bool = false, highlighted: Bool = false, faint: Bool = false,
              accessory: ItemAccessory? = nil) {
@@ -147,6 +154,12 @@ final class TerminalBackend: Backend {
         /// Where the accessory starts: 2 columns in from the trailing edge.
         private var trailingStart: Int { rightToLeft ? card.lowerBound + 2 : card.upperBound - 2 - trailing.count }
 
+        private var closeColumn: Int { rightToLeft ? card.lowerBound + 2 : card.upperBound - 3 }
+
+        func isFocused(_ column: Int) -> Bool {
+            (focused && card.contains(column)) || (closeFocused && column == closeColumn)
+        }
+
         func isTrailing(_ column: Int) -> Bool {
             !trailing.isEmpty && column >= trailingStart && column < trailingStart + trailing.count
         }
@@ -154,23 +167,24 @@ final class TerminalBackend: Backend {
         /// What column `column` shows: a character, "" for the second cell of a wide one
         /// (nothing to write), or nil where the card's pixels show.
         func character(_ column: Int) -> String? {
-            if close && column == (rightToLeft ? card.lowerBound + 2 : card.upperBound - 3) { return "×" }
+            if close && column == closeColumn { return "×" }
             if isTrailing(column) { return trailing[column - trailingStart] }
             let start = rightToLeft ? card.upperBound - 2 - cells.count : card.lowerBound + 2
             if column >= start && column < start + cells.count { return cells[column - start] }
-            return highlighted && card.contains(column) ? " " : nil
+            return (highlighted || focused) && card.contains(column) ? " " : nil
         }
     }
 
     /// The text this frame shows, by line: the title on the second line wholly on the card,
     /// then, from two lines below it, the list a row a line, scrolled and reordered as the
     /// state says (a row's offset and the scroll counted in rows), cut at the screen's foot.
-    private func textLines(_ scene: SheetScene, list: ListScene?) -> [Int: TextLine] {
+    private func textLines(_ scene: SheetScene, list: ListScene?, focus: SheetScene.FocusRing?) -> [Int: TextLine] {
         var text: [Int: TextLine] = [:]
         let titleLine = Int((scene.top / 2).rounded(.up)) + 1
         let card = Int(scene.cardLeft)..<Int(scene.cardLeft + scene.cardWidth)
         guard titleLine < lines, card.count >= 12 else { return text }
         text[titleLine] = TextLine(scene.title, card: card, close: scene.showsClose)
+        text[titleLine]?.closeFocused = scene.showsClose && focus == .close
         guard let list else { return text }
         let firstLine = titleLine + 2
         guard firstLine < lines else { return text }
@@ -192,6 +206,7 @@ final class TerminalBackend: Backend {
             guard line >= firstLine, line < lines, text[line]?.highlighted != true else { return }
             let item = list.items[row.position]
             text[line] = TextLine(item.label, card: card, highlighted: row.isLifted, faint: item.disabled, accessory: item.accessory)
+            text[line]?.focused = focus == .row(row.position)
         }
         return text
     }

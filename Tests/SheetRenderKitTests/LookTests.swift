@@ -30,6 +30,17 @@ import Testing
             #expect(look.card == RGB(hex: hex))
             #expect(look.label.contrast(with: look.card) >= 4.5, "\(theme.name) on \(look.card): \(look.label)")
             #expect(look.secondaryLabel.contrast(with: look.card) >= 4.5, "\(theme.name) on \(look.card): \(look.secondaryLabel)")
+            #expect(look.focusRing.contrast(with: look.card) >= 3, "\(theme.name) on \(look.card): the focus ring \(look.focusRing)")
+        }
+    }
+
+    /// The focus ring stands out from its card by 3:1 (WCAG 2.4.13) whatever the accent: an
+    /// accent too close to the card gives way to the text's colour.
+    @Test(arguments: [0x3584E4, 0xE66100, 0xFFEB3B, 0xFFFFFF, 0x383838, 0x000000] as [UInt32])
+    func theFocusRingStandsOutFromEveryCard(_ accent: UInt32) {
+        for theme in [Theme.light, .dark] {
+            let look = Look(Appearance(theme: theme, accent: RGB(hex: accent)))
+            #expect(look.focusRing.contrast(with: look.card) >= 3, "\(theme.name), accent \(RGB(hex: accent)): \(look.focusRing)")
         }
     }
 

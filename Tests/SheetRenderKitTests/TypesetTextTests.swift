@@ -107,6 +107,8 @@ import Testing
         var look: Look = Look()
         /// The card's extent when narrower than the display (the core's, from `SheetLayout`).
         var card: CardSpan? = nil
+        /// The focus ring, where a key put it.
+        var focus: SheetScene.FocusRing? = nil
         var testDescription: String { name }
     }
 
@@ -147,6 +149,14 @@ import Testing
         Case(name: "panel-1920x720", width: 1920, height: 720, scale: 1, top: 200, title: "Climate",
              labels: ["Driver 21.5 °C", "Passenger 22 °C", "Fan speed", "Recirculate air", "Seat heating"],
              card: SheetLayout().cardSpan(screenWidth: 1920)),
+        // The focus ring (keys): on Bluetooth's two-line row, on the close button, and in the
+        // dark theme on a one-line row, each at least 3:1 against its card.
+        Case(name: "focus-row-540x960", width: 540, height: 960, scale: 1, top: 180, title: "Settings",
+             labels: [], items: settings, focus: .row(1)),
+        Case(name: "focus-close-540x960", width: 540, height: 960, scale: 1, top: 180, title: "Settings",
+             labels: [], items: settings, focus: .close),
+        Case(name: "focus-row-dark-540x960", width: 540, height: 960, scale: 1, top: 180, title: "Settings",
+             labels: [], items: settings, look: Look(Appearance(theme: .dark, accent: RGB(hex: 0xE66100))), focus: .row(4)),
     ]
 
     @Test(arguments: cases)
@@ -155,8 +165,9 @@ import Testing
         let items = c.items + c.labels.enumerated().map { SheetItem(id: "item\($0.offset)", label: $0.element) }
         let list = ListScene(items: items, titleBarHeight: 56 * c.scale, itemHeight: 56 * c.scale, scroll: 0, othersScale: 1,
                              lifted: nil, moving: [], height: c.height)
-        let scene = SheetScene(width: c.width, height: c.height, scale: c.scale, top: c.top, dim: 0.7, progress: 0.7,
+        var scene = SheetScene(width: c.width, height: c.height, scale: c.scale, top: c.top, dim: 0.7, progress: 0.7,
                                look: c.look, title: c.title, list: list, card: c.card)
+        scene.focusRing = c.focus
         let canvas = Canvas(width: c.width, height: c.height, format: .xrgb8888)
         Painter(typesetter: typesetter, icons: IconCache()).draw(scene, into: canvas)
         try compareWithTolerance(canvas, name: c.name)
