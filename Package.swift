@@ -46,8 +46,10 @@ let package = Package(
         // Runs a recording through the core and formats what happens (JSON lines or text).
         .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol"]),
         // Settings: the configuration file (YAML, FILE:LINE errors) and the flags over it.
+        // libevdev from Debian (libevdev-dev): the kernel's key names in the key map.
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .target(name: "SheetConfig", dependencies: [
-            "SheetCore", "SheetProtocol", "SheetService", "SheetYAML",
+            "SheetCore", "SheetProtocol", "SheetService", "SheetYAML", "CEvdev",
             .product(name: "Yams", package: "Yams"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

@@ -69,6 +69,9 @@ public struct EngineFlags: ParsableArguments {
     @Option(name: .customLong("can-close"), help: ArgumentHelp("Whether a person may close the sheet (default true).", valueName: "true|false"))
     public var canClose: String?
 
+    @Option(name: .customLong("switch-scan"), help: ArgumentHelp("One-switch scanning: the focus steps by itself every so many seconds (0.5 to 60) while the sheet is shown, and an activate key uses what it is on; off by default.", valueName: "seconds|off"))
+    public var switchScan: String?
+
     @Option(help: "The configuration file (default \(Settings.defaultPath), if it exists).")
     public var config: String?
 
@@ -86,7 +89,8 @@ public struct EngineFlags: ParsableArguments {
                                           ("card-color", cardColor), ("dim-color", dimColor), ("corner-radius", cornerRadius),
                                           ("reduce-motion", reduceMotion ? "true" : nil),
                                           ("present-gesture", presentGesture), ("edge-band", edgeBand), ("bar-height", barHeight),
-                                          ("modal", modal), ("can-open", canOpen), ("can-close", canClose)]
+                                          ("modal", modal), ("can-open", canOpen), ("can-close", canClose),
+                                          ("switch-scan", switchScan)]
             + detents.map { ("detents", $0) } + extra
         let config = config
         return { () throws(Settings.ResolveError) in try Settings.resolve(configPath: config, flags: flags) }

@@ -36,6 +36,9 @@ public struct Settings: Sendable {
     public var content: SheetContent?
     /// Where the daemon keeps what survives a restart (`state-directory`); none when nil.
     public var stateDirectory: String?
+    /// `keys:`: keyboards that can type, by name or node, that sheetd may read for the focus
+    /// (an administrator's choice; the udev property `SHEETD_KEYS=1` is the other way).
+    public var keyDevices: [String] = []
 
     public init() {}
 
@@ -49,6 +52,7 @@ public struct Settings: Sendable {
         "present-gesture", "edge-band", "bar-height", "modal", "can-open", "can-close",
         "max-width", "align", "theme", "accent", "font", "text-scale", "card-color", "dim-color", "corner-radius",
         "item-height", "item-long-press", "content",
+        "key-map", "keys", "switch-scan", "key-repeat-delay", "key-repeat-rate",
         "input", "seat", "socket", "socket-mode", "socket-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
         "client-idle-timeout", "log-level",
         "state-directory",
@@ -169,6 +173,22 @@ public struct Settings: Sendable {
             engine.list.itemHeightInPoints = try number(16...512, "points")
         case "item-long-press":
             engine.gestures.itemLongPressSeconds = try number(0.05...10, "seconds")
+        case "switch-scan":
+            if value == "off" {
+                engine.focus.switchScanMicroseconds = nil
+            } else {
+                let range = FocusConfiguration.switchScanRange
+                let seconds = try number(Double(range.lowerBound) / 1e6...Double(range.upperBound) / 1e6, "seconds, or off")
+                engine.focus.switchScanMicroseconds = Int64((seconds * 1e6).rounded())
+            }
+        case "key-repeat-delay":
+            engine.focus.repeatDelayMicroseconds = Int64((try number(0.1...2, "seconds") * 1e6).rounded())
+        case "key-repeat-rate":
+            engine.focus.repeatIntervalMicroseconds = Int64((1e6 / (try number(1...100, "a second"))).rounded())
+        case "keys":
+            // One device (a list in the file names more); a name may hold spaces and commas.
+            guard !value.isEmpty, value.utf8.count <= 256 else { throw SettingError("`keys` wants a device's name or node, 1 to 256 bytes") }
+            keyDevices = [value]
         case "content":
             content = try ContentFile.contentOrReason(text: value)
 
@@ -277,6 +297,28 @@ public struct Settings: Sendable {
                 try set(key, scalar.string)
             case .mapping where key == "content":
                 content = try ContentFile.content(from: valueNode, path: path)
+            case .mapping(let mapping) where key == "key-map":
+                var lines: [(key: String, command: String)] = []
+                for (name, command) in mapping {
+                    guard case .scalar(let nameScalar) = name, case .scalar(let commandScalar) = command else {
+                        throw ConfigurationError(file: path, line: name.mark?.line ?? line, reason: "`key-map` maps a key's name to a command")
+                    }
+                    lines.append((nameScalar.string, commandScalar.string))
+                    do { _ = try KeyMapFile.applying([(nameScalar.string, commandScalar.string)], to: KeyMap([])) } catch {
+                        throw ConfigurationError(file: path, line: name.mark?.line ?? line, reason: error.reason)
+                    }
+                }
+                engine.focus.keyMap = try KeyMapFile.applying(lines, to: .standard)
+            case .sequence(let items) where key == "keys":
+                var names: [String] = []
+                for item in items {
+                    guard case .scalar(let scalar) = item else {
+                        throw ConfigurationError(file: path, line: item.mark?.line ?? line, reason: "a key device is named by its name or node")
+                    }
+                    names.append(scalar.string)
+                }
+                guard names.count <= 64 else { throw SettingError("`keys` names at most 64 devices") }
+                keyDevices = names
             case .scalar(let scalar):
                 try set(key, scalar.string)
             case .sequence(let items) where key == "present-gesture":

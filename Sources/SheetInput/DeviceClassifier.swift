@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SheetCore
 import SheetProtocol
 
 /// Classifies `/dev/input/eventN` from `/sys/class/input/eventN/device/{name,properties,
@@ -17,7 +18,7 @@ public struct DeviceClassifier: Sendable {
     static let BTN_TOOL_PEN = 0x140, BTN_TOOL_FINGER = 0x145, BTN_TOUCH = 0x14a, BTN_LEFT = 0x110
     static let KEY_A = 30, KEY_Z = 44
     static let INPUT_PROP_POINTER = 0, INPUT_PROP_DIRECT = 1
-    static let REL_X = 0
+    static let REL_X = 0, REL_DIAL = 7
 
     /// The sysfs folder of a node's device (`/sys/class/input/event5/device`).
     public func deviceFolder(ofNode node: String) -> String {
@@ -46,7 +47,15 @@ public struct DeviceClassifier: Sendable {
         if positions && key[BTN_TOOL_FINGER] && key[BTN_TOUCH] && !properties[INPUT_PROP_DIRECT] { return .touchpad }
         if (KEY_A...KEY_Z).contains(where: { key[$0] }) { return .keyboard }
         if rel[REL_X] || key[BTN_LEFT] { return .pointer }
+        if rel[REL_DIAL] || KeyMap.standard.bindings.contains(where: { binding in
+            if case .key(let code) = binding.input { return key[Int(code)] } else { return false }
+        }) { return .keys }
         return .other
+    }
+
+    /// The keys `node` has (`capabilities/key`), for the key map's say on whether it is read.
+    public func keyBits(ofNode node: String) -> Bitmap {
+        Self.bitmap(Self.readText("\(deviceFolder(ofNode: node))/capabilities/key"))
     }
 
     /// A sysfs capability bitmap: hex words, most significant first, each one `long` wide.

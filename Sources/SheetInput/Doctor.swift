@@ -17,6 +17,8 @@ public struct DeviceFinding: Sendable, Equatable {
     public var warnings: [String] = []
     /// Things worth knowing (seat, calibration).
     public var notes: [String] = []
+    /// A key device the daemon reads for the focus (the first note says why, or why not).
+    public var readsKeys = false
 
     public var usable: Bool { kind.isTouch && problems.isEmpty }
 
@@ -36,6 +38,8 @@ public struct Doctor: Sendable {
     public var udevDataRoot = "/run/udev/data"
     /// The group the service runs with for device access.
     public var inputGroup = "input"
+    /// Which key devices the daemon reads (its key map and `keys:`).
+    public var keyReading = KeyReading()
 
     public init() {}
 
@@ -48,6 +52,16 @@ public struct Doctor: Sendable {
         let path = "\(deviceRoot)/input/\(sysname)"
         let (name, kind) = classifier.classify(node: node) ?? ("?", .other)
         var finding = DeviceFinding(node: node, name: name, kind: kind)
+        if kind == .keyboard || kind == .keys {
+            let record = Self.udevRecordPath(of: "\(deviceRoot)/input/\(sysname)", root: udevDataRoot)
+            let optIn = record.flatMap(DeviceClassifier.readText)?.split(separator: "\n")
+                .contains { $0 == "E:\(KeyReading.udevProperty)=1" } ?? false
+            let decision = keyReading.decide(name: name, node: node, kind: kind, keyBits: classifier.keyBits(ofNode: node),
+                                             udevOptIn: optIn)
+            finding.readsKeys = decision.read
+            finding.notes.append(decision.reason)
+            return finding
+        }
         guard kind.isTouch else {
             finding.notes.append("a \(kind.rawValue): sheetd never opens it")
             return finding
@@ -88,6 +102,15 @@ public struct Doctor: Sendable {
     /// /run/udev/data/cMAJOR:MINOR) means for sheetd. libinput needs `ID_INPUT` and the kind's
     /// property; the `sheetd` tag only lets udev start the service when the device appears, so
     /// a device without it is still used by a running daemon.
+    /// udev's record of the device node at `path` (/run/udev/data/cMAJOR:MINOR), or nil.
+    static func udevRecordPath(of path: String, root: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let major = (info.st_rdev >> 8) & 0xfff
+        let minor = (info.st_rdev & 0xff) | ((info.st_rdev >> 12) & 0xfff00)
+        return "\(root)/c\(major):\(minor)"
+    }
+
     public static func read(udevRecord text: String, kind: InputDeviceKind, into finding: inout DeviceFinding) {
         let lines = text.split(separator: "\n").map(String.init)
         let property = kind == .touchscreen ? "E:ID_INPUT_TOUCHSCREEN=1" : "E:ID_INPUT_TOUCHPAD=1"

@@ -93,9 +93,21 @@ public final class LibinputInput {
     private var padDevice: Int?
     private var padContacts: [Contact] = []
 
-    public init(mode: Mode, classifier: DeviceClassifier = DeviceClassifier(), logger: Logger) throws(InputError) {
+    /// Which key devices are read (set before the first dispatch: the udev seat opens its
+    /// devices then).
+    public var keyReading = KeyReading()
+    /// Key devices let through `openRestricted`, by node: their kind and why they are read.
+    private var keyDevices: [String: (kind: InputDeviceKind, reason: String)] = [:]
+    /// Keys read since the caller last took them (`takeKeys`), in order. Never logged.
+    private var keyEvents: [KeyEvent] = []
+    /// A key device went away since the last `takeKeys`: its keys held are let go.
+    private var keyDeviceLost = false
+
+    public init(mode: Mode, classifier: DeviceClassifier = DeviceClassifier(), keyReading: KeyReading = KeyReading(),
+                logger: Logger) throws(InputError) {
         self.mode = mode
         self.classifier = classifier
+        self.keyReading = keyReading
         self.logger = logger
         interface = .allocate(capacity: 1)
         interface.initialize(to: libinput_interface(
@@ -165,13 +177,23 @@ public final class LibinputInput {
         }
     }
 
-    /// libinput's open callback: classify first, open only touch devices.
+    /// libinput's open callback: classify first, open only touch devices and the key devices
+    /// `keyReading` lets through.
     func openRestricted(_ path: String, flags: Int32) -> Int32 {
+        var keys = false
         if let (name, kind) = classifier.classify(node: path), !kind.isTouch {
-            note(InputDevice(node: path, name: name, kind: kind, used: false,
-                             reason: "a \(kind.rawValue): never opened"))
-            logger.info("skipped \(path) \"\(name)\": a \(kind.rawValue), not a touchscreen or touchpad; not opened")
-            return -ENODEV
+            let decision = kind == .keyboard || kind == .keys
+                ? keyReading.decide(name: name, node: path, kind: kind, keyBits: classifier.keyBits(ofNode: path),
+                                    udevOptIn: udevProperty(KeyReading.udevProperty, ofNode: path) == "1")
+                : (read: false, reason: kind == .other ? "neither a touch device nor keys the key map binds: never opened"
+                                                       : "a \(kind.rawValue): never opened")
+            guard decision.read else {
+                note(InputDevice(node: path, name: name, kind: kind, used: false, reason: decision.reason))
+                logger.info("skipped \(path) \"\(name)\": \(decision.reason)")
+                return -ENODEV
+            }
+            keyDevices[path] = (kind, decision.reason)
+            keys = true
         }
         var descriptor = open(path, flags)
         if descriptor < 0, errno == EACCES || errno == EPERM || errno == EROFS, flags & O_ACCMODE == O_RDWR {
@@ -186,7 +208,7 @@ public final class LibinputInput {
             return -code
         }
         let name = classifier.classify(node: path)?.name ?? "?"
-        if let axes = EvdevAxes.description(of: descriptor, name: name), let problem = axes.positionProblem {
+        if !keys, let axes = EvdevAxes.description(of: descriptor, name: name), let problem = axes.positionProblem {
             close(descriptor)
             note(InputDevice(node: path, name: name, kind: .other, used: false, reason: problem))
             logger.warning("skipped \(path) \"\(name)\": \(problem); not a touchscreen or touchpad")
@@ -225,6 +247,27 @@ public final class LibinputInput {
         }
         if !read { forgetRefusedDevicesGone() }
         return devicesRevision != revision
+    }
+
+    /// Moves the keys read since the last call into `keys` (emptied first), in order; true
+    /// when a key device went away meanwhile (the engine lets its held keys go).
+    public func takeKeys(into keys: inout [KeyEvent]) -> Bool {
+        keys.removeAll(keepingCapacity: true)
+        guard !keyEvents.isEmpty || keyDeviceLost else { return false }
+        keys.append(contentsOf: keyEvents)
+        keyEvents.removeAll(keepingCapacity: true)
+        defer { keyDeviceLost = false }
+        return keyDeviceLost
+    }
+
+    /// A udev property of the device at `node` (`SHEETD_KEYS`), or nil.
+    private func udevProperty(_ name: String, ofNode node: String) -> String? {
+        var status = stat()
+        guard stat(node, &status) == 0 else { return nil }
+        if udev == nil { udev = udev_new() }
+        guard let udev, let device = udev_device_new_from_devnum(udev, CChar(UInt8(ascii: "c")), status.st_rdev) else { return nil }
+        defer { udev_device_unref(device) }
+        return udev_device_get_property_value(device, name).map { String(cString: $0) }
     }
 
     /// A wake that gave no event is udev's word of a device libinput does not know: most often
@@ -317,10 +360,20 @@ public final class LibinputInput {
             default:
                 break
             }
+        case LIBINPUT_EVENT_KEYBOARD_KEY:
+            guard deviceIndex(device) != nil, let keyboard = libinput_event_get_keyboard_event(event) else { return }
+            let code = libinput_event_keyboard_get_key(keyboard)
+            guard code <= UInt32(UInt16.max), keyEvents.count < Self.maximumKeysPerDispatch else { return }
+            let pressed = libinput_event_keyboard_get_key_state(keyboard) == LIBINPUT_KEY_STATE_PRESSED
+            keyEvents.append(KeyEvent(time: Timestamp(microseconds: Int64(libinput_event_keyboard_get_time_usec(keyboard))),
+                                      input: .key(UInt16(code)), action: pressed ? .press : .release))
         default:
             break
         }
     }
+
+    /// Keys kept between two `takeKeys`: more in one dispatch is no person typing.
+    static let maximumKeysPerDispatch = 256
 
     /// A touch libinput puts off the screen (the device sent a position outside the range it
     /// declares): held to the screen's edge, and said once per device.
@@ -337,7 +390,10 @@ public final class LibinputInput {
         let node = "/dev/input/" + String(cString: libinput_device_get_sysname(device))
         let kind: InputDeviceKind
         let reason: String
-        if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
+        if let key = keyDevices[node], libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_KEYBOARD) != 0 {
+            kind = key.kind
+            reason = key.reason
+        } else if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
             kind = .touchscreen
             reason = "has libinput's touch capability"
         } else if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0,
@@ -369,6 +425,7 @@ public final class LibinputInput {
         devices[index].used = false
         devices[index].reason = "removed"
         logger.notice("\(devices[index].node) \"\(devices[index].name)\" removed")
+        if keyDevices.removeValue(forKey: devices[index].node) != nil { keyDeviceLost = true }
         let now = Self.monotonicNow()
         var cancel = TouchFrame(time: now)
         for slot in seat.slotDevice.indices where seat.slotDevice[slot] == index {

@@ -141,7 +141,10 @@ public struct GestureReport: Sendable, Equatable {
 
 /// What kind of input device a node is (`type` on the wire).
 public enum InputDeviceKind: String, Sendable, CaseIterable {
-    case touchscreen, touchpad, keyboard, pointer, tablet, other
+    /// `keyboard`: it can type text (letter keys); `keys`: keys, buttons or a knob that cannot
+    /// (a panel's buttons, a steering wheel's, a remote, a knob's push), whose keys move the
+    /// sheet's focus.
+    case touchscreen, touchpad, keyboard, keys, pointer, tablet, other
 
     /// Whether sheetd uses devices of this kind.
     public var isTouch: Bool { self == .touchscreen || self == .touchpad }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SheetClient
+import SheetConfig
 import SheetInput
 
 struct DoctorCommand: ParsableCommand {
@@ -36,6 +37,10 @@ struct DoctorCommand: ParsableCommand {
         doctor.classifier = DeviceClassifier(sysfsRoot: sysfs)
         doctor.deviceRoot = dev
         doctor.udevDataRoot = udevData
+        // The key map and `keys:` of the configuration decide which key devices are read.
+        if let settings = try? Settings.resolve(configPath: nil, flags: []) {
+            doctor.keyReading = KeyReading(keyMap: settings.engine.focus.keyMap, optedIn: settings.keyDevices)
+        }
         let findings = doctor.survey()
         var healthy = true
         if findings.isEmpty {
@@ -59,7 +64,7 @@ struct DoctorCommand: ParsableCommand {
 
     private func write(_ finding: DeviceFinding) throws {
         let verdict = finding.usable ? (finding.warnings.isEmpty ? "would use" : "would use, with warnings")
-            : (finding.kind.isTouch ? "CANNOT use" : "ignores")
+            : finding.readsKeys ? "reads its keys" : (finding.kind.isTouch ? "CANNOT use" : "ignores")
         try writeLine(Array("\(finding.node)  \(finding.kind.rawValue)  \"\(finding.name)\": sheetd \(verdict)".utf8))
         for problem in finding.problems { try writeLine(Array("    problem: \(problem)".utf8)) }
         for warning in finding.warnings { try writeLine(Array("    warning: \(warning)".utf8)) }

@@ -98,6 +98,8 @@ struct LoopState {
     var engine: Engine
     var outputs: [EngineOutput] = []
     private var frames = TouchFrameBatch()
+    /// The keys a turn read (never logged), taken from the input like `frames`.
+    private var keys: [KeyEvent] = []
     var clock = EngineClock()
     /// The monotonic time of this turn, read once (`TurnClock`).
     var turn = TurnClock()
@@ -139,7 +141,9 @@ struct LoopState {
         self.waiter = waiter
         inbox = LoopInbox(waking: waiter)
         publisher = Publisher(engine: engine, logger: logger)
-        input = try LoopInput(try InputSpec(parsing: settings.input), screen: configuration.screen, logger: logger)
+        keys.reserveCapacity(64)
+        input = try LoopInput(try InputSpec(parsing: settings.input), screen: configuration.screen,
+                              keys: KeyReading(keyMap: configuration.focus.keyMap, optedIn: settings.keyDevices), logger: logger)
         input.refreshDevices()
     }
 
@@ -236,6 +240,7 @@ struct LoopState {
             if ready.input {
                 let devicesChanged = input.dispatchLive(screen: engine.configuration.screen, into: &frames)
                 applyFrames()
+                applyKeys()
                 if devicesChanged { refreshDevices() }
             }
             if !fastReplay { catchUp() }
@@ -280,6 +285,25 @@ struct LoopState {
             process(stamped)
         }
         frames.removeAll()
+    }
+
+    /// Hands the keys libinput read to the engine, stamped on its clock; a key device gone
+    /// lets every held key go first.
+    private mutating func applyKeys() {
+        let lost = input.takeKeys(into: &keys)
+        if lost { engine.releaseKeys(at: clock.tick(), into: &outputs) }
+        for index in keys.indices {
+            var stamped = keys[index]
+            stamped.time = clock.stamp(monotonic: stamped.time)
+            let before = outputs.count
+            engine.key(stamped, into: &outputs)
+            for output in outputs[before...] {
+                if case .content = output {
+                    publish()
+                    break
+                }
+            }
+        }
     }
 
     /// Gives the engine one frame. A content event goes out before the next frame is taken: a

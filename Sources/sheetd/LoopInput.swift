@@ -25,12 +25,12 @@ final class LoopInput: @unchecked Sendable {
     private var closed: [DeviceFrames] = []
     static let closedKept = 32
 
-    init(_ spec: InputSpec, screen: ScreenSize, logger: Logger) throws {
+    init(_ spec: InputSpec, screen: ScreenSize, keys: KeyReading, logger: Logger) throws {
         self.logger = logger
         plugins = PluginInput(screen: screen)
         source = switch spec {
-        case .udev(let seat): .live(try LibinputInput(mode: .udev(seat: seat), logger: logger))
-        case .paths(let nodes): .live(try LibinputInput(mode: .paths(nodes), logger: logger))
+        case .udev(let seat): .live(try LibinputInput(mode: .udev(seat: seat), keyReading: keys, logger: logger))
+        case .paths(let nodes): .live(try LibinputInput(mode: .paths(nodes), keyReading: keys, logger: logger))
         case .replay(let path, let speed):
             .recording(RecordingPlayer(try RecordedInput(path: path, screen: screen), speed: speed, logger: logger))
         case .none: .none
@@ -91,6 +91,12 @@ final class LoopInput: @unchecked Sendable {
             defer { old = list }
             return old != list
         }
+    }
+
+    /// Moves the keys libinput read into `keys`; true when a key device went away meanwhile.
+    func takeKeys(into keys: inout [KeyEvent]) -> Bool {
+        guard case .live(let input) = source else { return false }
+        return input.takeKeys(into: &keys)
     }
 
     /// Reads libinput's events into `frames`; true when devices came or went with them.

@@ -54,8 +54,22 @@ struct DoctorSurveyTests {
         #expect(finding.name == "AT Translated Set 2 keyboard")
         #expect(finding.kind == .keyboard)
         #expect(finding.problems == [])
-        #expect(finding.notes == ["a keyboard: sheetd never opens it"])
-        #expect(!finding.usable)
+        #expect(finding.notes == ["a keyboard that can type: not read (an administrator lets sheetd read it with the udev property SHEETD_KEYS=1 or keys: in sheetd.yaml)"])
+        #expect(!finding.usable && !finding.readsKeys)
+    }
+
+    @Test func aRemotesKeysAreReadAndAKeyboardNamedInKeysToo() throws {
+        let system = try FakeSystem()
+        defer { system.remove() }
+        try system.addDevice("event3", name: "AT Translated Set 2 keyboard", RealDevice.keyboard)
+        try system.addDevice("event4", name: "Remote", RealDevice.remote)
+        var doctor = doctor(system)
+        doctor.keyReading = KeyReading(optedIn: ["/dev/input/event3"])
+        let keyboard = doctor.examine(node: "/dev/input/event3"), remote = doctor.examine(node: "/dev/input/event4")
+        #expect(remote.kind == .keys && remote.readsKeys)
+        #expect(remote.notes == ["keys that cannot type: read for the focus"])
+        #expect(keyboard.readsKeys)
+        #expect(keyboard.notes == ["a keyboard that can type: read for the focus, as keys: in the configuration says"])
     }
 
     @Test func aNodeSysfsDoesNotKnowIsAnUnnamedOther() throws {

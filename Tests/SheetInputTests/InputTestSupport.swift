@@ -42,6 +42,9 @@ enum RealDevice {
     static let keyboard = ["properties": "0\n", "capabilities/abs": "0\n",
                            "capabilities/key": "402000000 3803078f800d001 feffffdfffefffff fffffffffffffffe\n",
                            "capabilities/rel": "0\n"]
+    /// A remote control's keys: Esc, Enter and Up, no letters (keys that cannot type).
+    static let remote = ["properties": "0\n", "capabilities/abs": "0\n",
+                         "capabilities/key": "8000000000 10000002\n", "capabilities/rel": "0\n"]
     /// A wheel mouse: REL_X/Y, the wheel, BTN_LEFT to BTN_EXTRA.
     static let mouse = ["properties": "0\n", "capabilities/abs": "0\n",
                         "capabilities/key": "1f0000 0 0 0 0\n", "capabilities/rel": "903\n"]

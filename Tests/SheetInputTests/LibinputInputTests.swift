@@ -65,9 +65,9 @@ struct LibinputOpenCallbackTests {
     }
 
     /// A udev context whose open callback classifies from `system`'s sysfs.
-    private func udevInput(_ system: FakeSystem, logger: Logger) throws -> LibinputInput {
+    private func udevInput(_ system: FakeSystem, keys: KeyReading = KeyReading(), logger: Logger) throws -> LibinputInput {
         try LibinputInput(mode: .udev(seat: unusedSeat), classifier: DeviceClassifier(sysfsRoot: system.sysfsRoot),
-                          logger: logger)
+                          keyReading: keys, logger: logger)
     }
 
     @Test func aKeyboardsNodeIsRefusedWithoutBeingOpened() throws {
@@ -79,12 +79,33 @@ struct LibinputOpenCallbackTests {
         let log = LogCapture()
         let input = try udevInput(system, logger: log.logger)
         #expect(input.openRestricted(node, flags: O_RDWR | O_NONBLOCK | O_CLOEXEC) == -ENODEV)
+        let reason = "a keyboard that can type: not read (an administrator lets sheetd read it with the udev property SHEETD_KEYS=1 or keys: in sheetd.yaml)"
         #expect(input.devices == [InputDevice(node: node, name: "AT Translated Set 2 keyboard", kind: .keyboard,
-                                              used: false, reason: "a keyboard: never opened")])
+                                              used: false, reason: reason)])
         #expect(input.devicesRevision == 1)
-        #expect(log.lines.contains(LogCapture.Line(
-            level: .info,
-            message: "skipped \(node) \"AT Translated Set 2 keyboard\": a keyboard, not a touchscreen or touchpad; not opened")))
+        #expect(log.lines.contains(LogCapture.Line(level: .info, message: "skipped \(node) \"AT Translated Set 2 keyboard\": \(reason)")))
+    }
+
+    /// The privacy line: a keyboard that can type is opened only when an administrator named
+    /// it; keys that cannot type are opened when the key map binds one of them.
+    @Test func aKeyboardNamedInKeysAndARemotesKeysAreOpened() throws {
+        let system = try FakeSystem()
+        defer { system.remove() }
+        try system.addDevice("event7", name: "AT Translated Set 2 keyboard", RealDevice.keyboard)
+        try system.addDevice("event8", name: "Remote", RealDevice.remote)
+        try system.addDevice("event9", name: "Power Button", ["capabilities/key": "10000000000000 0\n"])
+        let keyboard = try system.addNode("event7", mode: 0o666), remote = try system.addNode("event8", mode: 0o666)
+        let power = try system.addNode("event9", mode: 0o666)
+        let input = try udevInput(system, keys: KeyReading(optedIn: ["AT Translated Set 2 keyboard"]), logger: LogCapture().logger)
+        for node in [keyboard, remote] {
+            let descriptor = input.openRestricted(node, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            #expect(descriptor >= 0, "\(node)")
+            if descriptor >= 0 { close(descriptor) }
+        }
+        #expect(input.openRestricted(power, flags: O_RDONLY | O_NONBLOCK | O_CLOEXEC) == -ENODEV, "KEY_POWER is bound to nothing")
+        #expect(input.devices.map(\.reason) == ["neither a touch device nor keys the key map binds: never opened"])
+        var keys: [KeyEvent] = []
+        #expect(!input.takeKeys(into: &keys) && keys.isEmpty)
     }
 
     @Test func aTouchscreensNodeIsOpenedWithTheFlagsAskedFor() throws {
@@ -151,7 +172,7 @@ struct LibinputOpenCallbackTests {
         try system.addDevice("event4", name: "Keys", RealDevice.keyboard)
         #expect(input.openRestricted(node, flags: O_RDWR | O_CLOEXEC) == -ENODEV)
         #expect(input.devices == [InputDevice(node: node, name: "Keys", kind: .keyboard, used: false,
-                                              reason: "a keyboard: never opened")])
+                                              reason: "a keyboard that can type: not read (an administrator lets sheetd read it with the udev property SHEETD_KEYS=1 or keys: in sheetd.yaml)")])
         #expect(input.devicesRevision == 2)
     }
 
