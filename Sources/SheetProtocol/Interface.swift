@@ -67,6 +67,9 @@ public enum SheetInterface {
     # compositor makes its input region: the whole screen while a modal sheet is shown or
     # moves, the card (and the grabber above it) while a non-modal one is, and at rest
     # closed the bar, or the edge band when an edge swipe may open it, or nothing.
+    # focus: what keys, a knob or a switch have put the focus on, close (the close
+    # button) or an item's id, null for nothing; focusVisible: its ring is drawn (a key was
+    # used since the last touch).
     type State (
       state: (resting, dragging, settling),
       detent: ?string,
@@ -79,6 +82,8 @@ public enum SheetInterface {
       cause: (initial, user, animation, command),
       inputActive: bool,
       reduceMotion: bool,
+      focusVisible: ?bool,
+      focus: ?string,
       card: ?Card,
       appearance: ?Appearance,
       presentation: ?Presentation,
@@ -100,7 +105,8 @@ public enum SheetInterface {
       direction: ?string
     )
 
-    # One row of the sheet's list: an id the client chose (1 to 64 bytes, unique) and its
+    # One row of the sheet's list: an id the client chose (1 to 64 bytes, unique, not
+    # close, the close button's name in a state's focus) and its
     # label (at most 256 bytes); a second line (subtitle, at most 256 bytes; the row is
     # 72 pt instead of 56); an icon (a freedesktop icon name: 1 to 64 bytes of letters,
     # digits, -, _ and ., not starting with a dot; never a path); an accessory at the
@@ -145,9 +151,9 @@ public enum SheetInterface {
     # What the content's client hears. event is item-tapped (item), item-toggled (item, on:
     # a tap flipped its toggle, already flipped in the daemon), reorder-began (item,
     # index), reorder-moved (item, from, to), reorder-ended (item, order),
-    # dismiss-attempted (cause: swipe-down, drag, dim-tap or close-button) or presented
-    # (the sheet left its floor, hidden or the bar, for a detent above it; cause:
-    # edge-swipe, bar-tap, bar-swipe or control).
+    # dismiss-attempted (cause: swipe-down, drag, dim-tap, close-button or back) or
+    # presented (the sheet left its floor, hidden or the bar, for a detent above it; cause:
+    # edge-swipe, bar-tap, bar-swipe, control or key).
     type Event (
       event: string,
       item: ?string,
@@ -161,7 +167,7 @@ public enum SheetInterface {
 
     # An input device, whether the daemon uses it, and why. A device a program feeds
     # over io.sheetd.Input has node plugin:ID and the pid and uid of that program.
-    type Device (name: string, node: string, type: (touchscreen, touchpad, keyboard, pointer, tablet, other), used: bool, reason: string, pid: ?int, uid: ?int)
+    type Device (name: string, node: string, type: (touchscreen, touchpad, keyboard, keys, pointer, tablet, other), used: bool, reason: string, pid: ?int, uid: ?int)
 
     # The sheet now.
     method GetState() -> (state: State)

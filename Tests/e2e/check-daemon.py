@@ -163,6 +163,17 @@ for name in fixtures:
         check(astray is None, f"{name}: every dragged top lies on the replay's path, in order, within "
                               f"{TOLERANCE:.0f} px ({len(dragged)} against {len(reference)}; first astray: {astray})")
 
+keys_state = text("keys.state.json")
+check('"focusVisible":true,"focus":"bluetooth"' in keys_state,
+      f"keys: Tab, Tab, Down on the keyboard udev opted in put the focus, shown, on bluetooth ({keys_state[:200] or 'no state'})")
+key_devices = [json.loads(line) for line in text("devices-keys.json").splitlines() if line.strip()]
+opted = [d for d in key_devices if d.get("name") == "sheetd e2e keyboard"]
+typing = [d for d in key_devices if d.get("name") == "sheetd e2e typing keyboard"]
+check(len(opted) == 1 and opted[0]["used"] and "SHEETD_KEYS=1" in opted[0]["reason"],
+      f"ListDevices: the opted-in keyboard is read, and says why ({opted})")
+check(len(typing) == 1 and not typing[0]["used"] and "not read" in typing[0]["reason"],
+      f"ListDevices: the keyboard nobody named is not read, and says why ({typing})")
+
 log = text("sheetd.log")
 check(re.search(r"using touchscreen /dev/input/event\d+", log) is not None, "the log says which device was taken and why")
 check(re.search(r'/dev/input/event\d+ "sheetd e2e touchscreen" removed', log) is not None, "the log reports the removal")

@@ -12,6 +12,7 @@ WIDTH, HEIGHT = 1280, 800
 UNITS_PER_MM = 10
 EV_SYN, EV_KEY, EV_REL, EV_ABS = 0x00, 0x01, 0x02, 0x03
 REL_X, REL_Y = 0x00, 0x01
+KEY_TAB, KEY_DOWN, KEY_MENU, KEY_BACK = 15, 108, 139, 158
 BTN_RIGHT, BTN_MIDDLE = 0x111, 0x112
 BTN_TOUCH = 0x14A
 BTN_LEFT, BTN_TOOL_FINGER, BTN_TOOL_QUINTTAP = 0x110, 0x145, 0x148
@@ -282,6 +283,30 @@ def mouse_drag(dy, seconds, hold, start_dy):
     return events
 
 
+def keyboard_description(name):
+    """A PC keyboard: every key from Esc to the keypad, Menu and Back (letters included, so it
+    can type: sheetd reads it only when it is opted in)."""
+    lines = ["# EVEMU 1.3", f"N: {name}", "I: 0011 0001 0001 ab41"]
+    lines += mask_lines("P", None, [], 8)
+    lines += mask_lines("B", EV_SYN, [EV_SYN, EV_KEY], 8)
+    lines += mask_lines("B", EV_KEY, list(range(1, 112)) + [KEY_MENU, KEY_BACK], 96)
+    return lines
+
+
+def keys(*codes):
+    """Each key pressed and let go 50 ms later, 300 ms apart."""
+    events, time = [], 0.0
+    for code in codes:
+        time += 0.3
+        events += [f"E: {time:.6f} {EV_KEY:04x} {code:04x} 1", f"E: {time:.6f} 0000 0000 0"]
+        events += [f"E: {time + 0.05:.6f} {EV_KEY:04x} {code:04x} 0", f"E: {time + 0.05:.6f} 0000 0000 0"]
+    return events
+
+
+# Tab twice: the close button, then the first item; Down once more: the second item.
+KEY_GESTURES = {"keys-tab-tab-down": keys(KEY_TAB, KEY_TAB, KEY_DOWN)}
+
+
 # examples/python/mouse-finger.py starts the pointer at the screen's centre (640, 400): 200 px
 # down onto the card at half, then a drag 480 px up, as drag-up does with a finger.
 MOUSE_GESTURES = {"mouse-drag-up": mouse_drag(-480, 1.2, 0.15, start_dy=200)}
@@ -308,6 +333,13 @@ def main():
     for name, events in MOUSE_GESTURES.items():
         with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
             file.write("\n".join(mouse_header + events) + "\n")
+    # Two keyboards: one a udev rule opts in (SHEETD_KEYS=1), one nobody named.
+    for device, name in [("keyboard", "sheetd e2e keyboard"), ("typing", "sheetd e2e typing keyboard")]:
+        with open(os.path.join(folder, f"{device}.evemu"), "w") as file:
+            file.write("\n".join(keyboard_description(name)) + "\n")
+    for name, events in KEY_GESTURES.items():
+        with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
+            file.write("\n".join(keyboard_description("sheetd e2e keyboard") + events) + "\n")
 
 
 if __name__ == "__main__":
