@@ -27,15 +27,26 @@ DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/debian-packages 2>/dev/null)
 # `make test` set a fresh machine up and cost nothing once it is.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
+# apt's and pip's own output goes to $(DEPS_LOG): a step prints one line, and the log in full
+# when it fails.
+DEPS_LOG ?= .build/deps.log
+
 deps:
-	@missing=$$(for package in $(DEBIAN_PACKAGES); do \
+	@mkdir -p $(dir $(DEPS_LOG)); : > $(DEPS_LOG); \
+	missing=$$(for package in $(DEBIAN_PACKAGES); do \
 		dpkg-query -W -f='$${db:Status-Status}' $$package 2>/dev/null | grep -qx installed || echo $$package; done); \
 	if [ -n "$$missing" ]; then \
-		echo "make deps: installing" $$missing; \
-		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
-	[ -x $(VENV)/bin/pip ] || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -r packaging/python-requirements.txt
+		echo "make deps: installing $$(echo $$missing | wc -w) Debian packages (apt's output in $(DEPS_LOG))"; \
+		{ $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; } >> $(DEPS_LOG) 2>&1 \
+			|| { cat $(DEPS_LOG); echo "make deps: apt-get failed (above, and in $(DEPS_LOG))"; exit 1; }; \
+	fi; \
+	if [ ! -x $(VENV)/bin/pip ]; then \
+		echo "make deps: making the tests' Python environment in $(VENV)"; \
+		$(PYTHON) -m venv $(VENV) >> $(DEPS_LOG) 2>&1 || { cat $(DEPS_LOG); exit 1; }; \
+	fi; \
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r packaging/python-requirements.txt >> $(DEPS_LOG) 2>&1 \
+		|| { cat $(DEPS_LOG); echo "make deps: pip failed (above, and in $(DEPS_LOG))"; exit 1; }; \
+	echo "make deps: ready"
 
 build:
 	$(SWIFT) build
@@ -64,7 +75,9 @@ coverage: deps
 E2E_DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/e2e-debian-packages 2>/dev/null)
 
 e2e-deps:
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(E2E_DEBIAN_PACKAGES)
+	@mkdir -p $(dir $(DEPS_LOG)); echo "make e2e-deps: QEMU, a kernel and the guest's tools (apt's output in $(DEPS_LOG))"; \
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(E2E_DEBIAN_PACKAGES); } >> $(DEPS_LOG) 2>&1 \
+		|| { cat $(DEPS_LOG); echo "make e2e-deps: apt-get failed (above, and in $(DEPS_LOG))"; exit 1; }
 
 # The three programs alone, in release mode (what e2e, man and completions need).
 tools:
