@@ -135,3 +135,63 @@ public enum VarlinkErrorName {
     public static let tooManyConnections = "io.sheetd.Sheet.TooManyConnections"
     public static let shuttingDown = "io.sheetd.Sheet.ShuttingDown"
 }
+
+/// What an interface description (varlink's IDL) says each method takes: the names of its
+/// parameters, read from the text the server serves, so that the check of a call's parameters
+/// and the description a client reads cannot drift apart.
+public enum VarlinkMethods {
+    /// Method name → its parameters' names, from `description`'s `method Name(a: T, b: ?U) -> (…)`
+    /// lines (a signature may span lines; types may hold parentheses, as enums do).
+    public static func parameters(in description: String) -> [String: Set<String>] {
+        var methods: [String: Set<String>] = [:]
+        // Comments end at their line; the rest is read as one text.
+        let text = description.split(separator: "\n").map { line in line.split(separator: "#", maxSplits: 1,
+                                                                                  omittingEmptySubsequences: false)[0] }
+            .joined(separator: " ")
+        var rest = Substring(text)
+        while let found = rest.firstRange(of: "method ") {
+            rest = rest[found.upperBound...]
+            guard let open = rest.firstIndex(of: "(") else { break }
+            let name = rest[..<open].filter { $0 != " " }
+            var depth = 0, field = "", names: Set<String> = []
+            var index = open
+            while index < rest.endIndex {
+                let character = rest[index]
+                index = rest.index(after: index)
+                switch character {
+                case "(":
+                    depth += 1
+                    if depth == 1 { continue }
+                case ")":
+                    depth -= 1
+                case "," where depth == 1:
+                    if let parameter = parameterName(field) { names.insert(parameter) }
+                    field = ""
+                    continue
+                default:
+                    break
+                }
+                if depth == 0 {
+                    if let parameter = parameterName(field) { names.insert(parameter) }
+                    break
+                }
+                field.append(character)
+            }
+            methods[String(name)] = names
+            rest = rest[index...]
+        }
+        return methods
+    }
+
+    private static func parameterName(_ field: String) -> String? {
+        guard let colon = field.firstIndex(of: ":") else { return nil }
+        let name = field[..<colon].filter { $0 != " " }
+        return name.isEmpty ? nil : String(name)
+    }
+
+    /// A parameter of `call` that its method does not take, the first by name, or nil.
+    public static func unknownParameter(of call: VarlinkCall, known: [String: Set<String>]) -> String? {
+        guard let taken = known[call.name], case .object(let fields) = call.parameters else { return nil }
+        return fields.keys.filter { !taken.contains($0) }.min()
+    }
+}

@@ -410,6 +410,13 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
                    context: context)
             return
         }
+        // A parameter the method does not take (a misspelt name, fields wrapped in an object)
+        // is refused by name, as systemd's varlink services do, rather than ignored.
+        if let known = server.methodParameters[call.interface], endpoint.interfaces.contains(call.interface),
+           let unknown = VarlinkMethods.unknownParameter(of: call, known: known) {
+            logger.notice("\(who): \(call.method) refused: it takes no parameter \(unknown)")
+            return invalidParameter(unknown, call, context: context)
+        }
         switch (call.interface, endpoint) {
         case (SheetInterface.serviceName, _): serviceCall(call, context: context)
         case (SheetInterface.name, .sheet): sheetCall(call, context: context)

@@ -59,6 +59,9 @@ public final class VarlinkServer: @unchecked Sendable {
     private var nextConnectionNumber: UInt64 = 0
     /// `GetInterfaceDescription` replies, encoded once.
     let descriptionReplies: [String: ByteBuffer]
+    /// Each interface's methods and the parameters they take, read from the descriptions
+    /// served: a call with another parameter is answered `InvalidParameter` naming it.
+    let methodParameters: [String: [String: Set<String>]]
     /// `{"parameters":{}}`, encoded once: writing it shares its storage.
     let emptyReply: ByteBuffer
 
@@ -89,14 +92,17 @@ public final class VarlinkServer: @unchecked Sendable {
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.eventLoop = group.next()
         var replies: [String: ByteBuffer] = [:]
+        var parameters: [String: [String: Set<String>]] = [:]
         for (name, text) in [(SheetInterface.name, SheetInterface.description), (SheetInterface.serviceName, SheetInterface.serviceDescription),
                              (InputInterface.name, InputInterface.description)] {
             let bytes = VarlinkReply.encode(continues: false, capacity: text.utf8.count + 64) { $0.append(.object(["description": .string(text)])) }
             var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
             replies[name] = buffer
+            parameters[name] = VarlinkMethods.parameters(in: text)
         }
         descriptionReplies = replies
+        methodParameters = parameters
         let empty = VarlinkReply.encode(continues: false, capacity: 24) { $0.append(.object([:])) }
         var buffer = ByteBufferAllocator().buffer(capacity: empty.count)
         buffer.writeBytes(empty)

@@ -93,6 +93,11 @@ enum Seeds {
                 "barHeight": .number(72), "modal": .bool(false), "canOpen": .bool(true), "canClose": .bool(false)])),
              VarlinkCall(method: "io.sheetd.Sheet.Dismiss", parameters: .object(["force": .bool(true)])),
              VarlinkCall(method: "io.sheetd.Sheet.GetState")],
+            // Parameters no method takes: wrapped fields, a misspelt name (InvalidParameter).
+            [VarlinkCall(method: "io.sheetd.Sheet.SetContent", parameters: .object(["content": .object(["title": .string("Menu")])])),
+             VarlinkCall(method: "io.sheetd.Sheet.SetAppearance", parameters: .object(["textscale": .number(2)])),
+             VarlinkCall(method: "org.varlink.service.GetInfo", parameters: .object(["verbose": .bool(true)])),
+             VarlinkCall(method: "io.sheetd.Sheet.GetState")],
         ]
         for (index, calls) in sessions.enumerated() {
             // The first byte sets how the bytes are cut into reads; its high bit clear: the
