@@ -27,7 +27,7 @@ public struct EngineFlags: ParsableArguments {
     @Option(help: "Where a card narrower than the screen sits: center, start (left) or end (right).")
     public var align: String?
 
-    @Option(help: "light, dark, or auto (each renderer's preference).")
+    @Option(help: "light, dark, auto (each renderer's preference), high-contrast or high-contrast-dark.")
     public var theme: String?
 
     @Option(help: "The accent colour, #rrggbb (default #3584e4).")

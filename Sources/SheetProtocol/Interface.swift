@@ -22,8 +22,9 @@ public enum SheetInterface {
     # send it has a card as wide as the screen.
     type Card (x: float, width: float)
 
-    # How to draw the sheet, the same in every renderer: theme is light, dark or auto
-    # (the renderer's preference, light when it has none); colours are #rrggbb; font is
+    # How to draw the sheet, the same in every renderer: theme is light, dark, auto (the
+    # renderer's preference, light when it has none), high-contrast or high-contrast-dark
+    # (text at 7:1, lines and the card's edge drawn); colours are #rrggbb; font is
     # a fontconfig pattern (empty: the renderer's own); textScale is 0.5 to 3, on top of
     # the screen's scale; card and dim are null for the theme's; cornerRadius is in points.
     type Appearance (

@@ -59,6 +59,7 @@ public struct Painter: Sendable {
         for y in rows {
             geometry.drawBase(row: y, into: canvas)
         }
+        if scene.look.cardEdgePoints > 0 { geometry.drawCardEdge(rows: rows, into: canvas) }
         geometry.drawGrabber(rows: rows, into: canvas)
         if scene.showsClose { geometry.drawClose(rows: rows, into: canvas) }
         switch text {
@@ -191,6 +192,30 @@ struct Geometry {
                 canvas.set(x: cardLeft + offset, y: y, leftPixel.color, alpha: leftPixel.alpha)
                 canvas.set(x: cardRight - 1 - offset, y: y, rightPixel.color, alpha: rightPixel.alpha)
             }
+        }
+    }
+
+    /// A line just inside the card's edge (its top, its corners and, on a card narrower than
+    /// the screen, its sides), in the text's colour.
+    func drawCardEdge(rows: Range<Int>, into canvas: Canvas) {
+        let line = max(scene.points(scene.look.cardEdgePoints), 1)
+        let ink = scene.look.title
+        func stroke(_ x: Int, _ y: Int) {
+            let distance = cardDistance(Double(x) + 0.5, Double(y) + 0.5)
+            let amount = coverage(abs(distance + line / 2) - line / 2)
+            if amount > 0 { canvas.set(x: x, y: y, ink.over(canvas.pixel(x: x, y: y), alpha: amount)) }
+        }
+        let columns = Range(pixels: left - 1, right + 1).clamped(to: 0..<width)
+        let band = Range(pixels: top - 1, top + max(radius, line) + 2).clamped(to: rows)
+        for y in band { for x in columns { stroke(x, y) } }
+        // The sides, below the corners, where the card leaves the dim beside it.
+        guard left > 0 || right < Double(width) else { return }
+        let sides = Range(pixels: top + max(radius, line) + 2, Double(scene.height)).clamped(to: rows)
+        let leftColumns = Range(pixels: left - 1, left + line + 1).clamped(to: 0..<width)
+        let rightColumns = Range(pixels: right - line - 1, right + 1).clamped(to: 0..<width)
+        for y in sides {
+            if left > 0 { for x in leftColumns { stroke(x, y) } }
+            if right < Double(width) { for x in rightColumns { stroke(x, y) } }
         }
     }
 

@@ -51,6 +51,9 @@ public struct Look: Sendable, Equatable {
     public var focusRingWidthPoints = 2.0
     public var focusRingInsetPoints = 2.0
     public var focusRingSideInsetPoints = 8.0
+    /// A line along the card's edge (points; 0: none), in the text's colour, so that the card
+    /// is told from the dim without colour (the high-contrast themes).
+    public var cardEdgePoints = 0.0
     /// The accent where it stands out from the card by 3:1 (WCAG 2.4.13), else the text.
     public var focusRing = Appearance.gnomeBlue
     public var shadow = RGB.black
@@ -93,12 +96,19 @@ public struct Look: Sendable, Equatable {
         public static let light = Palette(card: .white, foreground: .black, foregroundAlpha: 0.8)
         /// libadwaita's dark style: the dialogs' #383838, white text.
         public static let dark = Palette(card: RGB(hex: 0x383838), foreground: .white, foregroundAlpha: 1)
+        /// High contrast: black on white (21:1), the second line at 70 % (#4d4d4d, 8.4:1).
+        public static let highContrast = Palette(card: .white, foreground: .black, foregroundAlpha: 1, secondaryFraction: 0.7)
+        /// High contrast, dark: white on black, the second line at 70 % (#b3b3b3, 10:1).
+        public static let highContrastDark = Palette(card: .black, foreground: .white, foregroundAlpha: 1, secondaryFraction: 0.7)
 
         func on(_ fraction: Double) -> RGB { foreground.over(card, alpha: foregroundAlpha * fraction) }
         public var text: RGB { on(1) }
         public var secondaryText: RGB { on(secondaryFraction) }
         var grabber: RGB { on(0.25 / 0.8) }
         var separator: RGB { on(0.12 / 0.8) }
+        /// Separators and the grabber that read without colour: the foreground at 60 %, past
+        /// 3:1 on the card (WCAG 1.4.11).
+        var strongLine: RGB { on(0.6) }
         var closeFill: RGB { on(0.08 / 0.8) }
 
         /// The theme's text on another card: black or white, whichever reads better on it, at
@@ -120,8 +130,10 @@ public struct Look: Sendable, Equatable {
     /// background, the backdrop and how it is composed stay this look's.
     public func applying(_ appearance: Appearance) -> Look {
         var look = self
+        let highContrast = appearance.theme == .highContrast || appearance.theme == .highContrastDark
         let dark = appearance.theme == .dark || (appearance.theme == .auto && prefersDark)
-        var palette = dark ? Palette.dark : Palette.light
+        var palette = appearance.theme == .highContrast ? Palette.highContrast
+            : appearance.theme == .highContrastDark ? Palette.highContrastDark : dark ? Palette.dark : Palette.light
         if let card = appearance.card { palette = palette.with(card: card) }
         look.card = palette.card
         look.title = palette.text
@@ -133,6 +145,17 @@ public struct Look: Sendable, Equatable {
         look.closeFill = palette.closeFill
         look.accent = appearance.accent
         look.focusRing = appearance.accent.contrast(with: look.card) >= 3 ? appearance.accent : palette.text
+        if highContrast {
+            look.separator = palette.strongLine
+            look.grabber = palette.strongLine
+            look.cardEdgePoints = 2
+            look.focusRingWidthPoints = 3
+            // The ring at 4.5:1 at least: the accent where it reads so, else the text.
+            look.focusRing = appearance.accent.contrast(with: look.card) >= 4.5 ? appearance.accent : palette.text
+        } else {
+            look.cardEdgePoints = 0
+            look.focusRingWidthPoints = 2
+        }
         look.dim = appearance.dim ?? .black
         look.cornerRadiusPoints = appearance.cornerRadiusInPoints
         look.font = appearance.font

@@ -331,7 +331,7 @@ struct AppearanceCommand: ParsableCommand {
         discussion: "Each option given replaces the current value; the rest stay. Every renderer draws the new look from the next state. `sheetctl appearance --theme dark` at dusk, `--theme light` at dawn.")
 
     @OptionGroup var connection: SocketOption
-    @Option(help: "light, dark or auto (each renderer's preference).")
+    @Option(help: "light, dark, auto (each renderer's preference), high-contrast or high-contrast-dark.")
     var theme: String?
     @Option(help: "The accent colour, #rrggbb.")
     var accent: String?

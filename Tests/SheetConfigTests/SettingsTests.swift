@@ -73,7 +73,7 @@ import Testing
         ("screen: 800x480\npolicy: *tutorial\n", 2, "aliases (*name) are not accepted"),
         ("screen: 800x480\nbase: &b {slop: 3}\n", 2, "anchors (&name) are not accepted"),
         (SettingsTests.aliasBomb, 1, "anchors (&name) are not accepted"),
-        ("theme: purple\n", 1, "`theme` wants light, dark, auto; got `purple`"),
+        ("theme: purple\n", 1, "`theme` wants light, dark, auto, high-contrast, high-contrast-dark; got `purple`"),
         // An unquoted # starts a YAML comment: the value is empty, and the error says to quote it.
         ("accent: #3584e4\n", 1, "`accent` wants a colour like #3584e4 (quote it in YAML"),
         ("card-color: blue\n", 1, "`card-color` wants a colour like #3584e4"),

@@ -70,4 +70,22 @@ import Testing
         #expect(RGB(hex: 0x3584E4).description == "#3584e4")
         for bad in ["3584e4", "#3584e", "#3584e4f", "#xyzxyz", "", "#", "blue"] { #expect(RGB(parsing: bad) == nil, "\(bad)") }
     }
+
+    /// The high-contrast themes: every text at least 7:1 on its card (WCAG 1.4.6), separators,
+    /// the grabber and the card's edge at least 3:1 (1.4.11), the ring at 4.5:1 and 3 pt.
+    @Test(arguments: [Theme.highContrast, .highContrastDark])
+    func highContrastMeetsWCAGAAA(theme: Theme) {
+        for accent in [Appearance.gnomeBlue, RGB(hex: 0xE66100), RGB(hex: 0xFFEB3B)] {
+            let look = Look(Appearance(theme: theme, accent: accent))
+            for (part, colour) in [("title", look.title), ("label", look.label), ("second line", look.secondaryLabel),
+                                   ("close mark", look.closeMark)] {
+                #expect(colour.contrast(with: look.card) >= 7, "\(theme.name): \(part) \(colour) on \(look.card)")
+            }
+            for (part, colour) in [("separator", look.separator), ("grabber", look.grabber)] {
+                #expect(colour.contrast(with: look.card) >= 3, "\(theme.name): \(part) \(colour) on \(look.card)")
+            }
+            #expect(look.focusRing.contrast(with: look.card) >= 4.5, "\(theme.name), accent \(accent): \(look.focusRing)")
+            #expect(look.focusRingWidthPoints == 3 && look.cardEdgePoints == 2)
+        }
+    }
 }

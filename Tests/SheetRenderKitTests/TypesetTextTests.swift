@@ -157,6 +157,13 @@ import Testing
              labels: [], items: settings, focus: .close),
         Case(name: "focus-row-dark-540x960", width: 540, height: 960, scale: 1, top: 180, title: "Settings",
              labels: [], items: settings, look: Look(Appearance(theme: .dark, accent: RGB(hex: 0xE66100))), focus: .row(4)),
+        // High contrast: black on white, strong separators, the card's edge drawn, a 3 pt ring;
+        // and white on black on a car panel, where the card's sides meet the dim.
+        Case(name: "high-contrast-540x960", width: 540, height: 960, scale: 1, top: 180, title: "Settings",
+             labels: [], items: settings, look: Look(Appearance(theme: .highContrast)), focus: .row(1)),
+        Case(name: "high-contrast-dark-panel-1920x720", width: 1920, height: 720, scale: 1, top: 200, title: "Climate",
+             labels: ["Driver 21.5 °C", "Passenger 22 °C", "Fan speed", "Recirculate air", "Seat heating"],
+             look: Look(Appearance(theme: .highContrastDark)), card: SheetLayout().cardSpan(screenWidth: 1920), focus: .row(2)),
     ]
 
     @Test(arguments: cases)

@@ -76,12 +76,20 @@ public struct RGB: Sendable, Equatable, Hashable, CustomStringConvertible {
 /// when it knows none.
 public enum Theme: UInt8, Sendable, BitwiseCopyable, Named {
     case light, dark, auto
+    /// For people with low vision: black on white, every text at least 7:1 (WCAG 1.4.6), the
+    /// separators and the card's edge drawn so they are told apart without colour, a thicker
+    /// focus ring.
+    case highContrast
+    /// The same, white on black.
+    case highContrastDark
 
     public var name: StaticString {
         switch self {
         case .light: return "light"
         case .dark: return "dark"
         case .auto: return "auto"
+        case .highContrast: return "high-contrast"
+        case .highContrastDark: return "high-contrast-dark"
         }
     }
 }
