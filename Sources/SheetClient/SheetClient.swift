@@ -339,4 +339,16 @@ public final class InputClient {
     public func close(device: Int) throws(ClientError) {
         _ = try method("CloseDevice", .object(["device": .number(Double(device))]))
     }
+
+    /// Opens a device of keys (`OpenKeys`) that lives as long as this connection; its id.
+    public func openKeys(name: String, clock: PluginClock = .monotonic) throws(ClientError) -> Int {
+        let reply = try method("OpenKeys", .object(["name": .string(name), "clock": .string(clock.rawValue)]))
+        guard let id = reply["device"]?.intValue else { throw .badReply(path: connection.path, reason: "OpenKeys without a device id") }
+        return id
+    }
+
+    /// Sends a report of keys; a refusal is `.remote(InvalidFrame, …)`.
+    public func send(_ report: PluginKeyReport, device: Int) throws(ClientError) {
+        _ = try method("SendKeys", report.parameters(device: device))
+    }
 }

@@ -75,7 +75,26 @@ public final class PluginInput {
         var framesRead = 0
     }
 
+    /// A device of keys (`OpenKeys`): its keys go to the engine's key map, not the decoder.
+    struct KeyDevice {
+        let id: Int
+        let owner: UInt64
+        let pid: Int32
+        let uid: UInt32
+        let name: String
+        let clock: PluginClock
+        var lastTime: Int64?
+        var anchor: (device: Int64, monotonic: Int64)?
+        var tokens = Double(PluginDevice.Limits.frameBurst)
+        var refilled: Int64
+        var framesRead = 0
+    }
+
     private var devices: [Int: Device] = [:]
+    private var keyDevices: [Int: KeyDevice] = [:]
+    /// Keys fed since the loop last took them (`takeKeys`), and whether a key device closed.
+    private var keyEvents: [KeyEvent] = []
+    private var keyDeviceClosed = false
     private var order: [Int] = []
     private var nextID = 1
     /// The engine slots plugin contacts hold: bit n for slot `engineSlots.lowerBound + n`.
@@ -88,21 +107,28 @@ public final class PluginInput {
         self.screen = screen
     }
 
-    public var isEmpty: Bool { devices.isEmpty }
+    public var isEmpty: Bool { devices.isEmpty && keyDevices.isEmpty }
 
     /// The open devices, for `ListDevices`, in the order they were opened.
     public var reports: [InputDevice] {
-        order.compactMap { devices[$0] }.map { device in
-            InputDevice(node: "plugin:\(device.id)", name: device.declaration.name,
-                        kind: device.declaration.kind == .touchpad ? .touchpad : .touchscreen, used: true,
-                        reason: "fed over io.sheetd.Input by pid \(device.pid)", pid: device.pid, uid: device.uid)
+        order.compactMap { id in
+            if let device = devices[id] {
+                return InputDevice(node: "plugin:\(device.id)", name: device.declaration.name,
+                                   kind: device.declaration.kind == .touchpad ? .touchpad : .touchscreen, used: true,
+                                   reason: "fed over io.sheetd.Input by pid \(device.pid)", pid: device.pid, uid: device.uid)
+            }
+            return keyDevices[id].map { keys in
+                InputDevice(node: "plugin:\(keys.id)", name: keys.name, kind: .keys, used: true,
+                            reason: "keys fed over io.sheetd.Input by pid \(keys.pid), for the focus", pid: keys.pid, uid: keys.uid)
+            }
         }
     }
 
     /// The frames each open device has sent that were accepted, as `GetStats` reports them.
     public var framesRead: [DeviceFrames] {
-        order.compactMap { devices[$0] }.map {
-            DeviceFrames(node: "plugin:\($0.id)", name: $0.declaration.name, frames: $0.framesRead)
+        order.compactMap { id in
+            if let device = devices[id] { return DeviceFrames(node: "plugin:\(id)", name: device.declaration.name, frames: device.framesRead) }
+            return keyDevices[id].map { DeviceFrames(node: "plugin:\(id)", name: $0.name, frames: $0.framesRead) }
         }
     }
 
@@ -128,6 +154,97 @@ public final class PluginInput {
             return .done
         case .close(let device):
             return close(device: device, owner: owner, now: now, into: &frames) ? .done : .noSuchDevice(device)
+        case .openKeys(let name, let clock):
+            guard devices.count + keyDevices.count < PluginDevice.Limits.devices else {
+                return .tooManyDevices(limit: PluginDevice.Limits.devices)
+            }
+            let id = nextID
+            nextID += 1
+            keyDevices[id] = KeyDevice(id: id, owner: owner, pid: pid, uid: uid, name: name, clock: clock, refilled: now.microseconds)
+            order.append(id)
+            return .opened(device: id)
+        case .keys(let device, let report):
+            do {
+                try feed(report, device: device, owner: owner, now: now)
+            } catch {
+                return error.unknownDevice ? .noSuchDevice(device)
+                    : .invalidFrame(device: device, sequence: error.sequence, reason: error.reason)
+            }
+            return .done
+        }
+    }
+
+    /// Checks a key report and, when it holds, keeps its keys for the loop (`takeKeys`),
+    /// stamped on the monotonic clock: a press or a release each, a knob's steps one press each,
+    /// the kernel's repeats dropped (the engine repeats by its clock).
+    func feed(_ report: PluginKeyReport, device id: Int, owner: UInt64, now: Timestamp) throws(Refusal) {
+        guard var device = keyDevices[id], device.owner == owner else {
+            throw Refusal(device: id, sequence: report.sequence, reason: "no device \(id) is open on this connection", unknownDevice: true)
+        }
+        func refuse(_ reason: String) -> Refusal { Refusal(device: id, sequence: report.sequence, reason: reason) }
+        let limits = PluginDevice.Limits.self
+        Self.refill(&device.tokens, &device.refilled, now: now)
+        guard device.tokens >= 1 else { throw refuse("more than \(limits.framesPerSecond) reports a second") }
+        let time = report.timeInMicroseconds
+        if time < 0 { throw refuse("a time below zero (\(time) µs)") }
+        if let last = device.lastTime, time < last {
+            throw refuse("time runs backwards: \(time) µs is \(last - time) µs before the last report's")
+        }
+        if device.clock == .monotonic, time > now.microseconds + limits.futureMicroseconds {
+            throw refuse("a time \(time - now.microseconds) µs in the future of CLOCK_MONOTONIC")
+        }
+        guard keyEvents.count + report.keys.count * Int(PluginKeyReport.maximumDialSteps) <= 4096 else {
+            throw refuse("keys arrive faster than the daemon takes them")
+        }
+        device.tokens -= 1
+        device.framesRead += 1
+        device.lastTime = time
+        let stamp = Timestamp(microseconds: Self.monotonic(time, clock: device.clock, anchor: &device.anchor, now: now))
+        keyDevices[id] = device
+        for key in report.keys {
+            switch key {
+            case .key(let code, let value) where value != 2:
+                keyEvents.append(KeyEvent(time: stamp, input: .key(code), action: value == 1 ? .press : .release))
+            case .key:
+                break
+            case .dial(let steps):
+                for _ in 0..<steps.magnitude { keyEvents.append(KeyEvent(time: stamp, input: steps > 0 ? .dialUp : .dialDown, action: .press)) }
+            }
+        }
+    }
+
+    /// Moves the keys fed since the last call into `keys` (emptied first); true when a key
+    /// device closed meanwhile (the engine lets its held keys go).
+    public func takeKeys(into keys: inout [KeyEvent]) -> Bool {
+        keys.removeAll(keepingCapacity: true)
+        guard !keyEvents.isEmpty || keyDeviceClosed else { return false }
+        keys.append(contentsOf: keyEvents)
+        keyEvents.removeAll(keepingCapacity: true)
+        defer { keyDeviceClosed = false }
+        return keyDeviceClosed
+    }
+
+    /// The rate's bucket: `frameBurst` refilled at `framesPerSecond`, on the monotonic clock.
+    static func refill(_ tokens: inout Double, _ refilled: inout Int64, now: Timestamp) {
+        let limits = PluginDevice.Limits.self
+        let elapsed = Double(max(0, now.microseconds - refilled)) / 1_000_000
+        tokens = min(Double(limits.frameBurst), tokens + elapsed * Double(limits.framesPerSecond))
+        refilled = now.microseconds
+    }
+
+    /// A device's time on the monotonic clock: its own when it is monotonic (never past now),
+    /// else mapped through `anchor`, which is set again when the mapping strays from now.
+    static func monotonic(_ time: Int64, clock: PluginClock, anchor: inout (device: Int64, monotonic: Int64)?, now: Timestamp) -> Int64 {
+        switch clock {
+        case .monotonic:
+            return min(time, now.microseconds)
+        case .own:
+            var mapped = anchor.map { $0.monotonic + (time - $0.device) } ?? now.microseconds
+            if anchor == nil || mapped > now.microseconds || mapped < now.microseconds - PluginDevice.Limits.clockDriftMicroseconds {
+                anchor = (time, now.microseconds)
+                mapped = now.microseconds
+            }
+            return mapped
         }
     }
 
@@ -135,7 +252,9 @@ public final class PluginInput {
     public func open(_ declaration: PluginDevice, owner: UInt64, pid: Int32, uid: UInt32,
                      now: Timestamp) -> Result<Int, OpenRefusal> {
         if let refusal = declaration.refusal { return .failure(.invalid(parameter: refusal.parameter, reason: refusal.reason)) }
-        guard devices.count < PluginDevice.Limits.devices else { return .failure(.tooManyDevices(limit: PluginDevice.Limits.devices)) }
+        guard devices.count + keyDevices.count < PluginDevice.Limits.devices else {
+            return .failure(.tooManyDevices(limit: PluginDevice.Limits.devices))
+        }
         let id = nextID
         nextID += 1
         devices[id] = Device(id: id, owner: owner, pid: pid, uid: uid, declaration: declaration,
@@ -188,9 +307,7 @@ public final class PluginInput {
         }
         // The rate: a bucket of `frameBurst` frames refilled at `framesPerSecond`.
         let limits = PluginDevice.Limits.self
-        let elapsed = Double(max(0, now.microseconds - device.refilled)) / 1_000_000
-        device.tokens = min(Double(limits.frameBurst), device.tokens + elapsed * Double(limits.framesPerSecond))
-        device.refilled = now.microseconds
+        Self.refill(&device.tokens, &device.refilled, now: now)
         guard device.tokens >= 1 else {
             throw refuse("more than \(limits.framesPerSecond) frames a second")
         }
@@ -237,18 +354,7 @@ public final class PluginInput {
         device.tokens -= 1
         device.framesRead += 1
         device.lastTime = time
-        let monotonic: Int64
-        switch declaration.clock {
-        case .monotonic:
-            monotonic = min(time, now.microseconds)
-        case .own:
-            var mapped = device.anchor.map { $0.monotonic + (time - $0.device) } ?? now.microseconds
-            if device.anchor == nil || mapped > now.microseconds || mapped < now.microseconds - limits.clockDriftMicroseconds {
-                device.anchor = (time, now.microseconds)
-                mapped = now.microseconds
-            }
-            monotonic = mapped
-        }
+        let monotonic = Self.monotonic(time, clock: declaration.clock, anchor: &device.anchor, now: now)
         events.removeAll(keepingCapacity: true)
         let stamp = Timestamp(microseconds: monotonic)
         for contact in frame.contacts {
@@ -361,6 +467,12 @@ public final class PluginInput {
 
     /// Closes a device: its touches down are cancelled (appended to `frames`).
     public func close(device id: Int, owner: UInt64, now: Timestamp, into frames: inout TouchFrameBatch) -> Bool {
+        if let keys = keyDevices[id], keys.owner == owner {
+            keyDevices[id] = nil
+            order.removeAll { $0 == id }
+            keyDeviceClosed = true
+            return true
+        }
         guard var device = devices[id], device.owner == owner else { return false }
         // A dropped stream, as the kernel's SYN_DROPPED: the decoder cancels every contact
         // (and a touchpad's pan) without a lift, so nothing flings.
@@ -380,7 +492,7 @@ public final class PluginInput {
     /// Closes every device of a connection that went away; how many there were.
     @discardableResult
     public func closeAll(owner: UInt64, now: Timestamp, into frames: inout TouchFrameBatch) -> Int {
-        let owned = order.filter { devices[$0]?.owner == owner }
+        let owned = order.filter { devices[$0]?.owner == owner || keyDevices[$0]?.owner == owner }
         for id in owned { _ = close(device: id, owner: owner, now: now, into: &frames) }
         return owned.count
     }

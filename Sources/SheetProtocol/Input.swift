@@ -52,7 +52,23 @@ public enum InputInterface {
     # are refused.
     method SendFrame(device: int, sequence: int, time: int, contacts: []Contact) -> ()
 
-    # Closes a device; fingers still down are cancelled.
+    # A device of keys this connection feeds (a steering wheel's buttons read off a CAN
+    # bus, a panel's keys read another way): its keys move the sheet's focus through the
+    # daemon's key map, as a kernel key device's do. name and clock as for OpenDevice; it
+    # counts among the 16 devices.
+    method OpenKeys(name: string, clock: ?string) -> (device: int)
+
+    # A key that changed: code, an evdev key code (KEY_TAB is 15, BTN_0 is 256, at most
+    # 767), with value 1 for a press and 0 for a release (2, the kernel's repeat, is taken
+    # and ignored: the daemon repeats held keys itself); or dial, a knob's steps (REL_DIAL,
+    # positive one way), 1 to 64 either way.
+    type Key (code: ?int, value: ?int, dial: ?int)
+
+    # One report of a key device: the keys that changed (at most 16), at time, numbered
+    # and limited as SendFrame's frames are. A refused report changes nothing.
+    method SendKeys(device: int, sequence: int, time: int, keys: []Key) -> ()
+
+    # Closes a device; fingers still down are cancelled, keys held are let go.
     method CloseDevice(device: int) -> ()
 
     # A frame that cannot be used (a slot out of range, a move for a slot that is not
@@ -80,6 +96,74 @@ public enum InputRequest: Sendable, Equatable {
     case open(PluginDevice)
     case frame(device: Int, PluginFrame)
     case close(device: Int)
+    /// `OpenKeys`: a device of keys, by name, on its clock.
+    case openKeys(name: String, clock: PluginClock)
+    case keys(device: Int, PluginKeyReport)
+}
+
+/// One key of a fed key device's report: an evdev key's press, release or repeat, or a knob's
+/// steps.
+public enum PluginKey: Sendable, Equatable {
+    case key(code: UInt16, value: Int32)
+    case dial(steps: Int32)
+}
+
+/// A `SendKeys` report: its number, its time on the device's clock, its keys.
+public struct PluginKeyReport: Sendable, Equatable {
+    public var sequence: Int64
+    public var timeInMicroseconds: Int64
+    public var keys: [PluginKey]
+
+    /// Keys in one report, and the largest key code (KEY_MAX) and knob turn it takes.
+    public static let maximumKeys = 16
+    public static let maximumCode = 0x2ff
+    public static let maximumDialSteps: Int32 = 64
+
+    public init(sequence: Int64, timeInMicroseconds: Int64, keys: [PluginKey]) {
+        self.sequence = sequence
+        self.timeInMicroseconds = timeInMicroseconds
+        self.keys = keys
+    }
+
+    /// Reads `SendKeys`' parameters (the device id is the caller's to read), each key held to
+    /// the limits above.
+    public init(json parameters: JSONValue) throws(ParameterProblem) {
+        let sequence = try PluginFrame.sequence(parameters["sequence"])
+        let time = try PluginFrame.time(parameters["time"])
+        guard case .array(let list) = parameters["keys"] else { throw ParameterProblem("keys", "an array") }
+        guard list.count <= Self.maximumKeys else { throw ParameterProblem("keys", "more than \(Self.maximumKeys) keys") }
+        var keys: [PluginKey] = []
+        for (index, item) in list.enumerated() {
+            if let dial = item["dial"], !dial.isNull {
+                guard item["code"] == nil, let steps = dial.intValue, steps != 0, abs(steps) <= Int(Self.maximumDialSteps) else {
+                    throw ParameterProblem("keys[\(index)].dial", "1 to \(Self.maximumDialSteps) steps either way, and no code")
+                }
+                keys.append(.dial(steps: Int32(steps)))
+                continue
+            }
+            guard let code = item["code"]?.intValue, (1...Self.maximumCode).contains(code) else {
+                throw ParameterProblem("keys[\(index)].code", "an evdev key code, 1 to \(Self.maximumCode)")
+            }
+            guard let value = item["value"]?.intValue, (0...2).contains(value) else {
+                throw ParameterProblem("keys[\(index)].value", "0 (release), 1 (press) or 2 (repeat)")
+            }
+            keys.append(.key(code: UInt16(code), value: Int32(value)))
+        }
+        self.init(sequence: sequence, timeInMicroseconds: time, keys: keys)
+    }
+
+    /// `SendKeys`' parameters for `device`.
+    public func parameters(device: Int) -> JSONValue {
+        .object([
+            "device": .number(Double(device)), "sequence": .number(Double(sequence)), "time": .number(Double(timeInMicroseconds)),
+            "keys": .array(keys.map {
+                switch $0 {
+                case .key(let code, let value): .object(["code": .number(Double(code)), "value": .number(Double(value))])
+                case .dial(let steps): .object(["dial": .number(Double(steps))])
+                }
+            }),
+        ])
+    }
 }
 
 /// How the daemon answered an input call.

@@ -32,6 +32,27 @@ extension VarlinkConnection: InputCaller {
                 }
                 return inputReply(.invalidFrame(device: device, sequence: Int64(sequence), reason: error.description), call, context: context)
             }
+        case "OpenKeys":
+            guard let name = parameters["name"]?.stringValue,
+                  (1...PluginDevice.Limits.nameBytes).contains(name.utf8.count) else {
+                return invalidParameter("name", call, context: context)
+            }
+            var clock = PluginClock.monotonic
+            if let value = parameters["clock"], !value.isNull {
+                guard let named = value.stringValue.flatMap(PluginClock.init(rawValue:)) else { return invalidParameter("clock", call, context: context) }
+                clock = named
+            }
+            request = .openKeys(name: name, clock: clock)
+        case "SendKeys":
+            guard let device = parameters["device"]?.intValue else { return invalidParameter("device", call, context: context) }
+            do {
+                request = .keys(device: device, try PluginKeyReport(json: parameters))
+            } catch {
+                guard error.parameter != "sequence", let sequence = parameters["sequence"]?.intValue else {
+                    return invalidParameter(error.parameter, call, context: context)
+                }
+                return inputReply(.invalidFrame(device: device, sequence: Int64(sequence), reason: error.description), call, context: context)
+            }
         case "CloseDevice":
             guard let device = parameters["device"]?.intValue else { return invalidParameter("device", call, context: context) }
             request = .close(device: device)

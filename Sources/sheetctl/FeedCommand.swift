@@ -19,7 +19,8 @@ struct FeedCommand: ParsableCommand {
             FILE is an evemu or `libinput record` recording: its touch device is opened on the \
             daemon's io.sheetd.Input socket with the recording's coordinate range, slots and size, \
             and its fingers are sent at the recording's pace (--speed), so the daemon sees what \
-            `sheetctl replay FILE` decodes.
+            `sheetctl replay FILE` decodes. A recording of a keyboard or a knob is opened as a \
+            device of keys (OpenKeys) and its presses, releases and steps move the sheet's focus.
 
             With -, each line of stdin is a JSON object. An optional first line declares the \
             device, with OpenDevice's parameters: {"device": {"name": "pen", "kind": "touchscreen", \
@@ -101,15 +102,20 @@ struct Feeder {
     init(client: InputClient) { self.client = client }
 
     private func open(_ device: PluginDevice) throws -> Int {
+        try opening("OpenDevice") { () throws(ClientError) in try client.open(device) }
+    }
+
+    /// Opens a device with `call`, saying what stands in the way when the daemon refuses.
+    private func opening(_ method: String, _ call: () throws(ClientError) -> Int) throws -> Int {
         do {
-            return try client.open(device)
+            return try call()
         } catch ClientError.remote(let name, let parameters) where name == InputInterface.notAllowed {
             let group = parameters["group"]?.stringValue ?? "of the input socket"
             printError("sheetctl: not allowed: feeding touches needs root, the daemon's user or group \(group); "
                        + "join it (usermod -aG \(group) USER) and log in again")
             throw ExitCode(ExitStatus.noPermission)
         } catch {
-            printError("sheetctl: OpenDevice: \(error)")
+            printError("sheetctl: \(method): \(error)")
             throw ExitCode(ExitStatus.dataError)
         }
     }
@@ -141,6 +147,7 @@ struct Feeder {
         }
         var description = source.device
         let kind = description.kind
+        if kind == .keys { return try feedKeys(source, path: path, speed: speed) }
         do { try Recording.requireTouch(source) } catch {
             printError("sheetctl: \(error)")
             throw ExitCode(ExitStatus.dataError)
@@ -207,6 +214,58 @@ struct Feeder {
             sequence += 1
             try send(PluginFrame(sequence: sequence, timeInMicroseconds: due, contacts: contacts), device: device,
                      place: "\(path):\(source.lineNumber)")
+        }
+        try? client.close(device: device)
+    }
+
+    /// Plays a recording of keys or a knob at its pace as a device of keys (`OpenKeys`): each
+    /// report's presses, releases and steps, as `KeyDecoder` reads them for the replay.
+    mutating func feedKeys(_ source: KernelEventSource, path: String, speed: Double) throws {
+        let device = try opening("OpenKeys") { () throws(ClientError) in try client.openKeys(name: source.device.name) }
+        var decoder = KeyDecoder()
+        var origin: Timestamp?
+        let start = LibinputInput.monotonicNow().microseconds
+        var sequence: Int64 = 0
+        var last: Int64 = 0
+        while true {
+            let event: KernelEvent?
+            do { event = try source.next() } catch {
+                printError("sheetctl: \(error)")
+                throw ExitCode(ExitStatus.dataError)
+            }
+            guard let event else { break }
+            let first = origin ?? event.time
+            origin = first
+            guard decoder.feed(event) else { continue }
+            defer { decoder.clear() }
+            let keys: [PluginKey] = decoder.events.map { key in
+                switch key.input {
+                case .key(let code): .key(code: code, value: key.action == .press ? 1 : 0)
+                case .dialUp: .dial(steps: 1)
+                case .dialDown: .dial(steps: -1)
+                }
+            }
+            guard !keys.isEmpty else { continue }
+            let offset = min(Double(event.time.microseconds - first.microseconds) / speed, 3.2e15)
+            let due = max(last, start + Int64(offset))
+            sleep(until: due)
+            last = due
+            // A report holds at most 16 keys: a longer one goes in several, at the same time.
+            for chunk in stride(from: 0, to: keys.count, by: PluginKeyReport.maximumKeys) {
+                sequence += 1
+                let report = PluginKeyReport(sequence: sequence, timeInMicroseconds: due,
+                                             keys: Array(keys[chunk..<min(chunk + PluginKeyReport.maximumKeys, keys.count)]))
+                do {
+                    try client.send(report, device: device)
+                    sent += 1
+                } catch ClientError.remote(let name, let parameters) where name == InputInterface.invalidFrame {
+                    refused += 1
+                    printError("sheetctl: \(path):\(source.lineNumber): keys \(sequence) refused: \(parameters["reason"]?.stringValue ?? "?")")
+                } catch {
+                    printError("sheetctl: \(path):\(source.lineNumber): \(error)")
+                    throw ExitCode(ExitStatus.unavailable)
+                }
+            }
         }
         try? client.close(device: device)
     }

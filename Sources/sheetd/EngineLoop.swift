@@ -264,14 +264,19 @@ struct LoopState {
             turn.next()
             let result = input.perform(call, into: &frames)
             applyFrames()
+            applyKeys()
             // A frame's state goes out before its reply, and before the loop waits again: the
             // feeder's next call may be a frame's time away.
             publish()
             call.caller.inputDone(result)
-            if case .frame = call.request {} else { devicesChanged = true }
+            switch call.request {
+            case .frame, .keys: break
+            case .open, .close, .openKeys: devicesChanged = true
+            }
         }
         input.closeDevices(of: taken.inputConnectionsGone, into: &frames)
         applyFrames()
+        applyKeys()
         publish()
         if devicesChanged { refreshDevices() }
     }

@@ -93,11 +93,24 @@ final class LoopInput: @unchecked Sendable {
         }
     }
 
-    /// Moves the keys libinput read into `keys`; true when a key device went away meanwhile.
+    /// Moves the keys libinput read and programs fed into `keys` (libinput's first); true
+    /// when a key device went away meanwhile.
     func takeKeys(into keys: inout [KeyEvent]) -> Bool {
-        guard case .live(let input) = source else { return false }
-        return input.takeKeys(into: &keys)
+        var lost = false
+        if case .live(let input) = source { lost = input.takeKeys(into: &keys) } else { keys.removeAll(keepingCapacity: true) }
+        if plugins.isEmpty, !pluginKeysPending { return lost }
+        pluginKeysPending = false
+        var fed = pluginKeys
+        defer { pluginKeys = fed }
+        if plugins.takeKeys(into: &fed) { lost = true }
+        keys.append(contentsOf: fed)
+        return lost
     }
+
+    /// The plugins' keys, taken through this buffer (kept, so that taking them allocates nothing).
+    private var pluginKeys: [KeyEvent] = []
+    /// A key device of a plugin closed, or keys came, since the loop last took them.
+    private var pluginKeysPending = false
 
     /// Reads libinput's events into `frames`; true when devices came or went with them.
     func dispatchLive(screen: ScreenSize, into frames: inout TouchFrameBatch) -> Bool {
@@ -109,6 +122,8 @@ final class LoopInput: @unchecked Sendable {
     /// An input call: a device opened or closed, a frame checked and decoded into `frames`.
     func perform(_ call: LoopInbox.InputCall, into frames: inout TouchFrameBatch) -> InputResult {
         let result: InputResult
+        if case .keys = call.request { pluginKeysPending = true }
+        if case .close = call.request { pluginKeysPending = true }
         if case .frame = call.request {
             result = plugins.perform(call.request, owner: call.connection, pid: call.peer.pid, uid: call.peer.uid,
                                      now: LibinputInput.monotonicNow(), into: &frames)
@@ -121,6 +136,8 @@ final class LoopInput: @unchecked Sendable {
         switch (call.request, result) {
         case (.open(let declaration), .opened(let id)):
             logger.notice("input: device \(id) \"\(declaration.name)\", a \(declaration.kind.name) with \(declaration.slots) slot(s), opened by \(call.peer)")
+        case (.openKeys(let name, _), .opened(let id)):
+            logger.notice("input: device \(id) \"\(name)\", keys, opened by \(call.peer)")
         case (.close(let device), .done):
             logger.notice("input: device \(device) closed by \(call.peer)")
         default:
@@ -131,6 +148,7 @@ final class LoopInput: @unchecked Sendable {
 
     /// Closes the devices of connections that have gone, their fingers lifted into `frames`.
     func closeDevices(of connections: [UInt64], into frames: inout TouchFrameBatch) {
+        pluginKeysPending = true
         let now = LibinputInput.monotonicNow()
         for connection in connections {
             let count = keepingCounts { plugins.closeAll(owner: connection, now: now, into: &frames) }
