@@ -96,7 +96,7 @@ public struct Engine: Sendable {
     /// (`SheetCommand.setReduceMotion`, `.setPresentation`): the presentation as set, of which
     /// the machine takes all but the bar's shape while it keeps its detents.
     public internal(set) var configuration: EngineConfiguration
-    public private(set) var arena: GestureArena
+    public internal(set) var arena: GestureArena
     public internal(set) var sheet: SheetMachine
     public internal(set) var list: ListMachine
     /// What the sheet holds (a title, items, the guard).
@@ -122,21 +122,21 @@ public struct Engine: Sendable {
 
     /// Fingers down: the slots of `slotDown` that hold. Kept as they change, so that a reader
     /// in another module reads a number instead of calling a getter on the whole engine.
-    public private(set) var activeTouchCount = 0
+    public internal(set) var activeTouchCount = 0
 
-    private var slotDown: [Bool]
+    var slotDown: [Bool]
     /// The slot's touch is not the sheet's (`TouchReport.passThrough`).
-    private var slotPassesThrough: [Bool]
-    private var slotPosition: [Point]
-    private var trackers: [VelocityTracker]
-    private var arenaScratch: [ArenaOutput] = []
+    var slotPassesThrough: [Bool]
+    var slotPosition: [Point]
+    var trackers: [VelocityTracker]
+    var arenaScratch: [ArenaOutput] = []
     var source: TouchSource = .touchscreen
-    private var lastPublished: SheetSnapshot?
-    private var lastPublishedList: ListSnapshot?
-    private let pointsPerPixel: Double
-    private var listScratch: [ContentEventReport] = []
+    var lastPublished: SheetSnapshot?
+    var lastPublishedList: ListSnapshot?
+    let pointsPerPixel: Double
+    var listScratch: [ContentEventReport] = []
     /// Who the current pan moves: the sheet alone, or the list and the sheet in turn.
-    private var panRoute = PanRoute.sheet
+    var panRoute = PanRoute.sheet
     /// The touch sequence began with the sheet resting, shown, and the list still: a tap
     /// there may tap an item (a touch that stops something moving only stops it).
     var sequenceBeganAtRest = false
@@ -156,7 +156,7 @@ public struct Engine: Sendable {
         var sheetDragging: Bool
     }
 
-    private enum PanRoute: Sendable {
+    enum PanRoute: Sendable {
         case sheet
         case nested(NestedPan)
     }
@@ -426,185 +426,6 @@ public struct Engine: Sendable {
     }
 
 
-    // MARK: Wiring
-
-    private mutating func cancelSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
-        slotDown[slot] = false
-        activeTouchCount -= 1
-        if slotPassesThrough[slot] {
-            slotPassesThrough[slot] = false
-            out.append(.touch(TouchReport(time: time, slot: slot, phase: .cancel, positionInPixels: slotPosition[slot],
-                                          passThrough: true)))
-            return
-        }
-        trackers[slot].reset()
-        out.append(.touch(TouchReport(time: time, slot: slot, phase: .cancel, positionInPixels: slotPosition[slot])))
-        arena.touchCancelled(slot: slot, time: time, into: &arenaScratch)
-        forwardArena(into: &out)
-    }
-
-    private mutating func liftSlot(_ slot: Int, at time: Timestamp, into out: inout [EngineOutput]) {
-        if slotPassesThrough[slot] {
-            slotDown[slot] = false
-            slotPassesThrough[slot] = false
-            activeTouchCount -= 1
-            out.append(.touch(TouchReport(time: time, slot: slot, phase: .up, positionInPixels: slotPosition[slot],
-                                          passThrough: true)))
-            return
-        }
-        let velocity = trackers.span[slot].estimate(at: time)
-        slotDown[slot] = false
-        activeTouchCount -= 1
-        trackers[slot].reset()
-        out.append(.touch(TouchReport(time: time, slot: slot, phase: .up, positionInPixels: slotPosition[slot],
-                                      velocityInPixelsPerSecond: velocity.pixelsPerSecond)))
-        arena.touchUp(slot: slot, at: slotPosition[slot], time: time, velocity: velocity, into: &arenaScratch)
-        forwardArena(into: &out)
-    }
-
-    /// Passes the arena's outputs on: gestures to the output, and each to the sheet in points.
-    /// Empties `arenaScratch`, which is empty between the arena's calls: every call that fills it
-    /// is followed by this one.
-    private mutating func forwardArena(into out: inout [EngineOutput]) {
-        for index in arenaScratch.indices {
-            let item = arenaScratch[index]
-            switch item {
-            case .gesture(let gesture):
-                out.append(.gesture(gesture))
-                switch (gesture.kind, gesture.phase) {
-                case (.tap, _):
-                    let point = points(gesture.positionInPixels)
-                    feedSheet(.tap(point, source, gesture.time), into: &out)
-                    tapItem(at: point, gesture.time, into: &out)
-                case (.swipe, _):
-                    if let direction = gesture.direction {
-                        feedSheet(.swipe(direction, start: points(gesture.startInPixels), source, gesture.time),
-                                  into: &out)
-                    }
-                case (.pan, .began):
-                    let start = points(gesture.startInPixels)
-                    let translation = gesture.translationInPixels.scaled(by: pointsPerPixel)
-                    if beginsNestedPan(at: start, translation: translation) {
-                        let dragging = sheet.kind == .dragging
-                        var nested = NestedPan(start: start, startTop: sheet.top, rawOffset: list.offset,
-                                               sheetDragging: dragging)
-                        moveNested(&nested, translationY: translation.dy, fingerVelocity: 0, gesture.time, into: &out)
-                        panRoute = .nested(nested)
-                    } else {
-                        feedSheet(.panBegan(start: start, translation: translation, source, gesture.time), into: &out)
-                    }
-                case (.pan, .changed):
-                    var finger = 0.0
-                    if let primary = arena.primarySlot { finger = trackers.span[primary].verticalVelocity(at: gesture.time) }
-                    let translationY = gesture.translationInPixels.dy * pointsPerPixel
-                    if case .nested(var nested) = panRoute {
-                        moveNested(&nested, translationY: translationY, fingerVelocity: finger * pointsPerPixel,
-                                   gesture.time, into: &out)
-                        panRoute = .nested(nested)
-                    } else {
-                        feedSheet(.panChanged(translationY: translationY, velocityY: finger * pointsPerPixel, gesture.time),
-                                  into: &out)
-                    }
-                case (.pan, _), (.longPress, _):
-                    break
-                }
-            case .primaryDown(let point, let time):
-                sequenceBeganAtRest = sheet.kind == .resting && sheet.isShown && list.state.kind == .idle
-                panRoute = .sheet
-                feedSheet(.touchDown(points(point), source, time), into: &out)
-                feedList(.touchDown(time), into: &out)
-            case .primaryUp(_, let time, let velocity):
-                let fingerY = velocity.dy * pointsPerPixel
-                if case .nested(let nested) = panRoute {
-                    releaseNested(nested, fingerVelocity: fingerY, time, into: &out)
-                } else {
-                    feedSheet(.release(velocityY: fingerY, time), into: &out)
-                }
-                panRoute = .sheet
-            case .primaryCancelled(let time):
-                feedSheet(.cancel(time), into: &out)
-                if case .nested = panRoute { feedList(.cancel(time), into: &out) }
-                panRoute = .sheet
-            case .primaryHeld(let point, let time):
-                let held = points(point)
-                if sequenceBeganAtRest, source == .touchscreen, sheet.kind == .resting,
-                   feedList(.hold(held, cardTop: sheet.top, time), into: &out) == .claimed {
-                    arena.claimHold(at: time)
-                } else {
-                    arena.declineHold(at: time)
-                }
-            case .heldMoved(let point, let time):
-                feedList(.holdMoved(points(point), time), into: &out)
-            case .heldEnded(_, let time):
-                feedList(.release(offsetPointsPerSecond: 0, time), into: &out)
-            case .heldCancelled(let time):
-                feedList(.cancel(time), into: &out)
-            }
-        }
-        arenaScratch.removeAllFromTheEnd()
-    }
-
-    private func points(_ pixels: Point) -> Point { pixels.scaled(by: pointsPerPixel) }
-
-    mutating func feedSheet(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
-        let effect = sheet.handle(event)
-        if let transition = sheet.lastTransition { emit(transition, into: &out) }
-        if let cause = sheet.lastDismissAttempt {
-            out.append(.content(ContentEventReport(time: event.time, event: .dismissAttempted(cause))))
-        }
-        if let cause = sheet.lastPresented {
-            out.append(.content(ContentEventReport(time: event.time, event: .presented(cause))))
-        }
-        if focus.isSet { focusFollowsSheet() }
-        if scans, sheet.isShown != (scanDeadline != nil) { restartScan(at: event.time) }
-        if effect == .changed { publish(at: event.time, into: &out) }
-    }
-
-    /// A transition of the sheet, and after a release (the only transition out of dragging
-    /// with a velocity) the rule that chose where it goes, asked again of the drag it let go.
-    /// Out of line: the frames that change nothing (most) take no more code than before.
-    @inline(never)
-    private func emit(_ transition: SheetTransition, into out: inout [EngineOutput]) {
-        out.append(.transition(transition))
-        if transition.from == .dragging, let velocity = transition.eventPointsPerSecond {
-            out.append(.release(sheet.releaseDecision(drag: sheet.dragging, velocity: velocity)))
-        }
-    }
-
-    @discardableResult
-    mutating func feedList(_ event: ListMachine.Event, into out: inout [EngineOutput]) -> ListMachine.Effect {
-        guard !content.items.isEmpty else { return .none }
-        listScratch.removeAll(keepingCapacity: true)
-        let effect = list.handle(event, into: &listScratch)
-        for report in listScratch { out.append(.content(report)) }
-        if effect != .none { publish(at: event.time, into: &out) }
-        return effect
-    }
-
-    /// Emits the sheet's state unless it looks the same as the last one published (to the
-    /// hundredth of a pixel, the ten-thousandth of dim and the tenth of a pixel per second, the
-    /// precision of the output), the list's first while the sheet has content.
-    mutating func publish(at time: Timestamp, into out: inout [EngineOutput]) {
-        let snapshot = snapshot(at: time)
-        // The list is read through its address: called as `list.snapshot(at:)` from here, it
-        // was copied whole (872 bytes and its arrays' references) on every publish, content
-        // or not.
-        let listSnapshot = content.isEmpty ? nil : withUnsafePointer(to: &list) { $0.pointee.snapshot(at: time) }
-        if let last = lastPublished, last.state == snapshot.state, last.detent == snapshot.detent,
-           last.target == snapshot.target, last.reduceMotion == snapshot.reduceMotion,
-           last.appearanceRevision == snapshot.appearanceRevision,
-           last.presentationRevision == snapshot.presentationRevision, last.focus == snapshot.focus,
-           (last.topInPixels * 100).rounded() == (snapshot.topInPixels * 100).rounded(),
-           (last.dim * 10_000).rounded() == (snapshot.dim * 10_000).rounded(),
-           (last.velocityInPixelsPerSecond * 10).rounded() == (snapshot.velocityInPixelsPerSecond * 10).rounded(),
-           lastPublishedList == listSnapshot {
-            return
-        }
-        lastPublished = snapshot
-        lastPublishedList = listSnapshot
-        if let listSnapshot { out.append(.list(listSnapshot)) }
-        out.append(.sheet(snapshot))
-    }
 }
 
 /// A programmatic request to the sheet.

@@ -58,7 +58,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     /// Whether the socket is being read (`autoRead`).
     private var reading = true
     private(set) var peer: PeerCredentials?
-    private var isSubscriber = false
+    var isSubscriber = false
     private var closing = false
     /// The client shut its side down: answer what it sent, then close.
     private var inputClosed = false
@@ -66,7 +66,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     private(set) var admitted = false
     /// When the last call came (or the connection did), for the idle timeout.
     private var lastCall = NIODeadline.now()
-    private var idleTimer: Scheduled<Void>?
+    var idleTimer: Scheduled<Void>?
     /// Updates waiting for the socket: those with content events are all kept (a client
     /// never loses an event); of the others only the newest is.
     private var pendingUpdates: [ByteBuffer] = []
@@ -381,7 +381,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         write(VarlinkReply.error(name, parameters), context: context)
     }
 
-    private func write(_ bytes: [UInt8], context: ChannelHandlerContext) {
+    func write(_ bytes: [UInt8], context: ChannelHandlerContext) {
         var buffer = context.channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
@@ -460,198 +460,4 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
-    private func sheetCall(_ call: VarlinkCall, context: ChannelHandlerContext) {
-        let parameters = call.parameters
-        switch call.name {
-        case "GetState":
-            guard !call.oneway else { return }
-            guard server.statesSkipped else {
-                answerState(context: context)
-                return
-            }
-            // The states published while no one watched were not kept: the daemon publishes
-            // the newest first.
-            waitForDaemon(context: context, { [server] done in server.delegate.refreshState { done(()) } }) { [self] _, context in
-                answerState(context: context)
-            }
-        case "Monitor":
-            // Oneway asks for no reply at all: a stream is nothing but replies.
-            guard !call.oneway else { return }
-            guard call.more else {
-                replyError(VarlinkErrorName.expectedMore, to: call, context: context)
-                return
-            }
-            var pacer: MonitorPacer?
-            if let rate = call.parameters["maxRate"], !rate.isNull {
-                guard let hertz = rate.intValue, MonitorPacer.rates.contains(hertz) else {
-                    invalidParameter("maxRate", call, context: context)
-                    return
-                }
-                pacer = MonitorPacer(maxRate: hertz)
-            }
-            idleTimer?.cancel()
-            idleTimer = nil
-            isSubscriber = true
-            logger.debug("\(who): subscribed\(pacer.map { ", at most one state every \($0.intervalInMicroseconds) µs" } ?? "")")
-            server.subscribe(self, pacer: pacer)
-        case "GetStats":
-            guard !call.oneway else { return }
-            stats(call, context: context)
-        case "ListDevices":
-            guard !call.oneway else { return }
-            let devices = server.delegate.devices()
-            write(VarlinkReply.encode(continues: false, capacity: 512) { body in
-                body.append("{\"devices\":[")
-                for (index, device) in devices.enumerated() {
-                    if index > 0 { body.append(UInt8(ascii: ",")) }
-                    device.write(to: &body)
-                }
-                body.append("]}")
-            }, context: context)
-        case "Present":
-            let detent = parameters["detent"]
-            if let detent, !detent.isNull, detent.stringValue == nil { return invalidParameter("detent", call, context: context) }
-            control(.present(detent: detent?.stringValue), call, context: context)
-        case "Dismiss":
-            let force = parameters["force"]
-            if let force, !force.isNull, force.boolValue == nil { return invalidParameter("force", call, context: context) }
-            control(.dismiss(force: force?.boolValue ?? false), call, context: context)
-        case "SetContent":
-            let change: ContentChange
-            do {
-                change = try ContentChange(json: parameters)
-            } catch {
-                logger.notice("\(who): SetContent refused: \(error)")
-                return invalidParameter(error.path, call, context: context)
-            }
-            control(.setContent(change), call, context: context)
-        case "GetContent":
-            guard !call.oneway else { return }
-            let shared = server.delegate.content()
-            write(VarlinkReply.encode(continues: false, capacity: 256 + shared.content.items.count * 48) { body in
-                body.append("{\"content\":")
-                shared.content.write(to: &body, order: shared.order)
-                body.append(",\"revision\":")
-                body.appendInteger(Int64(shared.revision))
-                body.append("}")
-            }, context: context)
-        case "SetDetent":
-            guard let detent = parameters["detent"]?.stringValue else { return invalidParameter("detent", call, context: context) }
-            control(.setDetent(detent), call, context: context)
-        case "SetScreen":
-            // Held to what every renderer can draw, before it reaches the engine.
-            guard let width = parameters["width"]?.intValue, ScreenSize.pixelRange.contains(width) else {
-                return invalidParameter("width", call, context: context)
-            }
-            guard let height = parameters["height"]?.intValue, ScreenSize.pixelRange.contains(height) else {
-                return invalidParameter("height", call, context: context)
-            }
-            var scale: Double?
-            if let raw = parameters["scale"], !raw.isNull {
-                guard let value = raw.doubleValue, ScreenSize.scaleRange.contains(value) else {
-                    return invalidParameter("scale", call, context: context)
-                }
-                scale = value
-            }
-            control(.setScreen(width: width, height: height, scale: scale), call, context: context)
-        case "SetAppearance":
-            let change: AppearanceChange
-            do {
-                change = try AppearanceChange(json: parameters)
-            } catch {
-                logger.notice("\(who): SetAppearance refused: \(error)")
-                return invalidParameter(error.path, call, context: context)
-            }
-            control(.setAppearance(change), call, context: context)
-        case "SetPresentation":
-            let change: PresentationChange
-            do {
-                change = try PresentationChange(json: parameters)
-            } catch {
-                logger.notice("\(who): SetPresentation refused: \(error)")
-                return invalidParameter(error.path, call, context: context)
-            }
-            control(.setPresentation(change), call, context: context)
-        case "SetReduceMotion":
-            guard let enabled = parameters["enabled"]?.boolValue else { return invalidParameter("enabled", call, context: context) }
-            control(.setReduceMotion(enabled), call, context: context)
-        default:
-            methodNotFound(call, context: context)
-        }
-    }
-
-    /// `GetState`'s reply: the newest state the server has.
-    private func answerState(context: ChannelHandlerContext) {
-        let update = server.currentUpdate
-        write(VarlinkReply.encode(continues: false, capacity: 640) { body in
-            body.append("{\"state\":")
-            if let update { update.state.write(to: &body) } else { body.append("null") }
-            body.append("}")
-        }, context: context)
-    }
-
-    /// Reads nothing more until the daemon has answered: `ask` hands the daemon a function to
-    /// call, from any thread, with its answer; `answer` then writes the reply on the event
-    /// loop (if the channel is still open), and the connection goes on with what it has read.
-    private func waitForDaemon<Answer: Sendable>(context: ChannelHandlerContext,
-                                                 _ ask: (@escaping @Sendable (Answer) -> Void) -> Void,
-                                                 then answer: @escaping (Answer, ChannelHandlerContext) -> Void) {
-        waitingForDaemon = true
-        let loop = context.eventLoop
-        let contextBox = NIOLoopBound(context, eventLoop: loop)
-        let answerBox = NIOLoopBound(answer, eventLoop: loop)
-        ask { value in
-            loop.execute { [self] in
-                let context = contextBox.value
-                waitingForDaemon = false
-                guard channel.isActive else { return }
-                answerBox.value(value, context)
-                drain(context: context)
-            }
-        }
-    }
-
-    /// `GetStats`: the daemon's loop counts what it read and published; the server adds its
-    /// connections, subscribers and what they missed. Anyone who may connect may ask.
-    private func stats(_ call: VarlinkCall, context: ChannelHandlerContext) {
-        waitForDaemon(context: context, { [server] done in
-            server.delegate.stats { daemon in
-                var counted = daemon
-                server.addServerStats(to: &counted)
-                done(counted)
-            }
-        }) { [self] stats, context in
-            write(VarlinkReply.encode(continues: false, capacity: 512) { body in
-                body.append("{\"stats\":")
-                stats.write(to: &body)
-                body.append("}")
-            }, context: context)
-        }
-    }
-
-    private func control(_ request: ControlRequest, _ call: VarlinkCall, context: ChannelHandlerContext) {
-        guard server.mayControl(peer) else {
-            let group = server.controlGroupName
-            logger.notice("\(who): \(request.methodName) refused (not root, the daemon's user or in group \(group))")
-            replyError(VarlinkErrorName.notAllowed, .object(["method": .string(call.method), "group": .string(group)]),
-                       to: call, context: context)
-            return
-        }
-        logger.info("\(who): \(request)")
-        let peer = peer!
-        waitForDaemon(context: context, { [server] done in server.delegate.control(request, from: peer, completion: done) }) { [self] result, context in
-            switch result {
-            case .done:
-                replyEmpty(to: call, context: context)
-            case .unknownDetent(let detent, let known):
-                replyError(VarlinkErrorName.unknownDetent,
-                           .object(["detent": .string(detent), "known": .array(known.map { .string($0) })]),
-                           to: call, context: context)
-            case .invalidScreen(let reason):
-                replyError(VarlinkErrorName.invalidScreen, .object(["reason": .string(reason)]), to: call, context: context)
-            case .guarded:
-                replyError(VarlinkErrorName.guarded, to: call, context: context)
-            }
-        }
-    }
 }

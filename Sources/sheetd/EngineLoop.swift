@@ -21,7 +21,7 @@ final class EngineLoop: @unchecked Sendable {
     private let contentShare: ContentShare
     /// Where other threads' calls wait for the loop.
     let inbox: LoopInbox
-    private let waiter: Waiter
+    let waiter: Waiter
     /// Everything else, here before `run` takes it and after it ends.
     private var state: LoopState?
 
@@ -97,22 +97,22 @@ struct LoopState {
     let input: LoopInput
     var engine: Engine
     var outputs: [EngineOutput] = []
-    private var frames = TouchFrameBatch()
+    var frames = TouchFrameBatch()
     /// The keys a turn read (never logged), taken from the input like `frames`.
-    private var keys: [KeyEvent] = []
+    var keys: [KeyEvent] = []
     var clock = EngineClock()
     /// The monotonic time of this turn, read once (`TurnClock`).
     var turn = TurnClock()
     var timer = WakeTimer()
-    private var commands: CommandHandler
-    private var persistence: Persistence
+    var commands: CommandHandler
+    var persistence: Persistence
     var publisher: Publisher
     var nextWatchdog: Timestamp?
     var startedAt = Timestamp.zero
     var reloads = 0
     /// When a paced subscriber's held state is due, as last asked of the server.
-    private var pacedDue: Timestamp?
-    private let waiter: Waiter
+    var pacedDue: Timestamp?
+    let waiter: Waiter
     /// Where other threads' calls wait for the loop.
     let inbox: LoopInbox
 
@@ -151,7 +151,7 @@ struct LoopState {
 
     var devices: [InputDevice] { input.devices }
 
-    private mutating func refreshDevices() {
+    mutating func refreshDevices() {
         if input.refreshDevices() { updateStatus() }
     }
 
@@ -256,165 +256,4 @@ struct LoopState {
         logger.info("input loop stopped")
     }
 
-    /// The plugins' calls and the connections gone: frames decoded and handed to the engine.
-    private mutating func dispatch(_ taken: LoopInbox.Calls) {
-        // The device list changes with opens and closes only, not with each frame.
-        var devicesChanged = !taken.inputConnectionsGone.isEmpty
-        for call in taken.inputs {
-            turn.next()
-            let result = input.perform(call, into: &frames)
-            applyFrames()
-            applyKeys()
-            // A frame's state goes out before its reply, and before the loop waits again: the
-            // feeder's next call may be a frame's time away.
-            publish()
-            call.caller.inputDone(result)
-            switch call.request {
-            case .frame, .keys: break
-            case .open, .close, .openKeys: devicesChanged = true
-            }
-        }
-        input.closeDevices(of: taken.inputConnectionsGone, into: &frames)
-        applyFrames()
-        applyKeys()
-        publish()
-        if devicesChanged { refreshDevices() }
-    }
-
-    /// Hands live frames (libinput's, the plugins') to the engine, stamped on its clock and
-    /// never before the last event it saw.
-    private mutating func applyFrames() {
-        for index in frames.indices {
-            var stamped = frames[index]
-            stamped.time = clock.stamp(monotonic: stamped.time)
-            process(stamped)
-        }
-        frames.removeAll()
-    }
-
-    /// Hands the keys libinput read to the engine, stamped on its clock; a key device gone
-    /// lets every held key go first.
-    private mutating func applyKeys() {
-        let lost = input.takeKeys(into: &keys)
-        if lost { engine.releaseKeys(at: clock.tick(), into: &outputs) }
-        for index in keys.indices {
-            var stamped = keys[index]
-            stamped.time = clock.stamp(monotonic: stamped.time)
-            let before = outputs.count
-            engine.key(stamped, into: &outputs)
-            for output in outputs[before...] {
-                if case .content = output {
-                    publish()
-                    break
-                }
-            }
-        }
-    }
-
-    /// Gives the engine one frame. A content event goes out before the next frame is taken: a
-    /// reorder's end is published with the list's order (`ListMachine.order`), which a later
-    /// frame of the same batch could change by starting another reorder.
-    mutating func process(_ frame: TouchFrame) {
-        let before = outputs.count
-        engine.process(frame, into: &outputs)
-        for index in before..<outputs.count {
-            if case .content = outputs[index] {
-                publish()
-                return
-            }
-        }
-    }
-
-    /// A control call, answered by the engine at the engine's now.
-    private mutating func perform(_ request: ControlRequest) -> ControlResult {
-        let now = clock.tick()
-        let (result, rebuilt) = commands.perform(request, on: &engine, at: now, choices: &persistence.chosen, into: &outputs)
-        if rebuilt { rebuiltEngine() }
-        publisher.settingsMayHaveChanged()
-        publish()
-        return result
-    }
-
-    /// A configuration read again (SIGHUP), applied at the engine's now.
-    private mutating func reload(_ settings: Settings) {
-        reloads += 1
-        let now = clock.tick()
-        if commands.reload(settings, on: &engine, at: now, choices: &persistence.chosen, into: &outputs) {
-            rebuiltEngine()
-        }
-        publisher.settingsMayHaveChanged()
-        publish()
-    }
-
-    /// The engine was rebuilt and dropped its touches: the plugins map their fingers afresh,
-    /// and the published detents follow the new screen and detents.
-    private mutating func rebuiltEngine() {
-        input.plugins.resync(screen: engine.configuration.screen)
-        publisher.detentsChanged(engine)
-    }
-
-    // MARK: Timer
-
-    // A getter of the core called on `engine` itself copies the whole engine first (2.5 KB, with
-    // a retain and a release of each buffer it holds), as the engine is a value of another
-    // module: so it did in a class, and still does in this struct (a plain `engine.nextDeadline`
-    // here costs 500 instructions a turn more). Read through its address, the copy goes.
-    // `nextDeadline`, read before every wait, is inlinable and takes none.
-
-    /// The engine's next deadline (`Engine.nextDeadline`).
-    var engineDeadline: Timestamp? {
-        mutating get { withUnsafeMutablePointer(to: &engine) { $0.pointee.nextDeadline } }
-    }
-
-    private mutating func armTimer() {
-        var recordedDue: Timestamp?
-        if clock.replaying, let player = input.recording, let frame = player.next {
-            recordedDue = clock.monotonic(atEngine: frame.time)
-        }
-        pacedDue = server?.pacedDue().map(Timestamp.init(microseconds:))
-        let wake = timer.plan(engineDue: engineDeadline.map(clock.monotonic(atEngine:)), recordedDue: recordedDue,
-                              replaying: clock.replaying, watchdog: nextWatchdog, save: persistence.nextSave, paced: pacedDue)
-        waiter.arm(at: wake)
-    }
-
-    /// Paced subscribers' held states that are due go out (`MonitorPacer`), once the turn knows
-    /// their time has come (`reached`).
-    private mutating func flushPaced() {
-        guard let due = pacedDue, let now = reached(), now >= due else { return }
-        pacedDue = nil
-        server?.flushPaced(at: now.microseconds)
-    }
-
-    /// The time this turn has reached, for what asks whether a time has come (a held state,
-    /// the watchdog): known without a read when the timer woke the turn (`TurnClock.known`),
-    /// as the timer is set for each such time; a recording played as fast as possible sets no
-    /// timer, and the clock is read, once a batch.
-    mutating func reached() -> Timestamp? {
-        clock.asFastAsPossible ? turn.now() : turn.known
-    }
-
-    // MARK: Publishing
-
-    /// A finger is down, or the recording has frames still to play (`State.inputActive`).
-    var inputActive: Bool { clock.replaying || engine.activeTouchCount > 0 }
-
-    /// Publishes what the engine emitted.
-    mutating func publish(maySkip: Bool = true) {
-        publisher.publish(&outputs, of: &engine, clock: clock, turn: &turn, inputActive: inputActive, maySkip: maySkip)
-    }
-
-    /// Publishes the state as it is now for a `GetState` or a new subscriber that came after
-    /// states were skipped (`VarlinkServer.skip`): the clock and the engine brought to now
-    /// (live input; a recording keeps its own time), what that emits published, and then, if
-    /// the server still holds none of the states since, the state itself, kept whether or not
-    /// anyone watches. A subscriber that came meanwhile has had a state already.
-    private mutating func refreshState() {
-        if !clock.replaying {
-            let now = clock.tick()
-            engine.advance(to: now, into: &outputs)
-        }
-        publish(maySkip: false)
-        guard server?.statesSkipped ?? false else { return }
-        publisher.refresh(of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
-    }
 }
