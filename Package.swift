@@ -59,7 +59,7 @@ let package = Package(
         // Input backends: libinput's udev seat and path contexts, and a recording on the real
         // clock. The only importer of libinput.
         .target(name: "SheetInput", dependencies: [
-            "SheetCore", "SheetProtocol", "SheetRecordings", "CLibInput",
+            "SheetCore", "SheetProtocol", "SheetRecordings", "CLibInput", "CEvdev",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The varlink server on a Unix socket (swift-nio). Knows the protocol, not the core.

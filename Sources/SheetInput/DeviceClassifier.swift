@@ -53,6 +53,12 @@ public struct DeviceClassifier: Sendable {
         return .other
     }
 
+    /// Whether `node` turns as a knob does (`REL_DIAL`): libinput does not read that; sheetd
+    /// reads such a device with libevdev.
+    public func isKnob(node: String) -> Bool {
+        Self.bitmap(Self.readText("\(deviceFolder(ofNode: node))/capabilities/rel"))[Self.REL_DIAL]
+    }
+
     /// The keys `node` has (`capabilities/key`), for the key map's say on whether it is read.
     public func keyBits(ofNode node: String) -> Bitmap {
         Self.bitmap(Self.readText("\(deviceFolder(ofNode: node))/capabilities/key"))

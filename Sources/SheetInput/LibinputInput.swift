@@ -102,6 +102,8 @@ public final class LibinputInput {
     private var keyEvents: [KeyEvent] = []
     /// A key device went away since the last `takeKeys`: its keys held are let go.
     private var keyDeviceLost = false
+    /// Knobs, read with libevdev beside libinput (made when first asked for).
+    private lazy var knobs = KnobInput(libinputDescriptor: libinput_get_fd(context), logger: logger)
 
     public init(mode: Mode, classifier: DeviceClassifier = DeviceClassifier(), keyReading: KeyReading = KeyReading(),
                 logger: Logger) throws(InputError) {
@@ -157,7 +159,7 @@ public final class LibinputInput {
     }
 
     /// Readable when libinput has events: poll it, then call `dispatch`.
-    public var fileDescriptor: Int32 { libinput_get_fd(context) }
+    public var fileDescriptor: Int32 { knobs.set >= 0 ? knobs.set : libinput_get_fd(context) }
 
     private func installLogHandler() {
         libinput_log_set_priority(context, LIBINPUT_LOG_PRIORITY_INFO)
@@ -190,6 +192,17 @@ public final class LibinputInput {
             guard decision.read else {
                 note(InputDevice(node: path, name: name, kind: kind, used: false, reason: decision.reason))
                 logger.info("skipped \(path) \"\(name)\": \(decision.reason)")
+                return -ENODEV
+            }
+            if kind == .keys, classifier.isKnob(node: path) {
+                // libinput would take the push and drop the turn: the knob is read here, whole.
+                if knobs.open(node: path) {
+                    let reason = "a knob (REL_DIAL): read with libevdev for the focus, as libinput does not read a knob's turn"
+                    note(InputDevice(node: path, name: name, kind: .keys, used: true, reason: reason))
+                    logger.notice("using keys \(path) \"\(name)\": \(reason)")
+                } else {
+                    note(InputDevice(node: path, name: name, kind: .keys, used: false, reason: "a knob that cannot be opened (see the log)"))
+                }
                 return -ENODEV
             }
             keyDevices[path] = (kind, decision.reason)
@@ -244,6 +257,16 @@ public final class LibinputInput {
             read = true
             handle(event, screen: screen, seat: &seat, into: &frames)
             libinput_event_destroy(event)
+        }
+        if !knobs.isEmpty {
+            let before = keyEvents.count
+            for node in knobs.read(into: &keyEvents, limit: Self.maximumKeysPerDispatch) {
+                logger.notice("\(node) (a knob) removed")
+                devices.removeAll { $0.node == node }
+                keyDeviceLost = true
+                read = true
+            }
+            if keyEvents.count != before { read = true }
         }
         if !read { forgetRefusedDevicesGone() }
         return devicesRevision != revision

@@ -174,6 +174,16 @@ check(len(opted) == 1 and opted[0]["used"] and "SHEETD_KEYS=1" in opted[0]["reas
 check(len(typing) == 1 and not typing[0]["used"] and "not read" in typing[0]["reason"],
       f"ListDevices: the keyboard nobody named is not read, and says why ({typing})")
 
+knob_state = text("knob.state.json")
+check('"focusVisible":true,"focus":"dark"' in knob_state,
+      f"knob: two steps on from bluetooth (past the disabled vpn) put the focus on dark ({knob_state[:200] or 'no state'})")
+knob_events = [event for update in json_lines("knob.watch.jsonl") for event in update.get("events", [])]
+check(any(event.get("event") == "item-tapped" and event.get("item") == "dark" for event in knob_events),
+      f"knob: its push tapped dark ({knob_events})")
+knob_devices = [d for d in json_lines("devices-knob.json") if d.get("name") == "sheetd e2e knob"]
+check(len(knob_devices) == 1 and knob_devices[0]["used"] and "libevdev" in knob_devices[0]["reason"],
+      f"ListDevices: the knob is read with libevdev, and says why ({knob_devices})")
+
 log = text("sheetd.log")
 check(re.search(r"using touchscreen /dev/input/event\d+", log) is not None, "the log says which device was taken and why")
 check(re.search(r'/dev/input/event\d+ "sheetd e2e touchscreen" removed', log) is not None, "the log reports the removal")

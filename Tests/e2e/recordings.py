@@ -12,7 +12,7 @@ WIDTH, HEIGHT = 1280, 800
 UNITS_PER_MM = 10
 EV_SYN, EV_KEY, EV_REL, EV_ABS = 0x00, 0x01, 0x02, 0x03
 REL_X, REL_Y = 0x00, 0x01
-KEY_TAB, KEY_DOWN, KEY_MENU, KEY_BACK = 15, 108, 139, 158
+KEY_TAB, KEY_DOWN, KEY_MENU, KEY_BACK, BTN_0, REL_DIAL = 15, 108, 139, 158, 0x100, 0x07
 BTN_RIGHT, BTN_MIDDLE = 0x111, 0x112
 BTN_TOUCH = 0x14A
 BTN_LEFT, BTN_TOOL_FINGER, BTN_TOOL_QUINTTAP = 0x110, 0x145, 0x148
@@ -303,6 +303,28 @@ def keys(*codes):
     return events
 
 
+def knob_description(name):
+    """A rotary knob with a push, as the Griffin PowerMate describes itself: REL_DIAL, BTN_0."""
+    lines = ["# EVEMU 1.3", f"N: {name}", "I: 0003 077d 0410 0400"]
+    lines += mask_lines("P", None, [], 8)
+    lines += mask_lines("B", EV_SYN, [EV_SYN, EV_KEY, EV_REL], 8)
+    lines += mask_lines("B", EV_KEY, [BTN_0], 96)
+    lines += mask_lines("B", EV_REL, [REL_DIAL], 8)
+    return lines
+
+
+def knob_turns_and_push(steps):
+    """A step of the knob each 300 ms (one way or the other), then a push."""
+    events, time = [], 0.0
+    for step in steps:
+        time += 0.3
+        events += [f"E: {time:.6f} {EV_REL:04x} {REL_DIAL:04x} {step}", f"E: {time:.6f} 0000 0000 0"]
+    time += 0.3
+    events += [f"E: {time:.6f} {EV_KEY:04x} {BTN_0:04x} 1", f"E: {time:.6f} 0000 0000 0"]
+    events += [f"E: {time + 0.05:.6f} {EV_KEY:04x} {BTN_0:04x} 0", f"E: {time + 0.05:.6f} 0000 0000 0"]
+    return events
+
+
 # Tab twice: the close button, then the first item; Down once more: the second item.
 KEY_GESTURES = {"keys-tab-tab-down": keys(KEY_TAB, KEY_TAB, KEY_DOWN)}
 
@@ -340,6 +362,12 @@ def main():
     for name, events in KEY_GESTURES.items():
         with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
             file.write("\n".join(keyboard_description("sheetd e2e keyboard") + events) + "\n")
+    knob_header = knob_description("sheetd e2e knob")
+    with open(os.path.join(folder, "knob.evemu"), "w") as file:
+        file.write("\n".join(knob_header) + "\n")
+    # Two steps on from Bluetooth (past the disabled VPN): Brightness, then Dark style; a push.
+    with open(os.path.join(folder, "knob-two-steps-push.evemu"), "w") as file:
+        file.write("\n".join(knob_header + knob_turns_and_push([1, 1])) + "\n")
 
 
 if __name__ == "__main__":

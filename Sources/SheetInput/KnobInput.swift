@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CEvdev
+import CLibInput
+import Logging
+import SheetCore
+import SheetProtocol
+import SheetRecordings
+
+/// Rotary knobs (`REL_DIAL`, the Griffin PowerMate, the kernel's rotary-encoder) read with
+/// libevdev: libinput does not read a knob's turn. The udev seat still finds them (libinput
+/// asks to open every node; a knob is taken here instead), and their reports go through
+/// `KeyDecoder`, the decoder of key recordings, so a live knob and a recorded one step the
+/// focus alike. Their descriptors share an epoll set with libinput's, which the loop waits on
+/// in its place once a knob is open. Owned by `LibinputInput`, on the loop's thread.
+final class KnobInput {
+    private struct Knob {
+        let node: String
+        let descriptor: Int32
+        let device: OpaquePointer
+        var decoder = KeyDecoder()
+    }
+
+    private let logger: Logger
+    /// The epoll set of libinput's descriptor and the knobs', made with the first knob.
+    private(set) var set: Int32 = -1
+    private var knobs: [Int32: Knob] = [:]
+    private let libinputDescriptor: Int32
+    /// What epoll says of libinput's descriptor (a knob's is its descriptor).
+    private static let libinputTag = UInt64.max
+
+    init(libinputDescriptor: Int32, logger: Logger) {
+        self.libinputDescriptor = libinputDescriptor
+        self.logger = logger
+    }
+
+    deinit {
+        for knob in knobs.values { close(knob) }
+        if set >= 0 { Glibc.close(set) }
+    }
+
+    var isEmpty: Bool { knobs.isEmpty }
+
+    /// Opens the knob at `node` on the monotonic clock; false, said in the log, when it cannot.
+    func open(node: String) -> Bool {
+        let descriptor = Glibc.open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            logger.warning("cannot open the knob \(node): \(String(cString: strerror(errno)))")
+            return false
+        }
+        var device: OpaquePointer?
+        let status = libevdev_new_from_fd(descriptor, &device)
+        guard status == 0, let device else {
+            logger.warning("libevdev cannot read the knob \(node): \(String(cString: strerror(-status)))")
+            Glibc.close(descriptor)
+            return false
+        }
+        _ = libevdev_set_clock_id(device, CLOCK_MONOTONIC)
+        if set < 0 {
+            set = epoll_create1(Int32(EPOLL_CLOEXEC))
+            guard set >= 0, watch(libinputDescriptor, tag: Self.libinputTag) else {
+                logger.warning("cannot wait on the knob \(node): epoll: \(String(cString: strerror(errno)))")
+                libevdev_free(device)
+                Glibc.close(descriptor)
+                return false
+            }
+        }
+        guard watch(descriptor, tag: UInt64(descriptor)) else {
+            logger.warning("cannot wait on the knob \(node): epoll_ctl: \(String(cString: strerror(errno)))")
+            libevdev_free(device)
+            Glibc.close(descriptor)
+            return false
+        }
+        knobs[descriptor] = Knob(node: node, descriptor: descriptor, device: device)
+        return true
+    }
+
+    private func watch(_ descriptor: Int32, tag: UInt64) -> Bool {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = tag
+        return epoll_ctl(set, EPOLL_CTL_ADD, descriptor, &event) == 0
+    }
+
+    /// Reads every knob that has something, appending the key events of each whole report to
+    /// `keys`; the nodes of the knobs that went away (closed here).
+    func read(into keys: inout [KeyEvent], limit: Int) -> [String] {
+        guard set >= 0 else { return [] }
+        var gone: [String] = []
+        var events = (epoll_event(), epoll_event(), epoll_event(), epoll_event())
+        let count = withUnsafeMutableBytes(of: &events) { raw in
+            epoll_wait(set, raw.baseAddress!.assumingMemoryBound(to: epoll_event.self), 4, 0)
+        }
+        for index in 0..<max(0, Int(count)) {
+            let tag = withUnsafeBytes(of: &events) {
+                $0.loadUnaligned(fromByteOffset: index * MemoryLayout<epoll_event>.stride, as: epoll_event.self).data.u64
+            }
+            guard tag != Self.libinputTag, var knob = knobs[Int32(truncatingIfNeeded: tag)] else { continue }
+            var event = input_event()
+            var flag = LIBEVDEV_READ_FLAG_NORMAL.rawValue
+            var open = true
+            while true {
+                let status = libevdev_next_event(knob.device, flag, &event)
+                if status == -EAGAIN {
+                    if flag == LIBEVDEV_READ_FLAG_SYNC.rawValue { flag = LIBEVDEV_READ_FLAG_NORMAL.rawValue; continue }
+                    break
+                }
+                if status < 0 {
+                    open = false
+                    break
+                }
+                if status == LIBEVDEV_READ_STATUS_SYNC.rawValue, flag == LIBEVDEV_READ_FLAG_NORMAL.rawValue {
+                    // Events were lost: the decoder drops the report and lets held keys go;
+                    // the state libevdev brings back is read as it comes.
+                    flag = LIBEVDEV_READ_FLAG_SYNC.rawValue
+                }
+                let time = Timestamp(microseconds: Int64(event.time.tv_sec) * 1_000_000 + Int64(event.time.tv_usec))
+                if knob.decoder.feed(KernelEvent(time: time, type: event.type, code: event.code, value: event.value)) {
+                    if keys.count + knob.decoder.events.count <= limit { keys.append(contentsOf: knob.decoder.events) }
+                    knob.decoder.clear()
+                }
+            }
+            if open {
+                knobs[knob.descriptor] = knob
+            } else {
+                gone.append(knob.node)
+                close(knob)
+                knobs[knob.descriptor] = nil
+            }
+        }
+        return gone
+    }
+
+    private func close(_ knob: Knob) {
+        if set >= 0 { epoll_ctl(set, EPOLL_CTL_DEL, knob.descriptor, nil) }
+        libevdev_free(knob.device)
+        Glibc.close(knob.descriptor)
+    }
+}
