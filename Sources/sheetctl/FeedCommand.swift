@@ -170,19 +170,9 @@ struct Feeder {
         // Recording slots onto the device's: the lowest free, as fingers come.
         var slotOf: [Int: Int] = [:]
         var frame = TouchFrame(time: .zero)
-        var origin: Timestamp?
-        let start = LibinputInput.monotonicNow().microseconds
+        var pace = RecordingPace(speed: speed)
         var sequence: Int64 = 0
-        var last: Int64 = 0
-        while true {
-            let event: KernelEvent?
-            do { event = try source.next() } catch {
-                printError("sheetctl: \(error)")
-                throw ExitCode(ExitStatus.dataError)
-            }
-            guard let event else { break }
-            let first = origin ?? event.time
-            origin = first
+        while let event = try pace.next(of: source) {
             guard fingers.feed(event, into: &frame) else { continue }
             defer { frame.removeAll() }
             for warning in fingers.takeNewAxisWarnings() { printError("sheetctl: \(path):\(source.lineNumber): warning: \(warning)") }
@@ -204,13 +194,7 @@ struct Feeder {
                                                   y: min(height, max(0, contact.positionInPixels.y))))
             }
             guard !contacts.isEmpty else { continue }
-            // Due at the recording's pace from the first event; sent stamped with that instant.
-            // Held below a century from the start, so that no recording's time at any speed
-            // overflows the clock.
-            let offset = min(Double(event.time.microseconds - first.microseconds) / speed, 3.2e15)
-            let due = max(last, start + Int64(offset))
-            sleep(until: due)
-            last = due
+            let due = pace.wait(for: event)
             sequence += 1
             try send(PluginFrame(sequence: sequence, timeInMicroseconds: due, contacts: contacts), device: device,
                      place: "\(path):\(source.lineNumber)")
@@ -223,19 +207,9 @@ struct Feeder {
     mutating func feedKeys(_ source: KernelEventSource, path: String, speed: Double) throws {
         let device = try opening("OpenKeys") { () throws(ClientError) in try client.openKeys(name: source.device.name) }
         var decoder = KeyDecoder()
-        var origin: Timestamp?
-        let start = LibinputInput.monotonicNow().microseconds
+        var pace = RecordingPace(speed: speed)
         var sequence: Int64 = 0
-        var last: Int64 = 0
-        while true {
-            let event: KernelEvent?
-            do { event = try source.next() } catch {
-                printError("sheetctl: \(error)")
-                throw ExitCode(ExitStatus.dataError)
-            }
-            guard let event else { break }
-            let first = origin ?? event.time
-            origin = first
+        while let event = try pace.next(of: source) {
             guard decoder.feed(event) else { continue }
             defer { decoder.clear() }
             let keys: [PluginKey] = decoder.events.map { key in
@@ -246,10 +220,7 @@ struct Feeder {
                 }
             }
             guard !keys.isEmpty else { continue }
-            let offset = min(Double(event.time.microseconds - first.microseconds) / speed, 3.2e15)
-            let due = max(last, start + Int64(offset))
-            sleep(until: due)
-            last = due
+            let due = pace.wait(for: event)
             // A report holds at most 16 keys: a longer one goes in several, at the same time.
             for chunk in stride(from: 0, to: keys.count, by: PluginKeyReport.maximumKeys) {
                 sequence += 1
@@ -337,6 +308,38 @@ struct Feeder {
 }
 
 /// Sleeps until CLOCK_MONOTONIC reads `microseconds`.
+/// A recording played at its pace: each event due at its time from the recording's first,
+/// divided by the speed, never before the one before; sent stamped with that instant.
+struct RecordingPace {
+    let speed: Double
+    private let start = LibinputInput.monotonicNow().microseconds
+    private var origin: Timestamp?
+    private var last: Int64 = 0
+
+    init(speed: Double) { self.speed = speed }
+
+    /// The next event of `source`, or nil at its end; a bad line exits 65 saying where.
+    mutating func next(of source: KernelEventSource) throws -> KernelEvent? {
+        let event: KernelEvent?
+        do { event = try source.next() } catch {
+            printError("sheetctl: \(error)")
+            throw ExitCode(ExitStatus.dataError)
+        }
+        if let event, origin == nil { origin = event.time }
+        return event
+    }
+
+    /// Sleeps until `event` is due; that instant. Held below a century from the start, so
+    /// that no recording's time at any speed overflows the clock.
+    mutating func wait(for event: KernelEvent) -> Int64 {
+        let offset = min(Double(event.time.microseconds - (origin ?? event.time).microseconds) / speed, 3.2e15)
+        let due = max(last, start + Int64(offset))
+        sleep(until: due)
+        last = due
+        return due
+    }
+}
+
 func sleep(until microseconds: Int64) {
     var due = timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}
