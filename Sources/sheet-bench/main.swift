@@ -222,7 +222,7 @@ func argument(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
 }
-/// `--only core,live`: just those groups (reader, core, live, content, render, daemon, forwarded), e.g.
+/// `--only core,live`: just those groups (reader, core, keys, live, content, render, daemon, forwarded), e.g.
 /// under `perf record`; `--passes N`: the core's passes (5), e.g. 1 under valgrind.
 /// Says what is wrong with the command line, on standard error, and exits with status 2.
 func refuse(_ message: String) -> Never {
@@ -230,7 +230,7 @@ func refuse(_ message: String) -> Never {
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     exit(2)
 }
-let knownGroups: Set = ["reader", "core", "live", "content", "render", "daemon", "forwarded"]
+let knownGroups: Set = ["reader", "core", "keys", "live", "content", "render", "daemon", "forwarded"]
 let groups = argument("--only").map { Set($0.split(separator: ",").map(String.init)) }
 if let unknown = groups?.subtracting(knownGroups), !unknown.isEmpty {
     refuse("--only: no group \(unknown.sorted().joined(separator: ", ")) (groups: \(knownGroups.sorted().joined(separator: ", ")))")
@@ -248,6 +248,7 @@ if runs("reader") {
     }
 }
 if runs("core") { benchmarkCore(passes: passes) }
+if runs("keys") { benchmarkKeys() }
 if runs("live") { benchmarkLivePath() }
 if runs("content") { benchmarkContent() }
 if runs("render") { benchmarkRenderKit() }
