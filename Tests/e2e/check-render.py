@@ -81,7 +81,7 @@ shots = [("start", "half"), ("expanded", "expanded"), ("flicked", "half"), ("dis
 if drm:
     removed = json.loads(text("removed.state.json") or "{}").get("detent")
     shots += [("removed", None), ("restored", removed), ("restarted", "half")]
-shots += [("korean", None)]
+shots += [("korean", None), ("focus", None)]
 for name, detent in shots:
     check_shot(name, detent)
 
@@ -175,6 +175,35 @@ if check(len(moved) >= 5, f"frames moved by a finger: {len(moved)}"):
 # The Korean sheet: its title (설정 — Réglages, from Noto CJK and Noto Sans) has ink on the
 # title row, and the first row under the 연결 header too.
 try:
+    # The focus ring on the display: the accent (#3584e4) down the left of Wi-Fi's row (8 pt in
+    # from the card's side, 2 pt wide, within the row's box under its section's header), and
+    # nowhere in that column before a key was used.
+    focus = json.loads(text("focus.state.json") or "{}")
+    check(focus.get("focus") == "wifi" and focus.get("focusVisible") is True,
+          f"focus: the state has the ring on wifi ({focus.get('focus')})")
+
+    def accent_rows(name, column, top):
+        try:
+            width, height, pixels = read_ppm(f"{name}.ppm")
+        except (OSError, ValueError):
+            return None
+        rows = []
+        for y in range(max(int(top) + 56, 0), height):
+            at = (y * width + column) * 3
+            r, g, b = pixels[at:at + 3]
+            if abs(r - 0x35) <= 40 and abs(g - 0x84) <= 40 and abs(b - 0xE4) <= 40:
+                rows.append(y)
+        return rows
+
+    card = focus.get("card") or {"x": 0}
+    column, focus_top = int(card["x"]) + 9, focus.get("top", 0)
+    ring = accent_rows("focus", column, focus_top)
+    before = accent_rows("korean", column, focus_top)
+    check(ring is not None and len(ring) >= 40 and all(focus_top + 104 <= y < focus_top + 176 for y in ring),
+          f"focus: the ring's left side on the display lies on Wi-Fi's row, {focus_top + 104} to {focus_top + 176} "
+          f"({len(ring or [])} rows, {min(ring or [0])} to {max(ring or [0])})")
+    check(before == [], f"focus: before a key, no ring in that column ({len(before or [])} accent rows)")
+
     korean = json.loads(text("korean.state.json") or "{}")
     top = korean.get("top", 0)
     title_ink = ink_pixels("korean", top + 16, top + 46)

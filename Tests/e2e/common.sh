@@ -27,6 +27,8 @@ until_true() {
     done
 }
 
+uses_node() { "$bin/sheetctl" devices --socket "$socket" --format json | grep -F "\"node\":\"$1\"" | grep -q '"used":true'; }
+released() { ! uses_node "$1"; }
 used_devices() { "$bin/sheetctl" devices --socket "$socket" --format json | grep -c '"used":true'; }
 has_used_devices() { [ "$(used_devices)" -eq "$1" ]; }
 has_line() { [ -s "$1" ]; }
@@ -39,6 +41,18 @@ start_udev() {
     udevadm settle -t 60 || fail "udevadm settle"
     say "udevd settled"
 }
+
+# A udev rule that lets sheetd read the keyboard called "sheetd e2e keyboard" (SHEETD_KEYS=1),
+# in force for devices plugged from now on.
+opt_in_keyboard() {
+    mkdir -p /run/udev/rules.d
+    echo 'SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="sheetd e2e keyboard", ENV{SHEETD_KEYS}="1"' \
+        > /run/udev/rules.d/70-sheetd-e2e-keys.rules
+    udevadm control --reload || fail "keys: udevadm control --reload"
+}
+
+# Whether the state's focus is $1 with its ring shown.
+focus_is() { "$bin/sheetctl" state --socket "$socket" | grep -q "\"focusVisible\":true,\"focus\":\"$1\""; }
 
 # Plugs in the device described in $2 (default: the touchscreen); its node goes to $1.node.
 plug() {

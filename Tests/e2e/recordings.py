@@ -326,7 +326,7 @@ def knob_turns_and_push(steps):
 
 
 # Tab twice: the close button, then the first item; Down once more: the second item.
-KEY_GESTURES = {"keys-tab-tab-down": keys(KEY_TAB, KEY_TAB, KEY_DOWN)}
+KEY_GESTURES = {"keys-tab-tab-down": keys(KEY_TAB, KEY_TAB, KEY_DOWN), "keys-tab-tab": keys(KEY_TAB, KEY_TAB)}
 
 
 # examples/python/mouse-finger.py starts the pointer at the screen's centre (640, 400): 200 px
