@@ -28,8 +28,10 @@ struct FeedCommand: ParsableCommand {
             device is a touchscreen in the daemon's screen pixels (--size overrides). Every other \
             line is a frame: {"contacts": [{"slot": 0, "phase": "down", "x": 540, "y": 1500}]}, \
             with "time" in microseconds on the device's own clock when the timing matters (else \
-            the moment the line is read). A frame the daemon refuses is reported with its line \
-            and the rest go on. A line may be at most 64 KiB; a longer one ends the feed.
+            the moment the line is read). A line of keys, {"keys": [{"code": 15, "value": 1}]} \
+            (an evdev key code, 1 to press, 0 to let go) or {"keys": [{"dial": 1}]} (a knob's \
+            steps), goes to a device of keys of its own, which moves the sheet's focus. A frame \
+            the daemon refuses is reported with its line and the rest go on. A line may be at most 64 KiB; a longer one ends the feed.
 
             Exit status: 0, 65 when a frame was refused or a line was not a frame, 69 when the \
             daemon is not there, 77 when this user may not feed touches (group sheetd-input).
@@ -121,6 +123,20 @@ struct Feeder {
     }
 
     /// Sends a frame; a refusal is reported with `place` and counted, a lost daemon ends it.
+    /// Sends a report of keys; a refusal is said with its place and number, and the feed goes on.
+    private mutating func send(_ report: PluginKeyReport, device: Int, place: String) throws {
+        do {
+            try client.send(report, device: device)
+            sent += 1
+        } catch ClientError.remote(let name, let parameters) where name == InputInterface.invalidFrame {
+            refused += 1
+            printError("sheetctl: \(place): keys \(report.sequence) refused: \(parameters["reason"]?.stringValue ?? "?")")
+        } catch {
+            printError("sheetctl: \(place): \(error)")
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+
     private mutating func send(_ frame: PluginFrame, device: Int, place: String) throws {
         do {
             try client.send(frame, device: device)
@@ -226,16 +242,7 @@ struct Feeder {
                 sequence += 1
                 let report = PluginKeyReport(sequence: sequence, timeInMicroseconds: due,
                                              keys: Array(keys[chunk..<min(chunk + PluginKeyReport.maximumKeys, keys.count)]))
-                do {
-                    try client.send(report, device: device)
-                    sent += 1
-                } catch ClientError.remote(let name, let parameters) where name == InputInterface.invalidFrame {
-                    refused += 1
-                    printError("sheetctl: \(path):\(source.lineNumber): keys \(sequence) refused: \(parameters["reason"]?.stringValue ?? "?")")
-                } catch {
-                    printError("sheetctl: \(path):\(source.lineNumber): \(error)")
-                    throw ExitCode(ExitStatus.unavailable)
-                }
+                try send(report, device: device, place: "\(path):\(source.lineNumber)")
             }
         }
         try? client.close(device: device)
@@ -249,6 +256,7 @@ struct Feeder {
     /// Reads frames from stdin, one JSON object per line, in constant memory.
     mutating func feedLines(defaultRange: @autoclosure () throws -> (Double, Double)) throws {
         var device: Int?
+        var keyDevice: Int?
         var declared: PluginDevice?
         var last: Int64 = 0
         let reader = LineReader(descriptor: STDIN_FILENO, name: "stdin", maximumLineLength: Self.maximumLineLength)
@@ -287,6 +295,22 @@ struct Feeder {
                 if members["time"] == nil { members["time"] = .number(Double(max(last, LibinputInput.monotonicNow().microseconds))) }
                 parameters = .object(members)
             }
+            if value["keys"] != nil {
+                // Keys: a device of keys of its own, opened with the first such line.
+                let report: PluginKeyReport
+                do { report = try PluginKeyReport(json: parameters) } catch {
+                    refused += 1
+                    printError("sheetctl: \(place): \(error)")
+                    continue
+                }
+                if keyDevice == nil {
+                    let clock: PluginClock = value["time"] == nil ? .monotonic : .own
+                    keyDevice = try opening("OpenKeys") { () throws(ClientError) in try client.openKeys(name: "sheetctl feed keys", clock: clock) }
+                }
+                last = report.timeInMicroseconds
+                try send(report, device: keyDevice!, place: place)
+                continue
+            }
             let frame: PluginFrame
             do { frame = try PluginFrame(json: parameters) } catch {
                 refused += 1
@@ -304,10 +328,10 @@ struct Feeder {
             try send(frame, device: device!, place: place)
         }
         if let device { try? client.close(device: device) }
+        if let keyDevice { try? client.close(device: keyDevice) }
     }
 }
 
-/// Sleeps until CLOCK_MONOTONIC reads `microseconds`.
 /// A recording played at its pace: each event due at its time from the recording's first,
 /// divided by the speed, never before the one before; sent stamped with that instant.
 struct RecordingPace {
@@ -340,6 +364,7 @@ struct RecordingPace {
     }
 }
 
+/// Sleeps until CLOCK_MONOTONIC reads `microseconds`.
 func sleep(until microseconds: Int64) {
     var due = timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}

@@ -122,4 +122,22 @@ struct FedKeysTests {
         #expect(try client.state().focus == .item("vpn"))
         #expect(daemon.stop() == 0)
     }
+
+    /// `sheetctl feed -` takes lines of keys beside lines of touches: Tab, Tab, then a bad
+    /// key code (refused by its line, exit status 65), the focus left on Wi-Fi.
+    @Test func sheetctlFeedTakesKeyLinesOnStdin() throws {
+        let daemon = try RunningDaemon(["--input", "none"])
+        let client = try daemon.client()
+        try client.setContent(ContentChange(Self.settings))
+        let lines = [#"{"keys":[{"code":15,"value":1}]}"#, #"{"keys":[{"code":15,"value":0}]}"#,
+                     #"{"keys":[{"code":15,"value":1}]}"#, #"{"keys":[{"code":15,"value":0}]}"#,
+                     #"{"keys":[{"code":4000,"value":1}]}"#]
+        let script = "printf '%s\\n' " + lines.map { "'\($0)'" }.joined(separator: " ")
+            + " | '\(builtExecutable("sheetctl").path)' feed - --socket '\(daemon.socketPath)'"
+        let fed = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+        #expect(fed.status == 65, "a line was refused: \(fed.stderr)")
+        #expect(fed.stderr.contains("stdin:5: keys[0].code"), "\(fed.stderr)")
+        #expect(try client.state().focus == .item("wifi"))
+        #expect(daemon.stop() == 0)
+    }
 }
