@@ -177,7 +177,9 @@ extension Engine {
     }
 
     private var firstSlot: Int? { closeSlot ?? firstItemSlot }
-    private var firstItemSlot: Int? { step(from: Self.closeSlotIndex, by: 1, wrapping: false, itemsOnly: true) }
+    private var firstItemSlot: Int? {
+        step(from: Self.closeSlotIndex, by: 1, wrapping: false, itemsOnly: true).flatMap { $0 >= 0 ? $0 : nil }
+    }
     private var lastItemSlot: Int? { step(from: list.order.count, by: -1, wrapping: false, itemsOnly: true) }
 
     /// The next slot that takes the focus from `slot` (nil: from before the first, or after the
@@ -216,6 +218,17 @@ extension Engine {
         if !sheet.isShown { focus = .none }
     }
 
+    /// The focus leaves what no longer takes it: the sheet gone, the close button a person may
+    /// no longer use (it is not drawn), an item now disabled or gone.
+    mutating func focusFitsSheet() {
+        switch focus.target {
+        case .none: break
+        case .close: if closeSlot == nil { focus = .none }
+        case .item(let index): if index >= content.items.count || content.items[index].disabled { focus = .none }
+        }
+        focusFollowsSheet()
+    }
+
     /// The one-switch scan: the next step due `switchScan` after now while the sheet is shown.
     mutating func restartScan(at time: Timestamp) {
         guard let interval = configuration.focus.switchScanMicroseconds else { return }
@@ -226,6 +239,11 @@ extension Engine {
     mutating func scanStep(at time: Timestamp, into out: inout [EngineOutput]) {
         scanDeadline = nil
         guard sheet.isShown else { return }
+        // A finger has the sheet or an item: the scan waits a step.
+        guard sheet.kind != .dragging, list.state.kind != .reordering else {
+            restartScan(at: time)
+            return
+        }
         focus.visible = true
         moveFocus(to: step(from: focusSlot, by: 1, wrapping: true), at: time, into: &out)
         restartScan(at: time)

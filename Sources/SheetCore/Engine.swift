@@ -192,7 +192,15 @@ public struct Engine: Sendable {
     /// Inlinable down to each machine's deadline, so that the daemon reads it in place.
     @inlinable @inline(__always)
     public var nextDeadline: Timestamp? {
-        arena.deadline.earliest(sheet.deadline).earliest(list.deadline).earliest(focusDeadline)
+        motionDeadline.earliest(focusDeadline)
+    }
+
+    /// The next instant a finger, the sheet or the list needs `advance(to:)`: `nextDeadline`
+    /// without the focus's (the one-switch scan, a held key's repeat), which come for as long
+    /// as the sheet is shown or a key is held. A recording's end waits for this one only.
+    @inlinable @inline(__always)
+    public var motionDeadline: Timestamp? {
+        arena.deadline.earliest(sheet.deadline).earliest(list.deadline)
     }
 
     /// The sheet as it is now, stamped `time`. Inlined, so that `publish` reads the sheet
@@ -263,8 +271,9 @@ public struct Engine: Sendable {
         publish(at: time, into: &out)
     }
 
-    /// Publishes the initial state.
+    /// Publishes the initial state (and starts the switch scan of a sheet shown from the start).
     public mutating func start(at time: Timestamp, into out: inout [EngineOutput]) {
+        if scans { restartScan(at: time) }
         publish(at: time, into: &out)
     }
 
@@ -373,6 +382,7 @@ public struct Engine: Sendable {
                 reconfigure(configuration, at: time, into: &out)
             } else {
                 sheet.setPresentation(presentation)
+                focusFitsSheet()
                 presentationRevision &+= 1
                 publish(at: time, into: &out)
             }
@@ -412,8 +422,7 @@ public struct Engine: Sendable {
         let presentationRevision = self.presentationRevision &+ 1
         let focus = self.focus, keyMap = self.keyMap
         self = Engine(configuration: configuration, startingAt: detent)
-        // The focus stays, and the modifiers held, where the new map is the same.
-        self.focus = focus
+        // The modifiers held stay where the new map is the same; the focus, once the content is back.
         if configuration.focus.keyMap == keyMap { self.keyMap = keyMap }
         // The appearance as it was set at run time, and its count, go on.
         self.appearance = appearance
@@ -422,6 +431,8 @@ public struct Engine: Sendable {
         if !content.isEmpty {
             setContent(content, order: order, after: revision, at: time, into: &out)
         }
+        self.focus = focus
+        focusFitsSheet()
         start(at: time, into: &out)
     }
 

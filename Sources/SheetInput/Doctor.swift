@@ -52,15 +52,18 @@ public struct Doctor: Sendable {
         let path = "\(deviceRoot)/input/\(sysname)"
         let (name, kind) = classifier.classify(node: node) ?? ("?", .other)
         var finding = DeviceFinding(node: node, name: name, kind: kind)
-        if kind == .keyboard || kind == .keys {
+        if kind == .keyboard || kind == .keys || kind == .other {
             let record = Self.udevRecordPath(of: "\(deviceRoot)/input/\(sysname)", root: udevDataRoot)
             let optIn = record.flatMap(DeviceClassifier.readText)?.split(separator: "\n")
                 .contains { $0 == "E:\(KeyReading.udevProperty)=1" } ?? false
             let decision = keyReading.decide(name: name, node: node, kind: kind, keyBits: classifier.keyBits(ofNode: node),
-                                             udevOptIn: optIn)
-            finding.readsKeys = decision.read
-            finding.notes.append(decision.reason)
-            return finding
+                                             isKnob: classifier.isKnob(node: node), udevOptIn: optIn)
+            if kind != .other || decision.read {
+                if decision.read { finding.kind = .keys }
+                finding.readsKeys = decision.read
+                finding.notes.append(decision.reason)
+                return finding
+            }
         }
         guard kind.isTouch else {
             finding.notes.append("a \(kind.rawValue): sheetd never opens it")

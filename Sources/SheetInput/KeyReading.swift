@@ -11,20 +11,25 @@ public struct KeyReading: Sendable, Equatable {
     public var boundCodes: Set<UInt16>
     /// `keys:`: keyboards that can type, by name or node, that an administrator lets sheetd read.
     public var optedIn: [String]
+    /// The key map binds a knob's steps (`REL_DIAL+`, `REL_DIAL-`).
+    public var bindsDial: Bool
 
     /// The udev property that lets sheetd read a keyboard that can type.
     public static let udevProperty = "SHEETD_KEYS"
 
     public init(keyMap: KeyMap = .standard, optedIn: [String] = []) {
         boundCodes = Set(keyMap.bindings.compactMap { if case .key(let code) = $0.input { code } else { nil } })
+        bindsDial = keyMap.bindings.contains { $0.input == .dialUp || $0.input == .dialDown }
         self.optedIn = optedIn
     }
 
-    /// Whether a device of `kind` with keys `keyBits` is read, and why (for the log,
-    /// `ListDevices` and doctor). `udevOptIn`: the device carries `SHEETD_KEYS=1`.
+    /// Whether a device of `kind` with keys `keyBits` (a knob when `isKnob`) is read, and why
+    /// (for the log, `ListDevices` and doctor). `udevOptIn`: the device carries `SHEETD_KEYS=1`.
+    /// A device the classifier calls other is read as keys when this key map binds one of its
+    /// keys: the classifier knows only the standard map.
     public func decide(name: String, node: String, kind: InputDeviceKind, keyBits: DeviceClassifier.Bitmap,
-                       udevOptIn: Bool) -> (read: Bool, reason: String) {
-        let bound = boundCodes.contains { keyBits[Int($0)] }
+                       isKnob: Bool = false, udevOptIn: Bool) -> (read: Bool, reason: String) {
+        let bound = boundCodes.contains { keyBits[Int($0)] } || (isKnob && bindsDial)
         switch kind {
         case .keyboard:
             if udevOptIn { return (true, "a keyboard that can type: read for the focus, as its udev property \(Self.udevProperty)=1 says") }
@@ -35,7 +40,11 @@ public struct KeyReading: Sendable, Equatable {
         case .keys:
             return bound ? (true, "keys that cannot type: read for the focus")
                          : (false, "keys, none of which the key map binds: not opened")
-        case .touchscreen, .touchpad, .pointer, .tablet, .other:
+        case .other where bound:
+            return (true, "keys that cannot type: read for the focus")
+        case .other:
+            return (false, "neither a touch device nor keys the key map binds: never opened")
+        case .touchscreen, .touchpad, .pointer, .tablet:
             return (false, "a \(kind.rawValue): never opened")
         }
     }

@@ -111,13 +111,19 @@ final class KnobInput {
                     break
                 }
                 if status == LIBEVDEV_READ_STATUS_SYNC.rawValue, flag == LIBEVDEV_READ_FLAG_NORMAL.rawValue {
-                    // Events were lost: the decoder drops the report and lets held keys go;
-                    // the state libevdev brings back is read as it comes.
+                    // Events were lost: the decoder lets held keys go and drops what comes up to
+                    // the next report (as a recording's SYN_DROPPED), libevdev's resync included.
                     flag = LIBEVDEV_READ_FLAG_SYNC.rawValue
                 }
                 let time = Timestamp(microseconds: Int64(event.time.tv_sec) * 1_000_000 + Int64(event.time.tv_usec))
                 if knob.decoder.feed(KernelEvent(time: time, type: event.type, code: event.code, value: event.value)) {
-                    if keys.count + knob.decoder.events.count <= limit { keys.append(contentsOf: knob.decoder.events) }
+                    // Past the limit a report's presses are dropped, never its releases: a held
+                    // key must not repeat for ever.
+                    if keys.count + knob.decoder.events.count <= limit {
+                        keys.append(contentsOf: knob.decoder.events)
+                    } else {
+                        keys.append(contentsOf: knob.decoder.events.lazy.filter { $0.action == .release })
+                    }
                     knob.decoder.clear()
                 }
             }

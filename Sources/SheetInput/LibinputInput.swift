@@ -184,17 +184,19 @@ public final class LibinputInput {
     func openRestricted(_ path: String, flags: Int32) -> Int32 {
         var keys = false
         if let (name, kind) = classifier.classify(node: path), !kind.isTouch {
-            let decision = kind == .keyboard || kind == .keys
-                ? keyReading.decide(name: name, node: path, kind: kind, keyBits: classifier.keyBits(ofNode: path),
+            let knob = classifier.isKnob(node: path)
+            let decision = kind == .keyboard || kind == .keys || kind == .other
+                ? keyReading.decide(name: name, node: path, kind: kind, keyBits: classifier.keyBits(ofNode: path), isKnob: knob,
                                     udevOptIn: udevProperty(KeyReading.udevProperty, ofNode: path) == "1")
-                : (read: false, reason: kind == .other ? "neither a touch device nor keys the key map binds: never opened"
-                                                       : "a \(kind.rawValue): never opened")
+                : (read: false, reason: "a \(kind.rawValue): never opened")
+            // What the configured key map reads is keys, whatever the standard map would say.
+            let kind = decision.read && kind == .other ? InputDeviceKind.keys : kind
             guard decision.read else {
                 note(InputDevice(node: path, name: name, kind: kind, used: false, reason: decision.reason))
                 logger.info("skipped \(path) \"\(name)\": \(decision.reason)")
                 return -ENODEV
             }
-            if kind == .keys, classifier.isKnob(node: path) {
+            if kind == .keys, knob {
                 // libinput would take the push and drop the turn: the knob is read here, whole.
                 if knobs.open(node: path) {
                     let reason = "a knob (REL_DIAL): read with libevdev for the focus, as libinput does not read a knob's turn"

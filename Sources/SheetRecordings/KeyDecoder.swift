@@ -49,8 +49,9 @@ public struct KeyDecoder: Sendable {
         case EventCode.EV_KEY:
             switch event.value {
             case 0:
-                guard let index = down.firstIndex(of: event.code) else { return false }
-                down.remove(at: index)
+                // A release goes through even for a key not tracked (past 32 held): a held key
+                // must never be left repeating.
+                if let index = down.firstIndex(of: event.code) { down.remove(at: index) }
                 events.append(KeyEvent(time: event.time, input: .key(event.code), action: .release))
             case 1:
                 guard !down.contains(event.code) else { return false }

@@ -296,6 +296,8 @@ struct Geometry {
         case .row(let position):
             guard let list = scene.list else { return }
             let clipTop = max(top + list.titleBarHeight, 0)
+            // A list below the screen (the card still coming up): nothing of it to ring.
+            guard clipTop < Double(scene.height) else { return }
             let clip = rows.clamped(to: Int(clipTop.rounded(.up))..<scene.height)
             guard !clip.isEmpty else { return }
             var found: ListScene.Row?

@@ -156,7 +156,8 @@ public enum Replay {
         // A key still held stops repeating where the recording ends.
         engine.releaseKeys(at: lastTime, into: &outputs)
         var trailing = 0
-        while let deadline = engine.nextDeadline, trailing < maximumTrailingDeadlines {
+        // Until nothing moves: the focus's deadlines (a switch scan) would come for ever.
+        while let deadline = engine.motionDeadline, trailing < maximumTrailingDeadlines {
             engine.advance(to: deadline, into: &outputs)
             trailing += 1
             if outputs.count > 1024 {

@@ -41,7 +41,9 @@ extension LoopState {
         for _ in 0..<512 {
             if let frame = player.take(screen: engine.configuration.screen) {
                 apply(frame, of: player)
-            } else if let deadline = engineDeadline {
+            } else if let deadline = engineMotionDeadline {
+                // Past the recording's end only motion is played out: the focus's deadlines (a
+                // switch scan) go on at the real pace once the replay is done.
                 engine.advance(to: deadline, into: &outputs)
                 clock.saw(deadline)
             } else {
@@ -81,7 +83,7 @@ extension LoopState {
     mutating func endReplayIfDone() {
         guard clock.replaying, let player = input.recording, player.ended else { return }
         finishIfEnded(player)
-        guard engineDeadline == nil else { return }
+        guard engineMotionDeadline == nil else { return }
         publish()
         clock.resumeRealPace(at: LibinputInput.monotonicNow())
         let rest = engine.sheet.detentIndex.map { "at \(engine.sheet.detents[$0].name)" } ?? "between detents"

@@ -249,7 +249,8 @@ private func effects(_ out: [EngineOutput], _ engine: Engine) -> String {
 
     @Test func switchScanningStepsByItselfAndASwitchPressActivates() {
         var (sheet, out) = engine { $0.focus.switchScanMicroseconds = 1_000_000 }
-        #expect(sheet.nextDeadline == nil, "no scan before the sheet is shown and moved")
+        #expect(sheet.scanDeadline == Timestamp(seconds: 1), "a sheet shown from the start scans from the start")
+        #expect(sheet.motionDeadline == nil, "nothing moves: a replay's end does not wait for the scan")
         sheet.perform(.next, at: .zero, into: &out)
         #expect(name(sheet) == "close")
         var seen: [String] = []
@@ -287,4 +288,21 @@ private func effects(_ out: [EngineOutput], _ engine: Engine) -> String {
         sheet.perform(.right, at: t, into: &out)
         #expect(name(sheet) == "close")
     }
+
+    @Test func aNewScreenKeepsTheFocusOnItsItemAndTheCloseButtonLosesItWhenItGoes() {
+        var (sheet, out) = engine()
+        sheet.perform(.last, at: t, into: &out)
+        var configuration = sheet.configuration
+        configuration.screen = ScreenSize(widthInPixels: 800, heightInPixels: 1280)
+        sheet.reconfigure(configuration, at: t.adding(seconds: 1), into: &out)
+        #expect(name(sheet) == "display", "the focus stays on its item across a reconfigure")
+        sheet.perform(.first, at: t.adding(seconds: 2), into: &out)
+        sheet.perform(.previous, at: t.adding(seconds: 2), into: &out)
+        #expect(name(sheet) == "close")
+        var locked = sheet.configuration.sheet.presentation
+        locked.canClose = false
+        sheet.perform(.setPresentation(locked), at: t.adding(seconds: 3), into: &out)
+        #expect(sheet.focus.target == .none, "the close button is not drawn any more: the focus leaves it")
+    }
 }
+

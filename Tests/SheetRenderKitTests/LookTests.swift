@@ -88,4 +88,19 @@ import Testing
             #expect(look.focusRingWidthPoints == 3 && look.cardEdgePoints == 2)
         }
     }
+
+    /// A ring on a row of a list still below the screen (the card coming up as a key opens the
+    /// sheet) draws nothing, and traps on no range.
+    @Test func aRingOnAListBelowTheScreenDrawsNothing() {
+        for top in [200.0, 240, 300] {
+            let list = ListScene(items: [SheetItem(id: "a", label: "A")], titleBarHeight: 56, itemHeight: 56, scroll: 0,
+                                 othersScale: 1, lifted: nil, moving: [], height: 240)
+            var scene = SheetScene(width: 320, height: 240, scale: 1, top: top, dim: 0, progress: 0, title: "T", list: list)
+            scene.focusRing = .row(0)
+            let canvas = Canvas(width: 320, height: 240, format: .xrgb8888)
+            Painter().draw(scene, into: canvas)
+            #expect(canvas.pixel(x: 9, y: 239) != scene.look.focusRing)
+        }
+    }
 }
+

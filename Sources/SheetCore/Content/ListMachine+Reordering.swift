@@ -41,10 +41,16 @@ extension ListMachine {
         out.append(ContentEventReport(time: time, event: .reorderBegan(item: item, index: position)))
         var reorder = Reorder(item: item, position: position, grabInPoints: 0, fingerY: 0, listTop: 0, lastStep: time)
         swap(&reorder, to: destination, at: time, into: &out)
-        // The item slides from its old slot as its neighbour does from its own.
+        // The item slides from its old slot as its neighbour does from its own, from where it
+        // is drawn if it was still sliding from a move before.
+        var drawnOffset = 0.0
+        if let index = moving.firstIndex(where: { $0.item == item }) {
+            drawnOffset = moving[index].offset.value(at: time)
+            moving.remove(at: index)
+        }
         if !sheet.reduceMotion {
             if moving.count == MovingItems.capacity { moving.remove(at: 0) }
-            let start = startTop - layout.top(destination)
+            let start = startTop - layout.top(destination) + drawnOffset
             var tween = Tween(value: start, restDistance: restDistance)
             tween.start(.curve(from: start, to: 0, seconds: configuration.swapSeconds, .easeInOut), at: time)
             moving.append(MovingTween(item: item, position: destination, offset: tween))
