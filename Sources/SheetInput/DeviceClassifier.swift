@@ -47,9 +47,7 @@ public struct DeviceClassifier: Sendable {
         if positions && key[BTN_TOOL_FINGER] && key[BTN_TOUCH] && !properties[INPUT_PROP_DIRECT] { return .touchpad }
         if (KEY_A...KEY_Z).contains(where: { key[$0] }) { return .keyboard }
         if rel[REL_X] || key[BTN_LEFT] { return .pointer }
-        if rel[REL_DIAL] || KeyMap.standard.bindings.contains(where: { binding in
-            if case .key(let code) = binding.input { return key[Int(code)] } else { return false }
-        }) { return .keys }
+        if KeyMap.standard.bindsAny(hasKey: { key[Int($0)] }, hasDial: rel[REL_DIAL]) { return .keys }
         return .other
     }
 

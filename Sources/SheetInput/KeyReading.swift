@@ -7,19 +7,16 @@ import SheetProtocol
 /// type (a panel's buttons, a steering wheel's, a remote, a knob's push) are read when the
 /// key map binds one of them. A key read is never logged.
 public struct KeyReading: Sendable, Equatable {
-    /// The evdev codes the key map binds: a device with none of them is not opened.
-    public var boundCodes: Set<UInt16>
+    /// The key map whose keys a device must have to be opened.
+    public var keyMap: KeyMap
     /// `keys:`: keyboards that can type, by name or node, that an administrator lets sheetd read.
     public var optedIn: [String]
-    /// The key map binds a knob's steps (`REL_DIAL+`, `REL_DIAL-`).
-    public var bindsDial: Bool
 
     /// The udev property that lets sheetd read a keyboard that can type.
     public static let udevProperty = "SHEETD_KEYS"
 
     public init(keyMap: KeyMap = .standard, optedIn: [String] = []) {
-        boundCodes = Set(keyMap.bindings.compactMap { if case .key(let code) = $0.input { code } else { nil } })
-        bindsDial = keyMap.bindings.contains { $0.input == .dialUp || $0.input == .dialDown }
+        self.keyMap = keyMap
         self.optedIn = optedIn
     }
 
@@ -29,7 +26,7 @@ public struct KeyReading: Sendable, Equatable {
     /// keys: the classifier knows only the standard map.
     public func decide(name: String, node: String, kind: InputDeviceKind, keyBits: DeviceClassifier.Bitmap,
                        isKnob: Bool = false, udevOptIn: Bool) -> (read: Bool, reason: String) {
-        let bound = boundCodes.contains { keyBits[Int($0)] } || (isKnob && bindsDial)
+        let bound = keyMap.bindsAny(hasKey: { keyBits[Int($0)] }, hasDial: isKnob)
         switch kind {
         case .keyboard:
             if udevOptIn { return (true, "a keyboard that can type: read for the focus, as its udev property \(Self.udevProperty)=1 says") }

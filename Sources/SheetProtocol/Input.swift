@@ -117,7 +117,7 @@ public struct PluginKeyReport: Sendable, Equatable {
     /// Keys in one report, and the largest key code (KEY_MAX) and knob turn it takes.
     public static let maximumKeys = 16
     public static let maximumCode = 0x2ff
-    public static let maximumDialSteps: Int32 = 64
+    public static let maximumDialSteps = KeyInput.maximumDialSteps
 
     public init(sequence: Int64, timeInMicroseconds: Int64, keys: [PluginKey]) {
         self.sequence = sequence

@@ -62,11 +62,11 @@ public struct DeviceDescription: Hashable, Sendable {
         codes[Int(type)]?.contains(Int(code)) ?? false
     }
 
-    /// Keys or numbered buttons (codes below the mouse's, or `KEY_OK` and above), or a
-    /// knob's `REL_DIAL`: a device whose input can move the focus. A mouse's buttons are not.
+    /// Keys the standard key map binds, or a knob's `REL_DIAL`: a device whose input moves
+    /// the focus, by the rule the daemon's classifier uses for a live one.
     public var hasKeys: Bool {
-        if supports(type: EventCode.EV_REL, code: EventCode.REL_DIAL) { return true }
-        return codes[Int(EventCode.EV_KEY)]?.contains { $0 < Int(EventCode.BTN_MOUSE) || $0 >= Int(EventCode.KEY_OK) } ?? false
+        KeyMap.standard.bindsAny(hasKey: { supports(type: EventCode.EV_KEY, code: $0) },
+                                 hasDial: supports(type: EventCode.EV_REL, code: EventCode.REL_DIAL))
     }
 
     public var hasMultitouch: Bool {

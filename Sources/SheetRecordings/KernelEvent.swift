@@ -22,10 +22,6 @@ public enum EventCode {
     public static let EV_REL: UInt16 = 0x02
     /// A rotary knob's turn (the Griffin PowerMate, rotary-encoder).
     public static let REL_DIAL: UInt16 = 0x07
-    /// The first of the mouse buttons; the codes below are keys and numbered buttons (`BTN_0`).
-    public static let BTN_MOUSE: UInt16 = 0x110
-    /// `KEY_OK`: from here on, keys again (remote controls, media and car keys).
-    public static let KEY_OK: UInt16 = 0x160
     public static let EV_ABS: UInt16 = 0x03
     public static let EV_MSC: UInt16 = 0x04
 

@@ -14,10 +14,6 @@ public struct KeyDecoder: Sendable {
     private var down: [UInt16] = []
     private var dropping = false
 
-    /// Most steps of a knob taken from one event: a turn faster than this in one report is a
-    /// broken device, not a person.
-    public static let maximumDialSteps: Int32 = 64
-
     public init() {
         events.reserveCapacity(16)
         down.reserveCapacity(8)
@@ -61,7 +57,7 @@ public struct KeyDecoder: Sendable {
                 break
             }
         case EventCode.EV_REL where event.code == EventCode.REL_DIAL && event.value != 0:
-            let steps = min(event.value.magnitude, UInt32(Self.maximumDialSteps))
+            let steps = min(event.value.magnitude, UInt32(KeyInput.maximumDialSteps))
             for _ in 0..<steps {
                 events.append(KeyEvent(time: event.time, input: event.value > 0 ? .dialUp : .dialDown, action: .press))
             }

@@ -7,6 +7,10 @@ public enum KeyInput: Sendable, Hashable, BitwiseCopyable {
     case dialUp
     /// One step of `REL_DIAL` down.
     case dialDown
+
+    /// Most steps of a knob taken from one report, each way: a turn faster than this is a
+    /// broken device or a bad feeder, not a person.
+    public static let maximumDialSteps: Int32 = 64
 }
 
 /// What a key did: evdev's values 0, 1 and 2 (`struct input_event.value` for `EV_KEY`). A
@@ -49,11 +53,6 @@ public struct KeyModifiers: OptionSet, Sendable, Hashable, BitwiseCopyable {
         case KeyCode.leftAlt, KeyCode.rightAlt: return .alt
         default: return nil
         }
-    }
-
-    /// `shift+`, `ctrl+`, `alt+` in that order, as a binding is written.
-    public var prefix: String {
-        (contains(.shift) ? "shift+" : "") + (contains(.control) ? "ctrl+" : "") + (contains(.alt) ? "alt+" : "")
     }
 }
 
@@ -163,9 +162,15 @@ public struct KeyMap: Sendable, Hashable {
         return nil
     }
 
-    /// Which input `command` is bound to, for a test or a help text.
-    public func inputs(for command: FocusCommand) -> [KeyBinding] {
-        bindings.filter { $0.command == command }
+    /// Whether this map binds a key of a device whose keys `hasKey` tells, or a knob's steps
+    /// of one that turns (`hasDial`): what makes a device one of keys, live and recorded alike.
+    public func bindsAny(hasKey: (UInt16) -> Bool, hasDial: Bool) -> Bool {
+        bindings.contains { binding in
+            switch binding.input {
+            case .key(let code): hasKey(code)
+            case .dialUp, .dialDown: hasDial
+            }
+        }
     }
 
     /// Forgets the modifiers held (a key device went away with a key down).
