@@ -123,27 +123,22 @@ struct Feeder {
     }
 
     /// Sends a frame; a refusal is reported with `place` and counted, a lost daemon ends it.
-    /// Sends a report of keys; a refusal is said with its place and number, and the feed goes on.
-    private mutating func send(_ report: PluginKeyReport, device: Int, place: String) throws {
-        do {
-            try client.send(report, device: device)
-            sent += 1
-        } catch ClientError.remote(let name, let parameters) where name == InputInterface.invalidFrame {
-            refused += 1
-            printError("sheetctl: \(place): keys \(report.sequence) refused: \(parameters["reason"]?.stringValue ?? "?")")
-        } catch {
-            printError("sheetctl: \(place): \(error)")
-            throw ExitCode(ExitStatus.unavailable)
-        }
+    private mutating func send(_ frame: PluginFrame, device: Int, place: String) throws {
+        try sending("frame \(frame.sequence)", at: place) { [client] () throws(ClientError) in try client.send(frame, device: device) }
     }
 
-    private mutating func send(_ frame: PluginFrame, device: Int, place: String) throws {
+    /// Sends a report of keys, as a frame is sent.
+    private mutating func send(_ report: PluginKeyReport, device: Int, place: String) throws {
+        try sending("keys \(report.sequence)", at: place) { [client] () throws(ClientError) in try client.send(report, device: device) }
+    }
+
+    private mutating func sending(_ what: String, at place: String, _ call: () throws(ClientError) -> Void) throws {
         do {
-            try client.send(frame, device: device)
+            try call()
             sent += 1
-        } catch ClientError.remote(let name, let parameters) where name == InputInterface.invalidFrame {
+        } catch .remote(let name, let parameters) where name == InputInterface.invalidFrame {
             refused += 1
-            printError("sheetctl: \(place): frame \(frame.sequence) refused: \(parameters["reason"]?.stringValue ?? "?")")
+            printError("sheetctl: \(place): \(what) refused: \(parameters["reason"]?.stringValue ?? "?")")
         } catch {
             printError("sheetctl: \(place): \(error)")
             throw ExitCode(ExitStatus.unavailable)
