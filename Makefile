@@ -109,16 +109,17 @@ bench-peers-profile: e2e-deps tools
 	Tests/e2e/run peers-$(PEER_ROUNDS)perf
 
 # Instructions per turn of sheetd's loop thread under callgrind (valgrind from Debian), with no
-# subscriber and with one at 60 Hz: a count that does not move from run to run, for a change
-# on the per-frame path to show what it did.
-bench-instructions: tools
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind
+# subscriber, one at 60 Hz and sixteen, and the core's per frame: counts that do not move from
+# run to run, checked against Tests/instructions/budgets (more than 5 % over fails). The
+# self-test shows the check failing on a change that adds 7 % to every turn.
+bench-instructions: deps tools
+	$(SWIFT) build -c release --static-swift-stdlib --product sheet-bench
 	Tests/instructions/run
+	Tests/instructions/run --self-test
 
 # The same on the live path, in the e2e VM: a uinput touchscreen read through libinput, sheetd
 # under callgrind there, split into libinput's share and sheetd's.
-bench-instructions-live: e2e-deps tools
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind
+bench-instructions-live: deps e2e-deps tools
 	mkdir -p .build/instructions
 	cp .build/release/sheetd .build/instructions/sheetd && strip --strip-debug .build/instructions/sheetd
 	Tests/e2e/run instructions

@@ -11,7 +11,8 @@ extension Engine {
         useItem(list.order[position], at: time, into: &out)
     }
 
-    func beginsNestedPan(at start: Point, translation: Vector) -> Bool {
+    /// Mutating though it changes nothing, so that asking does not copy the engine.
+    mutating func beginsNestedPan(at start: Point, translation: Vector) -> Bool {
         guard source == .touchscreen, list.scrolls, abs(translation.dy) >= abs(translation.dx),
               sheet.kind != .settling, sheet.isShown else { return false }
         return list.isOnList(start, cardTop: sheet.top)

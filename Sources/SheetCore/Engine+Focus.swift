@@ -158,11 +158,15 @@ extension Engine {
     /// The close button takes the focus where a person may close the sheet (it is drawn then).
     private var closeSlot: Int? { sheet.presentation.canClose ? Self.closeSlotIndex : nil }
 
+    // The slots' reads are `mutating get` though they change nothing: called on a `self` being
+    // mutated, a plain getter copied the whole engine (3,338 bytes) on every key.
     private var focusSlot: Int? {
-        switch focus.target {
-        case .none: return nil
-        case .close: return Self.closeSlotIndex
-        case .item(let index): return list.order.firstIndex(of: index)
+        mutating get {
+            switch focus.target {
+            case .none: return nil
+            case .close: return Self.closeSlotIndex
+            case .item(let index): return list.order.firstIndex(of: index)
+            }
         }
     }
 
@@ -176,15 +180,22 @@ extension Engine {
         return slot >= 0 && slot < list.order.count && !content.items[list.order[slot]].disabled
     }
 
-    private var firstSlot: Int? { closeSlot ?? firstItemSlot }
-    private var firstItemSlot: Int? {
-        step(from: Self.closeSlotIndex, by: 1, wrapping: false, itemsOnly: true).flatMap { $0 >= 0 ? $0 : nil }
+    private var firstSlot: Int? {
+        mutating get { closeSlot ?? firstItemSlot }
     }
-    private var lastItemSlot: Int? { step(from: list.order.count, by: -1, wrapping: false, itemsOnly: true) }
+    private var firstItemSlot: Int? {
+        mutating get {
+            step(from: Self.closeSlotIndex, by: 1, wrapping: false, itemsOnly: true).flatMap { $0 >= 0 ? $0 : nil }
+        }
+    }
+    private var lastItemSlot: Int? {
+        mutating get { step(from: list.order.count, by: -1, wrapping: false, itemsOnly: true) }
+    }
 
     /// The next slot that takes the focus from `slot` (nil: from before the first, or after the
     /// last going back), or nil where there is none.
-    private func step(from slot: Int?, by delta: Int, wrapping: Bool, itemsOnly: Bool = false) -> Int? {
+    // Mutating, as the slots' reads above, so that no call copies the engine.
+    private mutating func step(from slot: Int?, by delta: Int, wrapping: Bool, itemsOnly: Bool = false) -> Int? {
         let lowest = itemsOnly ? 0 : Self.closeSlotIndex, count = list.order.count
         let span = count - lowest
         guard span > 0 else { return nil }

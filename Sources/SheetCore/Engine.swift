@@ -131,7 +131,9 @@ public struct Engine: Sendable {
     var trackers: [VelocityTracker]
     var arenaScratch: [ArenaOutput] = []
     var source: TouchSource = .touchscreen
-    var lastPublished: SheetSnapshot?
+    /// The state last published; before the first, one that looks like no other (its top is
+    /// not a number), so that publishing compares without an optional's copies.
+    var lastPublished: SheetSnapshot
     var lastPublishedList: ListSnapshot?
     let pointsPerPixel: Double
     var listScratch: [ContentEventReport] = []
@@ -186,6 +188,10 @@ public struct Engine: Sendable {
         trackers = Array(repeating: VelocityTracker(configuration: configuration.velocity, scale: scale),
                          count: configuration.maximumSlots)
         arenaScratch.reserveCapacity(16)
+        lastPublished = SheetSnapshot(
+            time: .zero, state: .resting, detent: nil, target: nil, topInPixels: .nan, dim: 0, progress: 0,
+            velocityInPixelsPerSecond: 0, cause: .initial, reduceMotion: false, focus: FocusSnapshot(),
+            cardInPixels: CardSpan(left: 0, width: 0), appearanceRevision: 0, presentationRevision: 0)
     }
 
     /// The next instant the engine needs `advance(to:)`, or nil when nothing is pending.
