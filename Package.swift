@@ -103,10 +103,12 @@ let package = Package(
         // beyond the core one as wayland-scanner generates them (checked in; `make wayland-protocols`).
         .systemLibrary(name: "CWaylandClient", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
         .target(name: "CWayland", dependencies: ["CWaylandClient"], exclude: ["generate", "protocols"]),
+        // libxkbcommon from Debian (libxkbcommon-dev): the keymap the compositor sends with its keys.
+        .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
         // a terminal, a Wayland compositor or into PNG files.
         .executableTarget(name: "sheet-render", dependencies: [
-            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland",
+            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
@@ -127,7 +129,7 @@ let package = Package(
         ]),
         // A window below the sheet that clicks itself through a virtual pointer: the Wayland
         // test's proof that a hidden sheet lets input through.
-        .executableTarget(name: "sheet-wayland-probe", dependencies: ["CWayland"], path: "Tests/WaylandProbe"),
+        .executableTarget(name: "sheet-wayland-probe", dependencies: ["CWayland", "CXKBCommon"], path: "Tests/WaylandProbe"),
         // Fixtures and temporary files for the test targets.
         .target(name: "SheetTestSupport", dependencies: ["SheetCore", "SheetProtocol"], path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore", "SheetTestSupport"]),

@@ -34,13 +34,13 @@ final class RenderLoop {
     private let icons: IconCache?
     private var missingSaid: Set<String> = []
     /// Where a compositor's touches go (wayland), told when the daemon comes back.
-    private let forwarder: TouchForwarder?
+    private let forwarder: InputForwarder?
     /// The display's size as last told to the daemon: a compositor that resizes the surface
     /// (an output rotated) is told again.
     private var announcedSize: (width: Int, height: Int)?
 
     init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
-         frames: FrameLog?, icons: IconCache? = nil, forwarder: TouchForwarder? = nil, log: Log) {
+         frames: FrameLog?, icons: IconCache? = nil, forwarder: InputForwarder? = nil, log: Log) {
         self.icons = icons
         self.forwarder = forwarder
         self.backend = backend

@@ -22,7 +22,8 @@ struct SheetRender: ParsableCommand {
             fullscreen window on a compositor without the wlr layer shell); it takes touches only \
             in the region the sheet takes (State.region), passes the rest to the windows below, \
             and forwards the ones it takes to the daemon over io.sheetd.Input (run sheetd with \
-            --input none under a compositor, which owns the touchscreen).
+            --input none under a compositor, which owns the touchscreen); it takes the keyboard \
+            while a modal sheet is open (a non-modal one once touched) and forwards its keys too.
             """)
 
     @Option(help: "auto (wayland when WAYLAND_DISPLAY is set, else drm, then fbdev), drm, fbdev, wayland, term or png.")
@@ -56,7 +57,7 @@ struct SheetRender: ParsableCommand {
     @Flag(name: .customLong("no-set-screen"), help: "drm, fbdev, wayland: do not tell the daemon the display's size.")
     var noSetScreen = false
 
-    @Flag(name: .customLong("no-forward-touch"), help: "wayland: do not forward the compositor's touches (and the pointer, as one finger) to the daemon.")
+    @Flag(name: .customLong("no-forward-touch"), help: "wayland: do not forward the compositor's touches (and the pointer, as one finger) or keys to the daemon.")
     var noForwardTouch = false
 
     @Option(name: .customLong("input-socket"), help: ArgumentHelp("wayland: the daemon's io.sheetd.Input socket, where touches are forwarded (default: $SHEETD_INPUT_SOCKET, else io.sheetd.Input beside the daemon's socket).", valueName: "path"))
@@ -111,7 +112,7 @@ struct SheetRender: ParsableCommand {
             if let fallback { log.say("sheet-render: \(fallback)") }
             let socketPath = SheetClient.socketPath(socket)
             let forwarder = noForwardTouch ? nil
-                : TouchForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
+                : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath, maxRate: output.refreshRate),
                                   signals: signalDescriptor,
@@ -126,7 +127,7 @@ struct SheetRender: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func makeBackend(looks: Looks, painter: Painter, forwarder: TouchForwarder?, log: Log) throws(RenderError) -> any Backend {
+    private func makeBackend(looks: Looks, painter: Painter, forwarder: InputForwarder?, log: Log) throws(RenderError) -> any Backend {
         let format = PixelFormat(rawValue: pixelFormat)!
         switch backend {
         case "png": return try PictureBackend(folder: output!, every: every, looks: looks, painter: painter)

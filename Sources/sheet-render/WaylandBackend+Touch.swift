@@ -4,7 +4,7 @@ import SheetProtocol
 
 /// The seat's touch and pointer as the compositor gives them to the surface: each `wl_touch`
 /// finger, and the pointer as one finger while the left button is held, in the output's pixels,
-/// handed to `TouchForwarder`.
+/// handed to `InputForwarder`.
 extension WaylandBackend {
     func seatCapabilities(_ capabilities: UInt32) {
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -26,6 +26,7 @@ extension WaylandBackend {
             wl_pointer_destroy(pointer)
             self.pointer = nil
         }
+        keyboardCapability(capabilities & WL_SEAT_CAPABILITY_KEYBOARD.rawValue != 0)
     }
 
     /// Surface coordinates (wl_fixed_t, 1/256) to the surface's pixels.
@@ -40,6 +41,7 @@ extension WaylandBackend {
         }) else { return }
         touchIDs[slot] = id
         _ = touchFrame.append(PluginContact(slot: slot, phase: .down, x: pixels(x), y: pixels(y)))
+        touchedSheet()
     }
 
     func touchMotion(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
@@ -101,6 +103,7 @@ extension WaylandBackend {
             touchIDs[slot] = Self.pointerID
             pointerDown = true
             forward(PluginContacts(one: PluginContact(slot: slot, phase: .down, x: pointerPosition.x, y: pointerPosition.y)))
+            touchedSheet()
         } else {
             pointerLifted(as: .up)
         }

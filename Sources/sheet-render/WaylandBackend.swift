@@ -11,7 +11,8 @@ import SheetRenderKit
 /// holds the display, so the sheet is a surface among its others.
 ///
 /// With the wlr layer shell the surface is a layer surface on the top layer, anchored to every
-/// edge of the output (full output), exclusive zone −1 and no keyboard. Without it, an xdg-shell
+/// edge of the output (full output), exclusive zone −1, taking the keyboard while the sheet is
+/// open (`WaylandBackend+Keyboard`). Without it, an xdg-shell
 /// toplevel asked to be fullscreen, said in the log. Pixels are premultiplied ARGB8888 in wl_shm
 /// buffers: the dim lets the windows below show through it, and a hidden sheet is transparent.
 /// The input region is the region each state names (`State.region`): the whole output while a
@@ -19,8 +20,8 @@ import SheetRenderKit
 /// is closed, nothing when nothing opens it; the windows below take every other touch.
 ///
 /// The touches the compositor gives the surface (`wl_touch`, and `wl_pointer` as one finger
-/// held while the left button is) are forwarded to the daemon (`TouchForwarder`), in the
-/// surface's pixels: the compositor has already rotated, scaled and placed them for the output,
+/// held while the left button is) and its keys (`wl_keyboard`) are forwarded to the daemon
+/// (`InputForwarder`), the touches in the surface's pixels: the compositor has already rotated, scaled and placed them for the output,
 /// and the surface's size is what `SetScreen` tells the daemon.
 ///
 /// Frames are paced by frame callbacks (one commit in flight), drawn into a buffer the
@@ -32,7 +33,7 @@ final class WaylandBackend: Backend {
     private let display: OpaquePointer
     private let painter: Painter
     private let looks: Looks
-    private let log: Log
+    let log: Log
 
     // Globals.
     private var registry: OpaquePointer?
@@ -41,14 +42,24 @@ final class WaylandBackend: Backend {
     private var shm: OpaquePointer?
     private var output: OpaquePointer?
     private var layerShell: OpaquePointer?
+    var layerShellVersion: UInt32 = 0
     var wmBase: OpaquePointer?
     var seat: OpaquePointer?
     var touch: OpaquePointer?
     var pointer: OpaquePointer?
+    var keyboard: OpaquePointer?
+    /// The compositor's keymap, and the modifiers forwarded as held.
+    let keymap = WaylandKeymap()
+    var forwardedModifiers: KeyModifiers = []
 
     // The surface and its role.
     private var surface: OpaquePointer?
     private var layerSurface: OpaquePointer?
+    /// What the layer surface last asked of the keyboard.
+    private var keyboardInteractivity = ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue
+    /// The open sheet was touched or clicked since it opened (a non-modal one asks for the
+    /// keyboard then).
+    var touchedWhileOpen = false
     private var xdgSurface: OpaquePointer?
     private var toplevel: OpaquePointer?
     private var emptyRegion: OpaquePointer?
@@ -74,9 +85,9 @@ final class WaylandBackend: Backend {
     private var inputRegion: (x: Int32, y: Int32, width: Int32, height: Int32)?
 
     /// Where the compositor's touches go; nil: nowhere (`--no-forward-touch`).
-    let forwarder: TouchForwarder?
-    /// The compositor's touch points by slot (`TouchForwarder.slots`), the pointer's among them.
-    var touchIDs = [Int32?](repeating: nil, count: TouchForwarder.slots)
+    let forwarder: InputForwarder?
+    /// The compositor's touch points by slot (`InputForwarder.slots`), the pointer's among them.
+    var touchIDs = [Int32?](repeating: nil, count: InputForwarder.slots)
     /// The contacts of the compositor's touch frame being gathered, and the frame itself:
     /// kept, so that a frame allocates no array.
     var touchFrame = PluginContacts()
@@ -87,7 +98,7 @@ final class WaylandBackend: Backend {
     static let pointerID = Int32.min
     /// The state and content last shown, drawn again when the compositor configures the
     /// surface anew (a window mapped, tiled or made fullscreen waits for that commit).
-    private var lastShown: (state: SheetState, content: SheetContent?)?
+    var lastShown: (state: SheetState, content: SheetContent?)?
     /// The scene on the surface now: what the compositor's damage is counted from.
     private var shownScene: SheetScene?
 
@@ -128,7 +139,7 @@ final class WaylandBackend: Backend {
 
     /// Connects to the compositor named by WAYLAND_DISPLAY (or `wayland-0`) and waits for the
     /// surface's first configure.
-    init(shell: Shell, looks: Looks, painter: Painter, forwarder: TouchForwarder?, log: Log) throws(RenderError) {
+    init(shell: Shell, looks: Looks, painter: Painter, forwarder: InputForwarder?, log: Log) throws(RenderError) {
         self.forwarder = forwarder
         guard let display = wl_display_connect(nil) else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
@@ -207,6 +218,9 @@ final class WaylandBackend: Backend {
         // changed while the sheet is hidden), in the display's pixels when they are not the
         // daemon's (SetScreen refused).
         setInputRegion(Self.displayRegion(state, width: size.width, height: size.height))
+        if state.isClosed { touchedWhileOpen = false }
+        // Asked for with the next commit, which the picture may not need.
+        if askForKeyboard(as: state), scene.damage(since: shownScene) == nil { wl_surface_commit(surface) }
         // What differs from the frame on the screen: the compositor's damage. What differs
         // from the buffer's last frame: what is drawn again (the buffers take turns).
         guard let rows = scene.damage(since: shownScene) else { return .shown(rows: nil) }
@@ -266,6 +280,13 @@ final class WaylandBackend: Backend {
         }
     }
 
+    /// The sheet was touched: a non-modal one asks for the keyboard now, with a commit of its own.
+    func touchedSheet() {
+        guard !touchedWhileOpen, let (state, _) = lastShown else { return }
+        touchedWhileOpen = true
+        if askForKeyboard(as: state) { wl_surface_commit(surface) }
+    }
+
     func handleEvent() throws(RenderError) -> Int64? {
         frameDone = false
         if wl_display_dispatch(display) < 0 { throw connectionError("reading the compositor's events") }
@@ -279,6 +300,17 @@ final class WaylandBackend: Backend {
         try flush()
         guard frameDone else { return nil }
         return monotonicMicroseconds()
+    }
+
+    /// Asks the compositor for the keyboard as `state` wants it (`keyboardInteractivity(for:)`);
+    /// true when that changed, for the next commit to carry.
+    func askForKeyboard(as state: SheetState) -> Bool {
+        guard let layerSurface else { return false }
+        let wanted = keyboardInteractivity(for: state)
+        guard wanted != keyboardInteractivity else { return false }
+        zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, wanted)
+        keyboardInteractivity = wanted
+        return true
     }
 
     func finish() throws(RenderError) -> Bool {
@@ -304,7 +336,9 @@ final class WaylandBackend: Backend {
             output = bind(name, sheet_wl_output_interface(), min(version, 2))
             wl_output_add_listener(output, Listeners.output, Unmanaged.passUnretained(self).toOpaque())
         case "zwlr_layer_shell_v1" where layerShell == nil:
-            layerShell = bind(name, sheet_zwlr_layer_shell_v1_interface(), min(version, 3))
+            // Version 4 for the keyboard `on_demand` (a non-modal sheet's).
+            layerShellVersion = min(version, 4)
+            layerShell = bind(name, sheet_zwlr_layer_shell_v1_interface(), layerShellVersion)
         case "wl_seat" where seat == nil && forwarder != nil:
             seat = bind(name, sheet_wl_seat_interface(), min(version, 5))
             wl_seat_add_listener(seat, Listeners.seat, Unmanaged.passUnretained(self).toOpaque())
@@ -466,6 +500,20 @@ enum Listeners {
         cancel: { data, _ in backend(data).touchCancelled() },
         shape: { _, _, _, _, _ in },
         orientation: { _, _, _, _ in }))
+
+    nonisolated(unsafe) static let keyboard = make(wl_keyboard_listener(
+        keymap: { data, _, format, descriptor, size in
+            backend(data).keyboardKeymap(format: format, descriptor: descriptor, size: size)
+        },
+        enter: { data, _, _, _, _ in backend(data).keyboardEntered() },
+        leave: { data, _, _, _ in backend(data).keyboardLeft() },
+        key: { data, _, _, _, key, state in
+            backend(data).keyboardKey(key, pressed: state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue)
+        },
+        modifiers: { data, _, _, depressed, latched, locked, group in
+            backend(data).keyboardModifiers(depressed: depressed, latched: latched, locked: locked, group: group)
+        },
+        repeat_info: { _, _, _, _ in }))
 
     nonisolated(unsafe) static let pointer = make(wl_pointer_listener(
         enter: { data, _, _, _, x, y in backend(data).pointerMotion(x: x, y: y) },

@@ -215,6 +215,51 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// Keys under a compositor (virtual keyboards typing into sway, as `wtype` does): while a
+    /// modal sheet is open its surface takes the keyboard, so Tab moves the sheet's focus and
+    /// Escape closes it, and the window beneath gets neither; once it is closed the window has
+    /// the keys again. A non-modal sheet leaves the keys to the window until the card is
+    /// clicked, and gives them back when it closes.
+    @Test func keysGoToAnOpenModalSheetAndToTheWindowBeneathOtherwise() throws {
+        let sway = try HeadlessSway(width: 540, height: 960)
+        // A keyboard that stays: each `wtype` adds one of its own and takes it away at once,
+        // before a client could bind a keyboard the seat did not have.
+        let keyboard = try sway.plugKeyboard()
+        defer { kill(keyboard.processIdentifier, SIGKILL); keyboard.waitUntilExit() }
+        let window = try sway.window()
+        let (daemon, renderer, frames) = try sway.session(daemon: ["--input", "none", "--screen", "540x960"])
+        _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
+        try sway.type("-k", "Tab")
+        let focused = try frames.next { $0["focus"] is String }
+        #expect(focused["focus"] as? String == "close", "Tab from no focus: the close button, the first in reading order")
+        #expect(focused["focusVisible"] as? Bool == true)
+        try sway.type("-k", "Escape")
+        _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "hidden" }
+        // The sheet closed: the keys are the window's again, and the first it gets is this one.
+        try sway.type("x")
+        #expect(try window.nextKey() == "x", "Tab and Escape went to the sheet, not the window")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+
+        let (nonModal, nonModalRenderer, nonModalFrames) = try sway.session(daemon: ["--input", "none", "--screen", "540x960", "--modal", "false"])
+        _ = try nonModalFrames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
+        try sway.type("-k", "Tab")
+        #expect(try window.nextKey() == "Tab", "a non-modal sheet nobody touched leaves the keys to the window")
+        // A click on the card (below the close button): the sheet asks for the keyboard.
+        try sway.drag(extents: (540, 960), from: (270, 700), to: (270, 700), milliseconds: 10, hold: 0)
+        try sway.type("-k", "Tab")
+        let moved = try nonModalFrames.next { $0["focus"] is String }
+        #expect(moved["focus"] as? String == "close")
+        try sway.type("-k", "Escape")
+        _ = try nonModalFrames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "hidden" }
+        try sway.type("y")
+        #expect(try window.nextKey() == "y", "the second Tab and Escape went to the sheet")
+        nonModalRenderer.process.terminate()
+        #expect(nonModalRenderer.wait() == 0, "sheet-render: \(nonModalRenderer.log)")
+        #expect(nonModal.stop() == 0)
+    }
+
     /// The checks the e2e run makes of a DRM screenshot, over the compositor's background.
     func expectDrawn(_ state: [String: Any], in shot: Screenshot, over background: RGB, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let top = (state["top"] as? NSNumber)?.doubleValue ?? .nan, dim = (state["dim"] as? NSNumber)?.doubleValue ?? .nan
@@ -345,6 +390,28 @@ final class HeadlessSway {
         return (daemon, renderer, try FrameLogReader(frameLog))
     }
 
+    /// A window of its own (`sheet-wayland-probe --key-window`), focused as the compositor
+    /// shows it, that says which keys it gets.
+    func window() throws -> ProbeWindow { try ProbeWindow(display: display) }
+
+    /// A virtual keyboard that stays until the process returned is killed (`wtype` sleeping an
+    /// hour).
+    func plugKeyboard() throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/wtype")
+        process.arguments = ["-s", "3600000"]
+        process.environment = ["WAYLAND_DISPLAY": display]
+        try process.run()
+        return process
+    }
+
+    /// `wtype ARGUMENTS`: a virtual keyboard types into the surface that has the keyboard; the
+    /// compositor has handled the keys once it returns.
+    func type(_ arguments: String...) throws {
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/wtype"), arguments, environment: ["WAYLAND_DISPLAY": display])
+        guard result.status == 0 else { throw DaemonTestError("wtype \(arguments.joined(separator: " ")): \(result.stderr)") }
+    }
+
     /// A finger of the virtual pointer dragged from `from` to `to` over `milliseconds`, held
     /// still `hold` ms and lifted, on a layout `extents` big (the output's logical size).
     func drag(extents: (Int, Int), from: (Int, Int), to: (Int, Int), milliseconds: Int, hold: Int) throws {
@@ -358,5 +425,45 @@ final class HeadlessSway {
         let result = try runProcess(builtExecutable("sheet-wayland-probe"), ["\(x)", "\(y)"], environment: ["WAYLAND_DISPLAY": display])
         guard result.status == 0 else { throw DaemonTestError("sheet-wayland-probe: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// `sheet-wayland-probe --touch-window` on a compositor: a window that writes each key it gets
+/// into a FIFO this reads.
+final class ProbeWindow {
+    let process = Process()
+    private let descriptor: Int32
+    private let lines: DescriptorLines
+
+    init(display: String) throws {
+        let folder = try temporaryFolder()
+        let log = folder.appendingPathComponent("window").path
+        guard mkfifo(log, 0o600) == 0 else { throw DaemonTestError("mkfifo \(log)") }
+        descriptor = open(log, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw DaemonTestError("cannot open \(log)") }
+        lines = DescriptorLines(descriptor, what: "key in the window")
+        let shown = Pipe()
+        process.executableURL = builtExecutable("sheet-wayland-probe")
+        process.arguments = ["--key-window", log]
+        process.environment = ProcessInfo.processInfo.environment.merging(["WAYLAND_DISPLAY": display]) { $1 }
+        process.standardOutput = shown
+        try process.run()
+        let said = try DescriptorLines(shown.fileHandleForReading.fileDescriptor, what: "word from the window").next()
+        guard said.map({ String(decoding: $0, as: UTF8.self) }) == "shown" else { throw DaemonTestError("the window was not shown") }
+    }
+
+    deinit {
+        // SIGKILL: the test runner's children may inherit SIGTERM blocked.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        close(descriptor)
+    }
+
+    /// The name of the next key the window got (`Tab`, `x`), skipping its touches.
+    func nextKey() throws -> String {
+        while true {
+            guard let line = try lines.next() else { throw DaemonTestError("the window went away") }
+            let text = String(decoding: line, as: UTF8.self)
+            if text.hasPrefix("key ") { return String(text.dropFirst(4)) }
+        }
     }
 }

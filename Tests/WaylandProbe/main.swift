@@ -2,7 +2,10 @@
 // sheet-wayland-probe --window: only the window, open until the process is stopped (for the
 // README's screenshot).
 // sheet-wayland-probe --touch-window FILE: the window alone, writing `down X Y` to FILE for
-// each touch the compositor gives it (the e2e run's window beneath a non-modal sheet).
+// each touch the compositor gives it and `key NAME` for each key pressed while it has the
+// keyboard (NAME: what the key types, as xkbcommon names it)
+// (the e2e run's window beneath a non-modal sheet). --key-window FILE: the same, shown once the
+// seat has a keyboard and the window has bound it (the keys test's window beneath the sheet).
 // sheet-wayland-probe --drag W H X0 Y0 X1 Y1 MS HOLD: a finger of the virtual pointer: pressed
 // at (X0, Y0) of a layout W×H (the outputs' logical size, rotated as they are), moved to
 // (X1, Y1) in steps of 10 ms over MS milliseconds, held still HOLD ms, released. The steps are
@@ -20,6 +23,7 @@
 import Glibc
 #endif
 import CWayland
+import CXKBCommon
 
 final class Probe {
     let display: OpaquePointer
@@ -35,6 +39,27 @@ final class Probe {
     var quarterTurned = false
     var pointer: OpaquePointer?
     var touch: OpaquePointer?
+    var keyboard: OpaquePointer?
+    let keys = xkb_context_new(XKB_CONTEXT_NO_FLAGS)
+    var keymap: OpaquePointer?
+
+    func readKeymap(_ descriptor: Int32, _ size: UInt32) {
+        defer { close(descriptor) }
+        guard let map = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, descriptor, 0), map != MAP_FAILED else { return }
+        defer { munmap(map, Int(size)) }
+        keymap = xkb_keymap_new_from_string(keys, map.assumingMemoryBound(to: CChar.self), XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS)
+    }
+
+    /// What the key types at its first level, by name (`Tab`, `x`).
+    func name(of key: UInt32) -> String {
+        var symbols: UnsafePointer<xkb_keysym_t>?
+        guard let keymap, xkb_keymap_key_get_syms_by_level(keymap, key + 8, 0, 0, &symbols) > 0, let symbol = symbols?[0] else {
+            return "code-\(key)"
+        }
+        var name = [CChar](repeating: 0, count: 64)
+        xkb_keysym_get_name(symbol, &name, name.count)
+        return String(cString: name)
+    }
     /// Where `--touch-window` writes each touch it gets.
     var touchLog: Int32 = -1
     var surface: OpaquePointer?
@@ -77,6 +102,10 @@ final class Probe {
         if touchLog >= 0, caps & WL_SEAT_CAPABILITY_TOUCH.rawValue != 0, touch == nil {
             touch = wl_seat_get_touch(seat)
             wl_touch_add_listener(touch, Listeners.touch, context)
+        }
+        if touchLog >= 0, caps & WL_SEAT_CAPABILITY_KEYBOARD.rawValue != 0, keyboard == nil {
+            keyboard = wl_seat_get_keyboard(seat)
+            wl_keyboard_add_listener(keyboard, Listeners.keyboard, context)
         }
         if caps & WL_SEAT_CAPABILITY_POINTER.rawValue != 0, pointer == nil {
             pointer = wl_seat_get_pointer(seat)
@@ -246,6 +275,13 @@ enum Listeners {
         },
         up: { _, _, _, _, _ in }, motion: { _, _, _, _, _, _ in }, frame: { _, _ in }, cancel: { _, _ in },
         shape: { _, _, _, _, _ in }, orientation: { _, _, _, _ in }))
+    nonisolated(unsafe) static let keyboard = make(wl_keyboard_listener(
+        keymap: { data, _, _, descriptor, size in probe(data).readKeymap(descriptor, size) },
+        enter: { _, _, _, _, _ in }, leave: { _, _, _, _ in },
+        key: { data, _, _, _, key, state in
+            if state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue { say("key \(probe(data).name(of: key))", to: probe(data).touchLog) }
+        },
+        modifiers: { _, _, _, _, _, _, _ in }, repeat_info: { _, _, _, _ in }))
     nonisolated(unsafe) static let pointer = make(wl_pointer_listener(
         enter: { data, _, _, _, _, _ in probe(data).entered = true },
         leave: { _, _, _, _ in },
@@ -286,12 +322,16 @@ if arguments.count == 10, arguments[1] == "--drag" {
     wl_display_disconnect(state.display)
     exit(0)
 }
-if arguments.count == 3, arguments[1] == "--touch-window" {
+if arguments.count == 3, arguments[1] == "--touch-window" || arguments[1] == "--key-window" {
     let log = open(arguments[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     guard log >= 0 else { fail("cannot open \(arguments[2])") }
     let state = connectProbe(touchLog: log)
     guard state.compositor != nil, state.shm != nil, state.wmBase != nil else { fail("the compositor lacks what a window needs") }
     state.openWindow()
+    if arguments[1] == "--key-window" {
+        while state.keyboard == nil { state.dispatch() }
+        state.roundtrip()
+    }
     say("shown", to: 1)
     while wl_display_dispatch(state.display) >= 0 {}
     exit(0)

@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SheetClient
+import SheetCore
+import SheetProtocol
+
+/// The compositor's touches and keys, forwarded to the daemon: under Wayland the compositor
+/// owns the touchscreen and the keyboard (it routes each touch to the surface under it, in that
+/// surface's rotated and scaled frame, and each key to the surface it focused), so what reaches
+/// the sheet's surface reaches sheetd over `io.sheetd.Input`, on one connection: a touch device
+/// in the surface's pixels, which are the screen's that `SetScreen` named, and a device of keys
+/// (`OpenKeys`) in the kernel's key codes.
+///
+/// The touch device is opened on the first touch and again when the surface changes size, the
+/// keys' on the first key; a daemon that goes away takes both along, and nothing is forwarded
+/// until a new touch begins or a new key is pressed once the daemon is back (a touch it never
+/// saw begin, or a key it never saw pressed, is not sent on). Frames are checked as the daemon
+/// checks them, so a refusal means a bug here: it is said once, and the connection opened
+/// afresh at the next touch or key. No key is ever named in the log.
+final class InputForwarder {
+    /// Fingers tracked at once (the compositor's touch points, and the pointer as one more).
+    static let slots = 10
+
+    private let path: String
+    private let log: Log
+    private var client: InputClient?
+    private var touchDevice: Int?
+    private var keysDevice: Int?
+    /// The surface's size the touch device was declared with, in pixels.
+    private var declared: (width: Int, height: Int) = (0, 0)
+    /// The size touches are in now.
+    var size: (width: Int, height: Int) = (0, 0)
+    private var sequence: Int64 = 0
+    /// Which slots the daemon holds down (it saw their `down`).
+    private var daemonHolds = [Bool](repeating: false, count: slots)
+    /// Which keys the daemon holds pressed, by code.
+    private var keysHeld = [Bool](repeating: false, count: PluginKeyReport.maximumCode + 1)
+    /// The frame being sent.
+    private var sending = PluginContacts()
+    private var failureSaid = false
+
+    init(path: String, log: Log) {
+        self.path = path
+        self.log = log
+    }
+
+    /// Sends the contacts that changed in one of the compositor's frames, stamped `time`
+    /// (CLOCK_MONOTONIC microseconds).
+    func forward(_ contacts: PluginContacts, at time: Int64) {
+        sending.removeAll()
+        var begins = false
+        for var contact in contacts where contact.slot >= 0 && contact.slot < Self.slots {
+            // A touch the daemon did not see begin (it was away, or the device was reopened)
+            // is not its; only a new one is.
+            guard contact.phase == .down || daemonHolds[contact.slot] else { continue }
+            if contact.phase == .down { begins = true }
+            contact.x = min(max(contact.x, 0), Double(max(size.width, 1)))
+            contact.y = min(max(contact.y, 0), Double(max(size.height, 1)))
+            guard sending.append(contact) else { break }
+        }
+        guard !sending.isEmpty else { return }
+        if touchDevice == nil || declared != size {
+            guard begins, openTouch() else { return }
+            // The device is new: only what begins now is its.
+            sending.keep { $0.phase == .down }
+        }
+        guard let client, let touchDevice else { return }
+        sequence += 1
+        do {
+            try client.send(PluginFrame(sequence: sequence, timeInMicroseconds: time, contacts: sending), device: touchDevice)
+            for contact in sending {
+                daemonHolds[contact.slot] = contact.phase == .down || contact.phase == .move
+            }
+        } catch {
+            failed("forwarding a touch", error)
+        }
+    }
+
+    /// Sends a key pressed or released (a kernel key code), stamped `time`. A release of a key
+    /// the daemon did not see pressed is dropped.
+    func forwardKey(_ code: UInt16, pressed: Bool, at time: Int64) {
+        guard Int(code) < keysHeld.count, pressed != keysHeld[Int(code)] else { return }
+        if keysDevice == nil { guard pressed, openKeys() else { return } }
+        guard let client, let keysDevice else { return }
+        sequence += 1
+        do {
+            try client.send(PluginKeyReport(sequence: sequence, timeInMicroseconds: time,
+                                            keys: [.key(code: code, value: pressed ? 1 : 0)]), device: keysDevice)
+            keysHeld[Int(code)] = pressed
+        } catch {
+            failed("forwarding a key", error)
+        }
+    }
+
+    /// Lets go of every key the daemon holds (the surface lost the keyboard's focus).
+    func releaseKeys(at time: Int64) {
+        for code in keysHeld.indices where keysHeld[code] { forwardKey(UInt16(code), pressed: false, at: time) }
+    }
+
+    /// The daemon restarted (the subscription connected anew): what was open went with it.
+    func lost() {
+        client = nil
+        touchDevice = nil
+        keysDevice = nil
+        for slot in daemonHolds.indices { daemonHolds[slot] = false }
+        for code in keysHeld.indices { keysHeld[code] = false }
+    }
+
+    /// The connection, made when there is none.
+    private func connection() -> InputClient? {
+        if let client { return client }
+        do {
+            let client = try InputClient(path: path)
+            self.client = client
+            if failureSaid {
+                log.say("sheet-render: forwarding input to \(path) again")
+                failureSaid = false
+            }
+            return client
+        } catch {
+            say("sheet-render: cannot forward touches and keys to \(path) (\(error)); the sheet takes neither until it can")
+            return nil
+        }
+    }
+
+    /// A touch device of the surface's size, in place of the one declared before.
+    private func openTouch() -> Bool {
+        guard size.width > 0, size.height > 0, let client = connection() else { return false }
+        if let old = touchDevice {
+            // Its fingers are cancelled with it.
+            touchDevice = nil
+            for slot in daemonHolds.indices { daemonHolds[slot] = false }
+            do { try client.close(device: old) } catch {
+                failed("closing the touch device of the surface's old size", error)
+                return openTouch()
+            }
+        }
+        do {
+            let declaration = PluginDevice(name: "wayland touch (sheet-render)", kind: .touchscreen,
+                                           x: 0...Double(size.width), y: 0...Double(size.height),
+                                           slots: Self.slots, clock: .monotonic)
+            touchDevice = try client.open(declaration)
+            declared = size
+            return true
+        } catch {
+            failed("opening a touch device", error)
+            return false
+        }
+    }
+
+    private func openKeys() -> Bool {
+        guard let client = connection() else { return false }
+        do {
+            keysDevice = try client.openKeys(name: "wayland keyboard (sheet-render)", clock: .monotonic)
+            return true
+        } catch {
+            failed("opening a device of keys", error)
+            return false
+        }
+    }
+
+    /// A call failed: said once, and the connection dropped, so that the next touch or key
+    /// starts afresh.
+    private func failed(_ what: String, _ error: ClientError) {
+        say("sheet-render: \(what) on \(path) failed (\(error)); forwarding again from the next touch or key")
+        lost()
+    }
+
+    private func say(_ message: String) {
+        guard !failureSaid else { return }
+        failureSaid = true
+        log.say(message)
+    }
+}
