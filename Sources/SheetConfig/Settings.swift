@@ -52,7 +52,7 @@ public struct Settings: Sendable {
         "present-gesture", "edge-band", "bar-height", "modal", "can-open", "can-close",
         "max-width", "align", "theme", "accent", "font", "text-scale", "card-color", "dim-color", "corner-radius",
         "item-height", "item-long-press", "content",
-        "key-map", "keys", "switch-scan", "key-repeat-delay", "key-repeat-rate",
+        "key-map", "keys", "switch-scan", "touch-exploration", "key-repeat-delay", "key-repeat-rate",
         "input", "seat", "socket", "socket-mode", "socket-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
         "client-idle-timeout", "log-level",
         "state-directory",
@@ -181,6 +181,11 @@ public struct Settings: Sendable {
                 let seconds = try number(Double(range.lowerBound) / 1e6...Double(range.upperBound) / 1e6, "seconds, or off")
                 engine.focus.switchScanMicroseconds = Int64((seconds * 1e6).rounded())
             }
+        case "touch-exploration":
+            guard let enabled = ["true": true, "false": false][value] else {
+                throw SettingError("`touch-exploration` wants true or false; got `\(value)`")
+            }
+            engine.focus.touchExploration = enabled
         case "key-repeat-delay":
             engine.focus.repeatDelayMicroseconds = Int64((try number(0.1...2, "seconds") * 1e6).rounded())
         case "key-repeat-rate":

@@ -83,6 +83,25 @@ extension Engine {
         if focus != before { publish(at: time, into: &out) }
     }
 
+    /// Explore by touch: the focus to the close button or the row under `pixels`, where one
+    /// takes it (a disabled item, a header, the title or the dim leave it where it is), with
+    /// its ring shown. The row is under the finger already: nothing scrolls.
+    mutating func focusWhatIsUnder(_ pixels: Point, at time: Timestamp, into out: inout [EngineOutput]) {
+        guard sheet.isShown, sheet.kind != .dragging, list.state.kind != .reordering else { return }
+        let point = points(pixels)
+        var slot: Int?
+        if closeSlot != nil, sheet.layout.isOnCloseButton(point, top: sheet.top, span: sheet.span, direction: sheet.titleDirection) {
+            slot = Self.closeSlotIndex
+        } else if !content.items.isEmpty, let position = list.position(at: point, cardTop: sheet.top), takesFocus(position) {
+            slot = position
+        }
+        guard let slot else { return }
+        let before = focus
+        focus.target = slotTarget(slot)
+        focus.visible = true
+        if focus != before { publish(at: time, into: &out) }
+    }
+
     // MARK: What a command does
 
     private mutating func open(at time: Timestamp, into out: inout [EngineOutput]) {

@@ -111,14 +111,24 @@ public struct Engine: Sendable {
     /// Keys to focus commands, with the modifiers held now.
     var keyMap: KeyMap
     /// When the one-switch scan steps next (`FocusConfiguration.switchScanMicroseconds`).
-    public internal(set) var scanDeadline: Timestamp? { didSet { focusDeadline = scanDeadline.earliest(keyRepeatDeadline) } }
+    public internal(set) var scanDeadline: Timestamp? { didSet { updateFocusDeadline() } }
     /// The held key whose command repeats, and when it does next.
     var keyRepeat: (input: KeyInput, command: FocusCommand)?
-    public internal(set) var keyRepeatDeadline: Timestamp? { didSet { focusDeadline = scanDeadline.earliest(keyRepeatDeadline) } }
-    /// The earlier of the two: one read on the path every frame takes.
+    public internal(set) var keyRepeatDeadline: Timestamp? { didSet { updateFocusDeadline() } }
+    /// The earliest of the three (with `explorationDeadline`): one read on the path every frame
+    /// takes.
     public private(set) var focusDeadline: Timestamp?
     /// Switch scanning is configured.
     let scans: Bool
+    /// Explore by touch is on: one finger explores, two act as one (`TouchExplorer`).
+    public internal(set) var exploresByTouch: Bool
+    var explorer: TouchExplorer
+    /// The explorer's deadline, kept as it changes.
+    public internal(set) var explorationDeadline: Timestamp? { didSet { updateFocusDeadline() } }
+
+    mutating func updateFocusDeadline() {
+        focusDeadline = scanDeadline.earliest(keyRepeatDeadline).earliest(explorationDeadline)
+    }
 
     /// Fingers down: the slots of `slotDown` that hold. Kept as they change, so that a reader
     /// in another module reads a number instead of calling a getter on the whole engine.
@@ -170,9 +180,12 @@ public struct Engine: Sendable {
         appearance = configuration.appearance
         keyMap = configuration.focus.keyMap
         scans = configuration.focus.switchScanMicroseconds != nil
+        exploresByTouch = configuration.focus.touchExploration
         let scale = configuration.screen.scale
         pointsPerPixel = 1 / scale
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
+        explorer = TouchExplorer(configuration: configuration.focus.exploration,
+                                 slop: configuration.gestures.slopInPoints * scale, scale: scale)
         let known = detent.flatMap { name in
             name.isFloor || configuration.sheet.detents.contains { $0.name == name } ? name : nil
         }
@@ -207,6 +220,13 @@ public struct Engine: Sendable {
     @inlinable @inline(__always)
     public var motionDeadline: Timestamp? {
         arena.deadline.earliest(sheet.deadline).earliest(list.deadline)
+    }
+
+    /// What a recording's end waits for: `motionDeadline`, and a pending exploration (a tap
+    /// waiting for its double). Off the per-frame path, which reads the exploration's deadline
+    /// in `focusDeadline`.
+    public var restDeadline: Timestamp? {
+        motionDeadline.earliest(explorationDeadline)
     }
 
     /// The sheet as it is now, stamped `time`. Inlined, so that `publish` reads the sheet
@@ -297,6 +317,7 @@ public struct Engine: Sendable {
                 feedList(.frame(deadline), into: &out)
             }
             if let focusDue = focusDeadline, focusDue == deadline {
+                if let due = explorationDeadline, due == deadline { handleExplorer(.timeout(deadline), into: &out) }
                 if let scan = scanDeadline, scan == deadline { scanStep(at: deadline, into: &out) }
                 if let due = keyRepeatDeadline, due == deadline { repeatKey(at: deadline, into: &out) }
             }
@@ -307,56 +328,65 @@ public struct Engine: Sendable {
     public mutating func process(_ frame: TouchFrame, into out: inout [EngineOutput]) {
         advance(to: frame.time, into: &out)
         source = frame.source
-        let time = frame.time
+        if exploresByTouch {
+            explore(frame, into: &out)
+            return
+        }
         for contact in frame.contacts {
-            let slot = contact.slot
-            guard slot >= 0, slot < slotDown.count else { continue }
-            let point = contact.positionInPixels
-            switch contact.phase {
-            case .down:
-                if focus.visible {
-                    // A touch hides the ring (`:focus-visible`); the focus stays where it was.
-                    focus.visible = false
-                    publish(at: time, into: &out)
-                }
-                if slotDown[slot] {  // a down on a busy slot: the old contact ends first
-                    liftSlot(slot, at: time, into: &out)
-                }
-                slotDown[slot] = true
-                activeTouchCount += 1
+            handle(contact, at: frame.time, into: &out)
+        }
+    }
+
+    /// One contact of a frame, through the gestures.
+    @inline(__always)
+    mutating func handle(_ contact: Contact, at time: Timestamp, into out: inout [EngineOutput]) {
+        let slot = contact.slot
+        guard slot >= 0, slot < slotDown.count else { return }
+        let point = contact.positionInPixels
+        switch contact.phase {
+        case .down:
+            if focus.visible, !exploresByTouch {
+                // A touch hides the ring (`:focus-visible`); the focus stays where it was.
+                focus.visible = false
+                publish(at: time, into: &out)
+            }
+            if slotDown[slot] {  // a down on a busy slot: the old contact ends first
+                liftSlot(slot, at: time, into: &out)
+            }
+            slotDown[slot] = true
+            activeTouchCount += 1
+            slotPosition[slot] = point
+            if !sheet.owns(points(point), source) {
+                slotPassesThrough[slot] = true
+                out.append(.touch(TouchReport(time: time, slot: slot, phase: .down, positionInPixels: point,
+                                              passThrough: true)))
+                return
+            }
+            trackers[slot].reset()
+            trackers[slot].add(point, at: time)
+            out.append(.touch(TouchReport(time: time, slot: slot, phase: .down, positionInPixels: point)))
+            arena.touchDown(slot: slot, at: point, time: time, into: &arenaScratch)
+        case .move:
+            guard slotDown[slot] else { return }
+            slotPosition[slot] = point
+            if slotPassesThrough[slot] { return }
+            trackers[slot].add(point, at: time)
+            arena.touchMoved(slot: slot, to: point, time: time, into: &arenaScratch)
+        case .up:
+            guard slotDown[slot] else { return }
+            if point != slotPosition[slot], !slotPassesThrough[slot] {
                 slotPosition[slot] = point
-                if !sheet.owns(points(point), frame.source) {
-                    slotPassesThrough[slot] = true
-                    out.append(.touch(TouchReport(time: time, slot: slot, phase: .down, positionInPixels: point,
-                                                  passThrough: true)))
-                    continue
-                }
-                trackers[slot].reset()
-                trackers[slot].add(point, at: time)
-                out.append(.touch(TouchReport(time: time, slot: slot, phase: .down, positionInPixels: point)))
-                arena.touchDown(slot: slot, at: point, time: time, into: &arenaScratch)
-            case .move:
-                guard slotDown[slot] else { continue }
-                slotPosition[slot] = point
-                if slotPassesThrough[slot] { continue }
                 trackers[slot].add(point, at: time)
                 arena.touchMoved(slot: slot, to: point, time: time, into: &arenaScratch)
-            case .up:
-                guard slotDown[slot] else { continue }
-                if point != slotPosition[slot], !slotPassesThrough[slot] {
-                    slotPosition[slot] = point
-                    trackers[slot].add(point, at: time)
-                    arena.touchMoved(slot: slot, to: point, time: time, into: &arenaScratch)
-                }
-                liftSlot(slot, at: time, into: &out)
-                continue
-            case .cancel:
-                guard slotDown[slot] else { continue }
-                cancelSlot(slot, at: time, into: &out)
-                continue
             }
-            forwardArena(into: &out)
+            liftSlot(slot, at: time, into: &out)
+            return
+        case .cancel:
+            guard slotDown[slot] else { return }
+            cancelSlot(slot, at: time, into: &out)
+            return
         }
+        forwardArena(into: &out)
     }
 
     /// A programmatic command (`present`, `dismiss`, a detent by name).
@@ -405,6 +435,7 @@ public struct Engine: Sendable {
     /// others' stay down).
     public mutating func cancelTouches(in slots: Range<Int>, at time: Timestamp, into out: inout [EngineOutput]) {
         advance(to: time, into: &out)
+        if explorer.held != 0 { cancelExplored(in: slots, at: time, into: &out) }
         for slot in slots.clamped(to: 0..<slotDown.count) where slotDown[slot] {
             cancelSlot(slot, at: time, into: &out)
         }
@@ -412,7 +443,9 @@ public struct Engine: Sendable {
 
     /// Fingers down in `slots`.
     public func touchCount(in slots: Range<Int>) -> Int {
-        slots.clamped(to: 0..<slotDown.count).count { slotDown[$0] }
+        slots.clamped(to: 0..<slotDown.count).count { slot in
+            slotDown[slot] || (slot < 32 && explorer.held & (1 << UInt32(slot)) != 0)
+        }
     }
 
     /// Takes a new configuration (a screen, a reload) as a new engine would, keeping what the

@@ -157,7 +157,7 @@ public enum Replay {
         engine.releaseKeys(at: lastTime, into: &outputs)
         var trailing = 0
         // Until nothing moves: the focus's deadlines (a switch scan) would come for ever.
-        while let deadline = engine.motionDeadline, trailing < maximumTrailingDeadlines {
+        while let deadline = engine.restDeadline, trailing < maximumTrailingDeadlines {
             engine.advance(to: deadline, into: &outputs)
             trailing += 1
             if outputs.count > 1024 {

@@ -22,9 +22,10 @@ extension LoopState {
     // here costs 500 instructions a turn more). Read through its address, the copy goes.
     // `nextDeadline`, read before every wait, is inlinable and takes none.
 
-    /// The engine's next deadline of motion (`Engine.motionDeadline`), read in place too.
+    /// The engine's next deadline of motion and exploration (`Engine.restDeadline`), read in
+    /// place too.
     var engineMotionDeadline: Timestamp? {
-        mutating get { withUnsafeMutablePointer(to: &engine) { $0.pointee.motionDeadline } }
+        mutating get { withUnsafeMutablePointer(to: &engine) { $0.pointee.restDeadline } }
     }
 
     /// The engine's next deadline (`Engine.nextDeadline`).

@@ -328,3 +328,40 @@ extension SheetMachine {
         }
     }
 }
+
+@Suite struct TouchExplorerTableTests {
+    /// Every state holds slot 0 as its finger (the passing state slots 0 and 1, draining slot
+    /// 1); the events are slot 0's but for the second finger's down and up.
+    @Test func explorerMatchesItsTable() throws {
+        let start = Point(x: 100, y: 100)
+        let states: [(String, (TouchExplorer.State, UInt32))] = [
+            ("idle", (.idle, 0)),
+            ("pressed", (.pressed(slot: 0, start: start, last: start, at: t0), 1)),
+            ("sliding", (.sliding(slot: 0, start: start, last: Point(x: 100, y: 150), at: t0), 1)),
+            ("exploring", (.exploring(slot: 0, last: start), 1)),
+            ("tapped", (.tapped(point: start, at: t0), 0)),
+            ("second", (.second(slot: 0, start: start, last: start, at: t0), 1)),
+            ("passing", (.passing(first: 0, second: 1, a: start, b: Point(x: 120, y: 100)), 3)),
+            ("draining", (.draining, 2)),
+        ]
+        let later = t0.adding(seconds: 0.1)
+        let events: [(String, TouchExplorer.Event)] = [
+            ("down", .down(slot: 1, Point(x: 120, y: 100), later)),
+            ("move within slop", .move(slot: 0, Point(x: 105, y: 100), later)),
+            ("move past slop", .move(slot: 0, Point(x: 100, y: 200), later)),
+            ("move past slop slowly", .move(slot: 0, Point(x: 100, y: 120), t0.adding(seconds: 0.25))),
+            ("up where it began", .up(slot: 0, start, later)),
+            ("up far right", .up(slot: 0, Point(x: 200, y: 105), later)),
+            ("up far left", .up(slot: 0, Point(x: 0, y: 105), later)),
+            ("up far down", .up(slot: 0, Point(x: 105, y: 300), later)),
+            ("second finger up", .up(slot: 1, Point(x: 120, y: 100), later)),
+            ("cancel", .cancel(slot: 0, later)),
+            ("timeout", .timeout(t0.adding(seconds: 0.3))),
+        ]
+        try MachineTable.walk("explore", states: states, events: events) { state, event in
+            var machine = TouchExplorer(slop: slop, state: state.0, held: state.1)
+            let effect = machine.handle(event)
+            return (machine.state.name, effect.name)
+        }
+    }
+}
