@@ -105,10 +105,12 @@ let package = Package(
         .target(name: "CWayland", dependencies: ["CWaylandClient"], exclude: ["generate", "protocols"]),
         // libxkbcommon from Debian (libxkbcommon-dev): the keymap the compositor sends with its keys.
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
+        // libspeechd from Debian (libspeechd-dev): the sheet spoken through speech-dispatcher.
+        .systemLibrary(name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]),
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
         // a terminal, a Wayland compositor or into PNG files.
         .executableTarget(name: "sheet-render", dependencies: [
-            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon",
+            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.

@@ -35,12 +35,16 @@ final class RenderLoop {
     private var missingSaid: Set<String> = []
     /// Where a compositor's touches go (wayland), told when the daemon comes back.
     private let forwarder: InputForwarder?
+    /// Where the states drawn are spoken (`--speech on`).
+    private let speech: Speech?
     /// The display's size as last told to the daemon: a compositor that resizes the surface
     /// (an output rotated) is told again.
     private var announcedSize: (width: Int, height: Int)?
 
     init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
-         frames: FrameLog?, icons: IconCache? = nil, forwarder: InputForwarder? = nil, log: Log) {
+         frames: FrameLog?, icons: IconCache? = nil, forwarder: InputForwarder? = nil, speech: Speech? = nil,
+         log: Log) {
+        self.speech = speech
         self.icons = icons
         self.forwarder = forwarder
         self.backend = backend
@@ -131,6 +135,7 @@ final class RenderLoop {
         guard let latest, latest != drawn else { return false }
         drawn = latest
         defer { sayMissingIcons() }
+        speech?.hear(latest.state, content: mirror.content)
         switch try backend.show(latest.state, content: mirror.content) {
         case .shown(let rows): return try recorded(latest, shown: monotonicMicroseconds(), rows: rows)
         case .queued(let rows): queued = (latest, rows)

@@ -60,6 +60,9 @@ struct SheetRender: ParsableCommand {
     @Flag(name: .customLong("no-forward-touch"), help: "wayland: do not forward the compositor's touches (and the pointer, as one finger) or keys to the daemon.")
     var noForwardTouch = false
 
+    @Option(help: ArgumentHelp("on: speak the sheet through speech-dispatcher as it opens, as the focus moves, as an item flips and as it closes (a kiosk without a screen reader); off (default).", valueName: "on|off"))
+    var speech: String = "off"
+
     @Option(name: .customLong("input-socket"), help: ArgumentHelp("wayland: the daemon's io.sheetd.Input socket, where touches are forwarded (default: $SHEETD_INPUT_SOCKET, else io.sheetd.Input beside the daemon's socket).", valueName: "path"))
     var inputSocket: String?
 
@@ -87,6 +90,7 @@ struct SheetRender: ParsableCommand {
         if backend != "png" && output != nil { throw ValidationError("--output is for --backend png") }
         guard every >= 1 else { throw ValidationError("--every wants 1 or more") }
         guard ["light", "dark"].contains(prefer) else { throw ValidationError("--prefer wants light or dark; got `\(prefer)`") }
+        guard ["on", "off"].contains(speech) else { throw ValidationError("--speech wants on or off; got `\(speech)`") }
         if snapshot && !["fbdev", "auto"].contains(backend) { throw ValidationError("--snapshot is for --backend fbdev") }
     }
 
@@ -114,10 +118,11 @@ struct SheetRender: ParsableCommand {
             let forwarder = noForwardTouch ? nil
                 : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
+            let speaker = speech == "on" ? try Speech(log: log) : nil
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath, maxRate: output.refreshRate),
                                   signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,
-                                  forwarder: forwarder, log: log)
+                                  forwarder: forwarder, speech: speaker, log: log)
             status = loop.run()
         } catch {
             log.say("sheet-render: \(error)")

@@ -1,0 +1,128 @@
+import Foundation
+import Glibc
+import SheetClient
+import SheetCore
+import SheetInput
+import SheetProtocol
+import SheetTestSupport
+import Testing
+
+/// `sheet-render --speech on` against a real speech-dispatcher (Debian's), run privately with a
+/// null audio output and an output module that records instead of speaking: a script that
+/// writes `begin LANGUAGE WORDS`, takes five seconds to "speak", and writes `end …`. A message
+/// cut by a newer one is killed while it speaks, so it has a begin and no end.
+@Suite(.serialized) struct SpeechTests {
+    /// A settings sheet opened, walked with Tab, its toggle flipped with Enter, closed with
+    /// Escape (keys fed over io.sheetd.Input): each announcement is said in order, each cut
+    /// by the next, and the last said to its end.
+    @Test func theSheetIsSpokenAsItOpensAsTheFocusMovesAndAsItCloses() throws {
+        let server = try SpeechServer()
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--initial", "hidden"], socketPath: socket)
+        try daemon.client().setContent(ContentChange(SheetContent(title: "Settings", items: [
+            SheetItem(id: "wifi", label: "Wi-Fi", accessory: .toggle(isOn: false), section: "Network"),
+            SheetItem(id: "vpn", label: "VPN"),
+        ])))
+        let renderer = try Renderer(["--backend", "png", "--output", folder.path, "--socket", socket, "--speech", "on"],
+                                    folder: folder, environment: server.environment)
+        let keys = try InputClient(path: InputInterface.socketPath(besideSocket: socket))
+        let device = try keys.openKeys(name: "panel keys")
+        var sequence: Int64 = 0
+        func press(_ code: UInt16) throws {
+            for value: Int32 in [1, 0] {
+                sequence += 1
+                try keys.send(PluginKeyReport(sequence: sequence, timeInMicroseconds: LibinputInput.monotonicNow().microseconds,
+                                              keys: [.key(code: code, value: value)]), device: device)
+            }
+        }
+        try daemon.client().present()
+        #expect(try server.next() == "begin en Settings, sheet, half open")
+        try press(KeyCode.tab)
+        #expect(try server.next() == "begin en Close, button")
+        try press(KeyCode.tab)
+        #expect(try server.next() == "begin en Wi-Fi, switch, off, 1 of 2")
+        try press(KeyCode.enter)
+        #expect(try server.next() == "begin en on")
+        try press(KeyCode.escape)
+        #expect(try server.next() == "begin en Settings, closed")
+        #expect(try server.next() == "end en Settings, closed", "the last is said to its end; the others were cut")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+}
+
+/// A speech-dispatcher session in a folder of its own, as libspeechd starts one for a user who
+/// has none running (autospawn): the user's configuration (`$XDG_CONFIG_HOME`) with one output
+/// module, sd_generic running a recording script; its socket in `$XDG_RUNTIME_DIR`; libao's null
+/// driver for the audio it never plays. `environment` is for the client that starts it.
+final class SpeechServer {
+    let folder: URL
+    let environment: [String: String]
+    private let runtime: URL
+    private let descriptor: Int32
+    /// A writer of our own, so that the FIFO never reads as ended between the module's lines.
+    private let keeper: Int32
+    private let lines: DescriptorLines
+
+    init() throws {
+        let binary = "/usr/bin/speech-dispatcher"
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw DaemonTestError("\(binary) is missing: `make deps` installs speech-dispatcher for the speech test")
+        }
+        folder = try temporaryFolder()
+        let said = folder.appendingPathComponent("said").path
+        guard mkfifo(said, 0o600) == 0 else { throw DaemonTestError("mkfifo \(said)") }
+        descriptor = open(said, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw DaemonTestError("cannot open \(said)") }
+        keeper = open(said, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        guard keeper >= 0 else { throw DaemonTestError("cannot open \(said) to write") }
+        lines = DescriptorLines(descriptor, what: "utterance")
+        let home = folder.appendingPathComponent("home")
+        let configuration = home.appendingPathComponent(".config/speech-dispatcher")
+        try FileManager.default.createDirectory(at: configuration.appendingPathComponent("modules"), withIntermediateDirectories: true)
+        runtime = folder.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        chmod(runtime.path, 0o700)
+        try "default_driver=null\n".write(to: home.appendingPathComponent(".libao"), atomically: true, encoding: .utf8)
+        let script = folder.appendingPathComponent("record").path
+        try """
+            #!/bin/sh
+            printf 'begin %s %s\\n' "$1" "$2" > \(said)
+            sleep 5
+            printf 'end %s %s\\n' "$1" "$2" > \(said)
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        try """
+            AddModule "recorder" "sd_generic" "recorder.conf"
+            DefaultModule recorder
+            AudioOutputMethod "libao"
+            """.write(to: configuration.appendingPathComponent("speechd.conf"), atomically: true, encoding: .utf8)
+        try """
+            GenericExecuteSynth "\(script) \\'$LANGUAGE\\' \\'$DATA\\'"
+            AddVoice "en" "MALE1" "en"
+            AddVoice "ko" "MALE1" "ko"
+            DefaultVoice "en"
+            """.write(to: configuration.appendingPathComponent("modules/recorder.conf"), atomically: true, encoding: .utf8)
+        environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+                       "XDG_RUNTIME_DIR": runtime.path]
+    }
+
+    deinit {
+        // The server the client started, by its pid file.
+        let pidFile = runtime.appendingPathComponent("speech-dispatcher/pid/speech-dispatcher.pid").path
+        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+           let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            kill(pid, SIGKILL)
+        }
+        close(keeper)
+        close(descriptor)
+    }
+
+    /// The next line the recording module wrote: `begin LANGUAGE WORDS` or `end …`.
+    func next() throws -> String {
+        guard let line = try lines.next() else { throw DaemonTestError("the recording module's FIFO closed") }
+        return String(decoding: line, as: UTF8.self)
+    }
+}
