@@ -68,7 +68,7 @@ extension Engine {
             if let at = sheet.targetDetentIndex ?? sheet.detentIndex {
                 let next = at + (command == .pageUp ? -1 : 1)
                 // Never onto the floor: going away is `back`'s.
-                if next >= 0, next < sheet.detents.hiddenIndex { feedSheet(.present(detent: next, time), into: &out) }
+                if next >= 0, next < sheet.detents.hiddenIndex { feedSheetAsKey(.present(detent: next, time), into: &out) }
             }
         case .activate: activate(at: time, into: &out)
         case .back: dismissByUser(.back, at: time, into: &out)
@@ -106,9 +106,7 @@ extension Engine {
 
     private mutating func open(at time: Timestamp, into out: inout [EngineOutput]) {
         guard !sheet.isShown, sheet.presentation.canOpen else { return }
-        sheet.presentCause = .key
-        feedSheet(.present(detent: sheet.openDetent, time), into: &out)
-        sheet.presentCause = .control
+        feedSheetAsKey(.present(detent: sheet.openDetent, time), into: &out)
         focus = FocusSnapshot(target: slotTarget(firstSlot), visible: true)
         reveal(at: time, into: &out)
         restartScan(at: time)
@@ -131,7 +129,15 @@ extension Engine {
             out.append(.content(ContentEventReport(time: time, event: .dismissAttempted(cause))))
             return
         }
-        feedSheet(.dismiss(time), into: &out)
+        feedSheetAsKey(.dismiss(time), into: &out)
+    }
+
+    /// A `present` or `dismiss` a person's key asked for: reported as a key's, moved as the
+    /// card's own animation.
+    private mutating func feedSheetAsKey(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
+        sheet.presentCause = .key
+        feedSheet(event, into: &out)
+        sheet.presentCause = .control
     }
 
     /// An item used as a tap uses it: a toggle flips (`itemToggled`), anything else is tapped.
@@ -162,7 +168,7 @@ extension Engine {
         var top = (sheet.targetDetentIndex ?? sheet.detentIndex).map { sheet.detents[$0].topInPoints } ?? sheet.top
         let bottom = list.layout.top(position) + list.layout.heights[position]
         if bottom > list.maximumOffset + height - top - titleBar, sheet.kind != .dragging {
-            feedSheet(.present(detent: 0, time), into: &out)
+            feedSheetAsKey(.present(detent: 0, time), into: &out)
             top = sheet.detents.topmost.topInPoints
         }
         feedList(.reveal(position: position, visibleHeight: height - top - titleBar, time), into: &out)

@@ -100,6 +100,10 @@ import SheetTestSupport
         #expect(events(run) == ["item-tapped vpn"])
         #expect(run.lastSheet?["detent"] as? String == "hidden")
         #expect(run.lastSheet?["focus"] == nil, "the focus went with the sheet")
+        // A person's key: the card closes on its own, as after the close button, not as a
+        // program's command.
+        let causes = Set(run.kind("sheet").filter { $0["state"] as? String == "settling" }.compactMap { $0["cause"] as? String })
+        #expect(causes == ["animation"])
     }
 
     @Test func escapeOnAGuardedSheetIsReportedAndTheSheetStays() throws {

@@ -188,9 +188,13 @@ public struct SheetMachine: Sendable {
     public private(set) var lastDismissAttempt: DismissCause?
     /// Set by `handle` when the sheet left its floor for a detent above it, with what did it.
     public private(set) var lastPresented: PresentCause?
-    /// What a `present` event that opens the sheet is reported as: a program's call, or a key
-    /// (the engine sets it around the event).
+    /// Who sent a `present` or `dismiss` event: a program's call, or a key (the engine sets it
+    /// around the event). It names the `presented` report; and the move it starts is a
+    /// program's `command`, or, for a person's key, the card moving on its own (`animation`),
+    /// as after a tap on the close button.
     public internal(set) var presentCause = PresentCause.control
+
+    var requestCause: SheetCause { presentCause == .control ? .command : .animation }
     /// Where a tap on the bar, or a half-drag opening, takes the sheet: the initial detent
     /// (never the floor).
     public let openDetent: Int
@@ -406,9 +410,9 @@ public struct SheetMachine: Sendable {
             return dismissIfSwipeFromDim(direction, start, source, time)
         case (.resting, .present(let detent, let time)):
             if restingDetent == detents.hiddenIndex, detent != detents.hiddenIndex { lastPresented = presentCause }
-            return settle(to: detent, velocity: 0, at: time, cause: .command)
+            return settle(to: detent, velocity: 0, at: time, cause: requestCause)
         case (.resting, .dismiss(let time)):
-            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
+            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: requestCause)
         case (.resting, .reduceMotion(let enabled, _)), (.dragging, .reduceMotion(let enabled, _)):
             configuration.reduceMotion = enabled
             return .none
@@ -450,9 +454,9 @@ public struct SheetMachine: Sendable {
             return .none
         case (.dragging, .present(let detent, let time)):
             if dragging.opening != nil, detent != detents.hiddenIndex { lastPresented = presentCause }
-            return settle(to: detent, velocity: 0, at: time, cause: .command)
+            return settle(to: detent, velocity: 0, at: time, cause: requestCause)
         case (.dragging, .dismiss(let time)):
-            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .command)
+            return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: requestCause)
 
         // settling
         case (.settling, .touchDown(let point, let source, let time)):
