@@ -185,7 +185,7 @@ public struct Settings: Sendable {
             guard let enabled = ["true": true, "false": false][value] else {
                 throw SettingError("`touch-exploration` wants true or false; got `\(value)`")
             }
-            engine.focus.touchExploration = enabled
+            engine.sheet.presentation.touchExploration = enabled
         case "key-repeat-delay":
             engine.focus.repeatDelayMicroseconds = Int64((try number(0.1...2, "seconds") * 1e6).rounded())
         case "key-repeat-rate":

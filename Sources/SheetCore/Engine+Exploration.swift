@@ -64,9 +64,9 @@ extension Engine {
         }
     }
 
-    /// Turns exploration on or off at run time; a gesture in progress ends (the fingers down
-    /// are cancelled).
-    public mutating func setTouchExploration(_ on: Bool, at time: Timestamp, into out: inout [EngineOutput]) {
+    /// Turns exploration on or off (`SetPresentation`); a gesture in progress ends (the fingers
+    /// down are cancelled).
+    mutating func setTouchExploration(_ on: Bool, at time: Timestamp, into out: inout [EngineOutput]) {
         guard on != exploresByTouch else { return }
         cancelAllTouches(at: time, into: &out)
         explorer.reset()

@@ -180,7 +180,7 @@ public struct Engine: Sendable {
         appearance = configuration.appearance
         keyMap = configuration.focus.keyMap
         scans = configuration.focus.switchScanMicroseconds != nil
-        exploresByTouch = configuration.focus.touchExploration
+        exploresByTouch = configuration.sheet.presentation.touchExploration
         let scale = configuration.screen.scale
         pointsPerPixel = 1 / scale
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
@@ -413,6 +413,7 @@ public struct Engine: Sendable {
             if presentation.problem() != nil { return .invalid }
             let shaped = presentation.shapesDetentsUnlike(configuration.sheet.presentation)
             configuration.sheet.presentation = presentation
+            setTouchExploration(presentation.touchExploration, at: time, into: &out)
             if shaped {
                 // A bar comes or goes, or changes height: new detents, as a reload makes them.
                 reconfigure(configuration, at: time, into: &out)

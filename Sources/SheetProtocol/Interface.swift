@@ -43,14 +43,17 @@ public enum SheetInterface {
     # collapsed detent; a tap or a swipe up opens it); none when empty. modal: the dim
     # covers the rest and a tap on it dismisses; not modal: no dim, and touches outside
     # the region are not the sheet's. canOpen and canClose: whether a person may open or
-    # close it (programs always may).
+    # close it (programs always may). touchExploration: explore by touch, for a person who
+    # cannot see the screen (one finger moves the focus and never taps, a double tap
+    # activates, flicks step, two fingers act as one).
     type Presentation (
       gestures: []string,
       edgeBand: float,
       barHeight: float,
       modal: bool,
       canOpen: bool,
-      canClose: bool
+      canClose: bool,
+      touchExploration: bool
     )
 
     # A rectangle of the screen in pixels; empty when width or height is 0.
@@ -219,7 +222,7 @@ public enum SheetInterface {
     # none). A bar that comes, goes or changes height gives new detents, as a reload does.
     # It holds until changed, and with a state directory across restarts. Refused with
     # InvalidParameter naming the field when a value breaks its limit.
-    method SetPresentation(gestures: ?[]string, edgeBand: ?float, barHeight: ?float, modal: ?bool, canOpen: ?bool, canClose: ?bool) -> ()
+    method SetPresentation(gestures: ?[]string, edgeBand: ?float, barHeight: ?float, modal: ?bool, canOpen: ?bool, canClose: ?bool, touchExploration: ?bool) -> ()
 
     # The input devices the daemon has seen.
     method ListDevices() -> (devices: []Device)

@@ -4,12 +4,12 @@ import SheetCore
 // (`"presentation":{…}`, `"region":{…}`) and as `SetPresentation`'s parameters.
 
 extension SheetPresentation {
-    /// `{"gestures":["edge-swipe"],"edgeBand":24,"barHeight":64,"modal":true,"canOpen":true,"canClose":true}`.
+    /// `{"gestures":["edge-swipe"],"edgeBand":24,"barHeight":64,"modal":true,"canOpen":true,"canClose":true,"touchExploration":false}`.
     public func write(to w: inout JSONWriter) {
         w.appendBounded { write(to: &$0) }
     }
 
-    /// The same through a cursor: at most 161 bytes and 16 for each gesture.
+    /// The same through a cursor: at most 186 bytes and 16 for each gesture.
     public func write(to c: inout JSONCursor) {
         c.append("{\"gestures\":[")
         // Case by case through the raw values, not `members` (which builds an array): this
@@ -35,6 +35,8 @@ extension SheetPresentation {
         c.append(canOpen)
         c.append(",\"canClose\":")
         c.append(canClose)
+        c.append(",\"touchExploration\":")
+        c.append(touchExploration)
         c.append(UInt8(ascii: "}"))
     }
 
@@ -64,7 +66,8 @@ extension PresentGestures {
 
 extension PresentationChange {
     /// Reads `SetPresentation`'s parameters: `gestures` (a list of names), `edgeBand`,
-    /// `barHeight`, `modal`, `canOpen` and `canClose`, each absent or null when it is to stay.
+    /// `barHeight`, `modal`, `canOpen`, `canClose` and `touchExploration`, each absent or null
+    /// when it is to stay.
     /// A wrong type or a broken limit is a `ContentProblem` naming the field.
     public init(json parameters: JSONValue) throws(ContentProblem) {
         self.init()
@@ -95,6 +98,7 @@ extension PresentationChange {
         modal = try flag("modal")
         canOpen = try flag("canOpen")
         canClose = try flag("canClose")
+        touchExploration = try flag("touchExploration")
         if let problem = problem() { throw problem }
     }
 
@@ -107,6 +111,7 @@ extension PresentationChange {
         if let modal { parameters["modal"] = .bool(modal) }
         if let canOpen { parameters["canOpen"] = .bool(canOpen) }
         if let canClose { parameters["canClose"] = .bool(canClose) }
+        if let touchExploration { parameters["touchExploration"] = .bool(touchExploration) }
         return parameters
     }
 }

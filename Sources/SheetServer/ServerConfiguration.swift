@@ -113,7 +113,8 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
             "SetPresentation(" + [change.gestures.map { "gestures \($0.members.isEmpty ? "none" : $0.members.map { $0.name.description }.joined(separator: ","))" },
                                   change.edgeBandInPoints.map { "edge band \($0)" }, change.barHeightInPoints.map { "bar height \($0)" },
                                   change.modal.map { "modal \($0)" }, change.canOpen.map { "can open \($0)" },
-                                  change.canClose.map { "can close \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
+                                  change.canClose.map { "can close \($0)" },
+                                  change.touchExploration.map { "touch exploration \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
         case .setContent(let change):
             "SetContent(" + [change.title.map { "title \($0.utf8.count) bytes" }, change.items.map { "\($0.count) items" },
                              change.guarded.map { "guarded \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"

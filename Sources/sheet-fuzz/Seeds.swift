@@ -90,7 +90,8 @@ enum Seeds {
              VarlinkCall(method: "io.sheetd.Sheet.GetState")],
             [VarlinkCall(method: "io.sheetd.Sheet.SetPresentation", parameters: .object([
                 "gestures": .array([.string("edge-swipe"), .string("bottom-bar")]), "edgeBand": .number(32),
-                "barHeight": .number(72), "modal": .bool(false), "canOpen": .bool(true), "canClose": .bool(false)])),
+                "barHeight": .number(72), "modal": .bool(false), "canOpen": .bool(true), "canClose": .bool(false),
+                "touchExploration": .bool(true)])),
              VarlinkCall(method: "io.sheetd.Sheet.Dismiss", parameters: .object(["force": .bool(true)])),
              VarlinkCall(method: "io.sheetd.Sheet.GetState")],
             // Parameters no method takes: wrapped fields, a misspelt name (InvalidParameter).

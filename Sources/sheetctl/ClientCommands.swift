@@ -380,7 +380,7 @@ struct PresentationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presentation",
         abstract: "Change how the sheet opens, closes and shares the screen (needs root or the socket's group).",
-        discussion: "Each option given replaces the current value; the rest stay. `sheetctl presentation --modal false` lets a map under the sheet take the touches outside the card; `--can-close false` keeps a kiosk's menu up.")
+        discussion: "Each option given replaces the current value; the rest stay. `sheetctl presentation --modal false` lets a map under the sheet take the touches outside the card; `--can-close false` keeps a kiosk's menu up; `--touch-exploration true` lets a person who cannot see the screen explore it by touch.")
 
     @OptionGroup var connection: SocketOption
     @Option(name: .customLong("present-gesture"), help: ArgumentHelp("edge-swipe, bottom-bar, both (edge-swipe,bottom-bar) or none.", valueName: "gestures"))
@@ -395,6 +395,8 @@ struct PresentationCommand: ParsableCommand {
     var canOpen: Bool?
     @Option(name: .customLong("can-close"), help: ArgumentHelp("Whether a person may close the sheet.", valueName: "true|false"))
     var canClose: Bool?
+    @Option(name: .customLong("touch-exploration"), help: ArgumentHelp("Explore by touch: one finger moves the focus and never taps, a double tap activates, flicks step, two fingers act as one.", valueName: "true|false"))
+    var touchExploration: Bool?
 
     func change() throws -> PresentationChange {
         // The same reading as the daemon's: the parameters as they would travel.
@@ -407,12 +409,13 @@ struct PresentationCommand: ParsableCommand {
         if let modal { parameters["modal"] = .bool(modal) }
         if let canOpen { parameters["canOpen"] = .bool(canOpen) }
         if let canClose { parameters["canClose"] = .bool(canClose) }
+        if let touchExploration { parameters["touchExploration"] = .bool(touchExploration) }
         guard !parameters.isEmpty else {
-            throw ValidationError("give at least one of --present-gesture, --edge-band, --bar-height, --modal, --can-open, --can-close")
+            throw ValidationError("give at least one of --present-gesture, --edge-band, --bar-height, --modal, --can-open, --can-close, --touch-exploration")
         }
         do { return try PresentationChange(json: .object(parameters)) } catch {
             let flags = ["gestures": "present-gesture", "edgeBand": "edge-band", "barHeight": "bar-height",
-                         "canOpen": "can-open", "canClose": "can-close"]
+                         "canOpen": "can-open", "canClose": "can-close", "touchExploration": "touch-exploration"]
             throw ValidationError("--\(flags[error.field] ?? error.field): \(error.reason)")
         }
     }

@@ -217,6 +217,35 @@ private func effects(_ out: [EngineOutput], _ engine: Engine) -> String {
         #expect(published.last?.focus.visible == false, "the hidden ring is published")
     }
 
+    /// `SetPresentation(touchExploration:)` at run time: on, a finger held on a row focuses it
+    /// and taps nothing, and a finger down when it changes is cancelled; off, a tap taps again.
+    @Test func explorationTurnsOnAndOffAtRunTime() {
+        var (sheet, out) = engine()
+        func frame(_ phase: ContactPhase, at seconds: Double, y: Double = 1100) -> TouchFrame {
+            TouchFrame(time: t.adding(seconds: seconds), contacts: [Contact(slot: 0, phase: phase, positionInPixels: Point(x: 540, y: y))])
+        }
+        var presentation = sheet.configuration.sheet.presentation
+        presentation.touchExploration = true
+        sheet.perform(.setPresentation(presentation), at: t, into: &out)
+        #expect(sheet.exploresByTouch)
+        #expect(sheet.snapshot(at: t).presentationRevision > 0)
+        out.removeAll()
+        sheet.process(frame(.down, at: 1), into: &out)
+        sheet.advance(to: t.adding(seconds: 1.5), into: &out)
+        #expect(name(sheet) == "wifi")
+        #expect(sheet.activeTouchCount == 1)
+        // Off with the finger still down: it is cancelled, and the next tap taps.
+        presentation.touchExploration = false
+        sheet.perform(.setPresentation(presentation), at: t.adding(seconds: 1.6), into: &out)
+        #expect(!sheet.exploresByTouch)
+        #expect(sheet.activeTouchCount == 0)
+        sheet.process(frame(.up, at: 1.7), into: &out)
+        out.removeAll()
+        sheet.process(frame(.down, at: 2), into: &out)
+        sheet.process(frame(.up, at: 2.05), into: &out)
+        #expect(effects(out, sheet).contains("item-toggled wifi"), "\(effects(out, sheet))")
+    }
+
     @Test func theFocusedRowIsScrolledIntoView() {
         let long = SheetContent(title: "Long", items: (0..<60).map { SheetItem(id: "\($0)", label: "Item \($0)") })
         var (sheet, out) = engine(long)

@@ -241,7 +241,7 @@ import Testing
         var writer = JSONWriter()
         state.write(to: &writer)
         let text = String(decoding: writer.bytes, as: UTF8.self)
-        #expect(text.contains(#""presentation":{"gestures":["edge-swipe","bottom-bar"],"edgeBand":24,"barHeight":64,"modal":false,"canOpen":true,"canClose":false}"#), "\(text)")
+        #expect(text.contains(#""presentation":{"gestures":["edge-swipe","bottom-bar"],"edgeBand":24,"barHeight":64,"modal":false,"canOpen":true,"canClose":false,"touchExploration":false}"#), "\(text)")
         #expect(text.contains(#""region":{"x":0,"y":714.69,"width":540,"height":245.31}"#), "\(text)")
         let read = try SheetState(json: try JSONReader.parse(text))
         #expect(read.presentation == presentation)

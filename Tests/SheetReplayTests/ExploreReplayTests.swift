@@ -10,7 +10,7 @@ import SheetTestSupport
     func run(_ recording: SyntheticRecording, policy: ReleaseRuleSet = .projection) throws -> ReplayRun {
         var replayOptions = options(policy: policy, touches: false)
         replayOptions.content = KeyReplayTests.settings
-        replayOptions.engine.focus.touchExploration = true
+        replayOptions.engine.sheet.presentation.touchExploration = true
         return try replay(recording, replayOptions)
     }
 

@@ -125,9 +125,8 @@ public struct FocusConfiguration: Sendable, Hashable {
     /// and replayed keys repeat alike.
     public var repeatDelayMicroseconds: Int64 = 600_000
     public var repeatIntervalMicroseconds: Int64 = 40_000
-    /// Explore by touch (`TouchExplorer`): one finger moves the focus, a double tap activates,
-    /// flicks step, two fingers act as one. Off by default.
-    public var touchExploration = false
+    /// Explore by touch's thresholds; whether it is on is the presentation's
+    /// (`SheetPresentation.touchExploration`).
     public var exploration = TouchExplorer.Configuration()
 
     /// The scan's shortest step: 0.5 s, below which nobody presses a switch in time (switch

@@ -58,8 +58,8 @@ public enum PresentCause: UInt8, Sendable, BitwiseCopyable, Named {
 }
 
 /// How the sheet is opened, closed and shares the screen. `gestures`, `edgeBandInPoints` and
-/// `barHeightInPoints` shape the detents (the bar is one); `modal`, `canOpen` and `canClose`
-/// change at run time without touching them (`SetPresentation`).
+/// `barHeightInPoints` shape the detents (the bar is one); `modal`, `canOpen`, `canClose` and
+/// `touchExploration` change at run time without touching them (`SetPresentation`).
 public struct SheetPresentation: Sendable, Hashable, BitwiseCopyable {
     /// Default `edge-swipe`, so that a kiosk whose sheet was dismissed is never stuck.
     public var gestures: PresentGestures = .edgeSwipe
@@ -78,6 +78,10 @@ public struct SheetPresentation: Sendable, Hashable, BitwiseCopyable {
     /// A person may close the sheet (swipe, drag, dim, close button). Programs always may
     /// (`Dismiss`), as with AdwBottomSheet's `can-open` and `can-close`.
     public var canClose = true
+    /// Explore by touch, for a person who cannot see the screen (`TouchExplorer`): one finger
+    /// moves the focus and never taps or drags, a double tap activates, flicks step, two
+    /// fingers act as one.
+    public var touchExploration = false
 
     public static let edgeBandRange = 4.0...200.0
     public static let barHeightRange = 24.0...400.0
@@ -113,15 +117,17 @@ public struct PresentationChange: Sendable, Equatable {
     public var modal: Bool?
     public var canOpen: Bool?
     public var canClose: Bool?
+    public var touchExploration: Bool?
 
     public init(gestures: PresentGestures? = nil, edgeBandInPoints: Double? = nil, barHeightInPoints: Double? = nil,
-                modal: Bool? = nil, canOpen: Bool? = nil, canClose: Bool? = nil) {
+                modal: Bool? = nil, canOpen: Bool? = nil, canClose: Bool? = nil, touchExploration: Bool? = nil) {
         self.gestures = gestures
         self.edgeBandInPoints = edgeBandInPoints
         self.barHeightInPoints = barHeightInPoints
         self.modal = modal
         self.canOpen = canOpen
         self.canClose = canClose
+        self.touchExploration = touchExploration
     }
 
     public func applied(to presentation: SheetPresentation) -> SheetPresentation {
@@ -132,6 +138,7 @@ public struct PresentationChange: Sendable, Equatable {
         if let modal { changed.modal = modal }
         if let canOpen { changed.canOpen = canOpen }
         if let canClose { changed.canClose = canClose }
+        if let touchExploration { changed.touchExploration = touchExploration }
         return changed
     }
 

@@ -145,11 +145,14 @@ class Client:
 
     def set_presentation(self, gestures: Optional[Tuple[str, ...]] = None, edge_band: Optional[float] = None,
                          bar_height: Optional[float] = None, modal: Optional[bool] = None,
-                         can_open: Optional[bool] = None, can_close: Optional[bool] = None) -> None:
+                         can_open: Optional[bool] = None, can_close: Optional[bool] = None,
+                         touch_exploration: Optional[bool] = None) -> None:
         """Changes how the sheet opens, closes and shares the screen; what is left out stays.
-        gestures: a tuple of edge-swipe and bottom-bar, empty for none."""
+        gestures: a tuple of edge-swipe and bottom-bar, empty for none. touch_exploration:
+        explore by touch, for a person who cannot see the screen."""
         parameters = {"gestures": list(gestures) if gestures is not None else None, "edgeBand": edge_band,
-                      "barHeight": bar_height, "modal": modal, "canOpen": can_open, "canClose": can_close}
+                      "barHeight": bar_height, "modal": modal, "canOpen": can_open, "canClose": can_close,
+                      "touchExploration": touch_exploration}
         self._send("SetPresentation", {name: value for name, value in parameters.items() if value is not None})
         self._read("SetPresentation")
 

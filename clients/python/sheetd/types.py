@@ -158,13 +158,14 @@ class Presentation:
     modal: bool = True
     can_open: bool = True
     can_close: bool = True
+    touch_exploration: bool = False
 
     @classmethod
     def from_json(cls, value: dict, where: str = "presentation") -> "Presentation":
         return cls(_field(value, "gestures", where, _list(_one_of("edge-swipe", "bottom-bar"))),
                    _field(value, "edgeBand", where, _float), _field(value, "barHeight", where, _float),
                    _field(value, "modal", where, _bool), _field(value, "canOpen", where, _bool),
-                   _field(value, "canClose", where, _bool))
+                   _field(value, "canClose", where, _bool), _field(value, "touchExploration", where, _bool))
 
 
 @dataclass(frozen=True)
