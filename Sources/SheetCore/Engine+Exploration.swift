@@ -15,11 +15,15 @@ extension Engine {
             let explored = explorer.held & (1 << UInt32(slot)) != 0
             switch contact.phase {
             case .down:
+                if explored {  // a down on a busy slot: the old contact ends first
+                    activeTouchCount -= 1
+                    handleExplorer(.cancel(slot: slot, time), into: &out)
+                }
                 guard !slotDown[slot], sheet.owns(points(point), source) else {
                     handle(contact, at: time, into: &out)
                     continue
                 }
-                activeTouchCount += explored ? 0 : 1
+                activeTouchCount += 1
                 handleExplorer(.down(slot: slot, point, time), into: &out)
             case .move:
                 if explored { handleExplorer(.move(slot: slot, point, time), into: &out) } else { handle(contact, at: time, into: &out) }
