@@ -9,7 +9,7 @@ import SheetProtocol
 /// - as the focus moves: the element, what it is, its value and where it is in its section
 ///   (`Spoken guidance, switch, off, 3 of 4`; `Close, button`);
 /// - when the focused item's value changes (a toggle flipped): the new value (`on`);
-/// - when it closes: its title and `closed`.
+/// - when it closes: its title, `sheet` and `closed`.
 ///
 /// A state that changes nothing of these says nothing, so that the frames of a drag are
 /// silent. The words are English; content in another language still has its own labels read.
@@ -24,13 +24,14 @@ public struct Announcer: Sendable {
     /// The utterances for `state` (with the content it shows), in the order to say them.
     public mutating func utterances(for state: SheetState, content: SheetContent?) -> [String] {
         var said: [String] = []
-        let title = content?.title.isEmpty == false ? content!.title : "Sheet"
+        // A sheet without a title is named by what it is alone.
+        let name = content.map(\.title).flatMap { $0.isEmpty ? nil : "\($0), sheet" } ?? "Sheet"
         let closed = state.state == .resting && (state.detent?.isFloor ?? false)
         let open = !closed && state.state != .dragging
         if open && !wasOpen {
-            said.append("\(title), sheet, \(Self.place(of: state))")
+            said.append("\(name), \(Self.place(of: state))")
         } else if closed && wasOpen {
-            said.append("\(title), closed")
+            said.append("\(name), closed")
         }
         if closed || open { wasOpen = open }
         let element = closed ? nil : state.focus
