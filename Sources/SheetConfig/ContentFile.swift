@@ -2,7 +2,7 @@ import SheetCore
 import SheetProtocol
 import Yams
 
-/// Content from a file (JSON or YAML: `title`, `items`, `guarded`) or from the `content:` key
+/// Content from a file (JSON or YAML: `title`, `items`, `guarded`, `lang`) or from the `content:` key
 /// of sheetd.yaml. Errors say `FILE:LINE: reason`. An item has an `id` and a `label`, and may
 /// have a `subtitle`, an `icon` name, an `accessory` (`toggle` or `check` with `on`, `chevron`,
 /// `value` with `value`), `disabled` and a `section`, as `SetContent` takes them.
@@ -54,6 +54,11 @@ public enum ContentFile {
                     throw ConfigurationError(file: path, line: line, reason: "`guarded` wants true or false")
                 }
                 content.guarded = guarded
+            case "lang":
+                guard case .scalar(let tag) = value else {
+                    throw ConfigurationError(file: path, line: line, reason: "`lang` wants a language tag such as ko")
+                }
+                content.language = tag.string
             case "items":
                 guard case .sequence(let items) = value else {
                     throw ConfigurationError(file: path, line: line, reason: "`items` wants a list of {id, label}")
@@ -67,7 +72,7 @@ public enum ContentFile {
                 }
             default:
                 throw ConfigurationError(file: path, line: line,
-                                         reason: "unknown content key `\(key.string)`; the keys are title, items, guarded")
+                                         reason: "unknown content key `\(key.string)`; the keys are title, items, guarded, lang")
             }
         }
         if let problem = content.problem() {

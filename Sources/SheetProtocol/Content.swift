@@ -3,7 +3,7 @@ import SheetCore
 // The content on the wire: `SheetContent` and its events, with items named by their ids.
 
 extension ContentChange {
-    /// Reads `SetContent`'s parameters: `title`, `items` and `guarded`, each absent or null
+    /// Reads `SetContent`'s parameters: `title`, `items`, `guarded` and `lang`, each absent or null
     /// when it is to stay. Wrong types and broken limits are a `ContentProblem` naming the
     /// field and the item's index.
     public init(json parameters: JSONValue) throws(ContentProblem) {
@@ -16,6 +16,10 @@ extension ContentChange {
         if let guarded = parameters["guarded"], !guarded.isNull {
             guard let flag = guarded.boolValue else { throw ContentProblem(field: "guarded", index: nil, reason: "not a boolean") }
             self.guarded = flag
+        }
+        if let language = parameters["lang"], !language.isNull {
+            guard let tag = language.stringValue else { throw ContentProblem(field: "lang", index: nil, reason: "not a string") }
+            self.language = tag
         }
         if let items = parameters["items"], !items.isNull {
             guard case .array(let list) = items else { throw ContentProblem(field: "items", index: nil, reason: "not an array") }
@@ -37,6 +41,7 @@ extension ContentChange {
         var parameters: [String: JSONValue] = [:]
         if let title { parameters["title"] = .string(title) }
         if let guarded { parameters["guarded"] = .bool(guarded) }
+        if let language { parameters["lang"] = .string(language) }
         if let items { parameters["items"] = .array(items.map(\.json)) }
         return parameters
     }
@@ -137,7 +142,7 @@ extension SheetItem {
 }
 
 extension SheetContent {
-    /// `{"title":…,"items":[{"id":…,"label":…}…],"guarded":…}`, the items in `order`
+    /// `{"title":…,"items":[{"id":…,"label":…}…],"guarded":…,"lang":…}`, the items in `order`
     /// (positions → indices into `items`; the given order when nil or not a permutation).
     public func write(to w: inout JSONWriter, order: [Int]? = nil) {
         w.append("{\"title\":")
@@ -150,6 +155,8 @@ extension SheetContent {
         }
         w.append("],\"guarded\":")
         w.append(guarded ? "true" : "false")
+        w.append(",\"lang\":")
+        w.appendString(language)
         w.append(UInt8(ascii: "}"))
     }
 

@@ -121,9 +121,11 @@ public enum SheetInterface {
     # above the first item of each section, and a reorder stays within its section.
     type Item (id: string, label: string, subtitle: ?string, icon: ?string, accessory: ?string, on: ?bool, value: ?string, disabled: ?bool, section: ?string)
 
-    # What the sheet holds: a title (at most 256 bytes), up to 1024 items, and guarded
-    # (unsaved changes: a user cannot dismiss the sheet, Dismiss needs force).
-    type Content (title: string, items: []Item, guarded: bool)
+    # What the sheet holds: a title (at most 256 bytes), up to 1024 items, guarded
+    # (unsaved changes: a user cannot dismiss the sheet, Dismiss needs force), and lang,
+    # the BCP 47 tag of the language its text is in (ko, pt-BR; empty: not said), which
+    # chooses the voice it is spoken in.
+    type Content (title: string, items: []Item, guarded: bool, lang: string)
 
     # An item drawn away from its slot: index is its position in the list, offset how far
     # from its slot it is drawn (pixels, down positive).
@@ -194,7 +196,7 @@ public enum SheetInterface {
     # Replace what the sheet holds; each field left out keeps its value. New items reset
     # the order. Bad content is InvalidParameter naming the field and index
     # (items[3].id) and changes nothing.
-    method SetContent(title: ?string, items: ?[]Item, guarded: ?bool) -> ()
+    method SetContent(title: ?string, items: ?[]Item, guarded: ?bool, lang: ?string) -> ()
 
     # What the sheet holds, its items in the list's current order, and the revision
     # (List.revision) of that content and order.

@@ -59,7 +59,7 @@ enum Seeds {
             try put(.json, "replay-\(index).json", Array(line.utf8))
         }
         try put(.json, "appearance.json", Array(##"{"theme":"auto","accent":"#3ae","font":"DejaVu Sans:bold","textScale":3,"card":"#1a1a2e","dim":null,"cornerRadius":0}"##.utf8))
-        try put(.json, "rich-content.json", Array(##"{"title":"Settings","items":[{"id":"wifi","label":"Wi-Fi","subtitle":"Home","icon":"network-wireless-symbolic","accessory":"toggle","on":true,"section":"Net"},{"id":"v","label":"V","accessory":"value","value":"80 %","disabled":true}],"guarded":false}"##.utf8))
+        try put(.json, "rich-content.json", Array(##"{"title":"Settings","items":[{"id":"wifi","label":"Wi-Fi","subtitle":"Home","icon":"network-wireless-symbolic","accessory":"toggle","on":true,"section":"Net"},{"id":"v","label":"V","accessory":"value","value":"80 %","disabled":true}],"guarded":false,"lang":"en-GB"}"##.utf8))
         try put(.json, "content.json", Array(#"{"title":"Menu","items":[{"id":"a","label":"A"},{"id":"b"}],"guarded":false}"#.utf8))
         // Sessions of calls as clients make them.
         let sessions: [[VarlinkCall]] = [

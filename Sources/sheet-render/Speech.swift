@@ -10,12 +10,15 @@ import SheetRenderKit
 /// reader runs: what `Announcer` says of each state drawn, as one message of the `text`
 /// priority, so that a newer message cuts one still being spoken (a focus moved on before its
 /// words ended). The server is the session's or the system's (`SPEECHD_ADDRESS` names another),
-/// started by libspeechd if none runs; its synthesizer and voice are its configuration's.
+/// started by libspeechd if none runs; its synthesizer is its configuration's, the voice's
+/// language the content's (`lang`).
 final class Speech {
     private let connection: UnsafeMutablePointer<SPDConnection>
     private var announcer = Announcer()
     private let log: Log
     private var failureSaid = false
+    /// The language the server speaks in: the content's, or English.
+    private var language = ""
 
     init(log: Log) throws(RenderError) {
         self.log = log
@@ -26,8 +29,16 @@ final class Speech {
             throw .unavailable("speech: cannot reach speech-dispatcher (\(reason))")
         }
         self.connection = connection
-        // The announcements' own words are English; a content's language is not carried yet.
-        spd_set_language(connection, "en")
+        speak(in: "")
+    }
+
+    /// The voice for `tag` (the content's language; English when it says none): the server
+    /// picks a voice of that language, espeak-ng's Korean for `ko`.
+    private func speak(in tag: String) {
+        let wanted = tag.isEmpty ? "en" : tag
+        guard wanted != language else { return }
+        language = wanted
+        spd_set_language(connection, wanted)
     }
 
     deinit { spd_close(connection) }
@@ -36,6 +47,7 @@ final class Speech {
     func hear(_ state: SheetState, content: SheetContent?) {
         let words = announcer.utterances(for: state, content: content)
         guard !words.isEmpty else { return }
+        speak(in: content?.language ?? "")
         if spd_say(connection, SPD_TEXT, words.joined(separator: ". ")) < 0, !failureSaid {
             failureSaid = true
             log.say("sheet-render: speech-dispatcher refused a message; the sheet is not spoken")

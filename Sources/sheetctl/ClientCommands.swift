@@ -254,7 +254,7 @@ struct SetContentCommand: ParsableCommand {
 
     @OptionGroup var connection: SocketOption
 
-    @Argument(help: "A JSON or YAML file: title, items (id, label), guarded.")
+    @Argument(help: "A JSON or YAML file: title, items (id, label), guarded, lang.")
     var file: String?
 
     @Option(help: "The title.")
@@ -265,6 +265,9 @@ struct SetContentCommand: ParsableCommand {
 
     @Option(help: "true: unsaved changes (a user cannot dismiss); false: none.")
     var guarded: Bool?
+
+    @Option(help: ArgumentHelp("The language the content's text is in, a BCP 47 tag such as ko or pt-BR (its voice when spoken).", valueName: "tag"))
+    var lang: String?
 
     func change() throws -> ContentChange {
         var change = ContentChange()
@@ -281,6 +284,7 @@ struct SetContentCommand: ParsableCommand {
             }
         }
         if let guarded { change.guarded = guarded }
+        if let lang { change.language = lang }
         if let problem = change.problem() { throw ValidationError("\(problem)") }
         return change
     }

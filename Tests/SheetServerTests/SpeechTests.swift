@@ -53,6 +53,27 @@ import Testing
     }
 }
 
+extension SpeechTests {
+    /// Korean content (`lang: ko`) is spoken in Korean: the server is asked for a Korean voice.
+    @Test func koreanContentIsSpokenWithAKoreanVoice() throws {
+        let server = try SpeechServer()
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--initial", "hidden"], socketPath: socket)
+        try daemon.client().setContent(ContentChange(SheetContent(title: "설정", items: [
+            SheetItem(id: "wifi", label: "와이파이", accessory: .toggle(isOn: true)),
+        ], language: "ko")))
+        let renderer = try Renderer(["--backend", "png", "--output", folder.path, "--socket", socket, "--speech", "on"],
+                                    folder: folder, environment: server.environment)
+        try daemon.client().present()
+        let said = try server.next()
+        #expect(said == "begin ko 설정, sheet, half open", "\(said)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+}
+
 /// A speech-dispatcher session in a folder of its own, as libspeechd starts one for a user who
 /// has none running (autospawn): the user's configuration (`$XDG_CONFIG_HOME`) with one output
 /// module, sd_generic running a recording script; its socket in `$XDG_RUNTIME_DIR`; libao's null
@@ -104,6 +125,8 @@ final class SpeechServer {
             AddVoice "en" "MALE1" "en"
             AddVoice "ko" "MALE1" "ko"
             DefaultVoice "en"
+            GenericLanguage "en" "en" "utf-8"
+            GenericLanguage "ko" "ko" "utf-8"
             """.write(to: configuration.appendingPathComponent("modules/recorder.conf"), atomically: true, encoding: .utf8)
         environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
                        "XDG_RUNTIME_DIR": runtime.path]

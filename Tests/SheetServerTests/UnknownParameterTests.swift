@@ -12,7 +12,7 @@ import Testing
     /// The methods and their parameters, read from the descriptions the daemon serves.
     @Test func theParametersAreReadFromTheDescriptions() {
         let sheet = VarlinkMethods.parameters(in: SheetInterface.description)
-        #expect(sheet["SetContent"] == ["title", "items", "guarded"])
+        #expect(sheet["SetContent"] == ["title", "items", "guarded", "lang"])
         #expect(sheet["GetState"] == [])
         #expect(sheet["Monitor"] == ["maxRate"])
         let input = VarlinkMethods.parameters(in: InputInterface.description)

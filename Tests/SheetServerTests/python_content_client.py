@@ -12,7 +12,7 @@ items = [{"id": "wifi", "label": "Wi-Fi"}, {"id": "bt", "label": "Bluetooth"}, {
 with varlink.Client(address=address) as client, client.open("io.sheetd.Sheet") as sheet:
     sheet.SetContent(title="Settings", items=items, guarded=False)
     content = sheet.GetContent()["content"]
-    assert content == {"title": "Settings", "items": items, "guarded": False}, content
+    assert content == {"title": "Settings", "items": items, "guarded": False, "lang": ""}, content
     print("SetContent/GetContent ok")
 
     # Bad content is refused, naming the field and the index, and changes nothing.

@@ -87,11 +87,15 @@ public struct SheetContent: Hashable, Sendable {
     public var items: [SheetItem]
     /// Unsaved changes: the user cannot dismiss the sheet, a control `Dismiss` needs `force`.
     public var guarded: Bool
+    /// The language its text is in, a BCP 47 tag (`ko`, `pt-BR`); empty: not said (the
+    /// system's). It chooses the voice the sheet is spoken in.
+    public var language: String
 
-    public init(title: String = "", items: [SheetItem] = [], guarded: Bool = false) {
+    public init(title: String = "", items: [SheetItem] = [], guarded: Bool = false, language: String = "") {
         self.title = title
         self.items = items
         self.guarded = guarded
+        self.language = language
     }
 
     public static let empty = SheetContent()
@@ -126,6 +130,21 @@ public struct SheetContent: Hashable, Sendable {
         /// Bytes of UTF-8 in a `value` accessory's text, and in a section's name.
         public static let valueBytes = 64
         public static let sectionBytes = 128
+        /// A language tag: 35 bytes, the longest tag RFC 5646 asks every implementation to take.
+        public static let languageBytes = 35
+    }
+
+    /// Whether `tag` has the shape of a BCP 47 language tag: subtags of 1 to 8 ASCII letters
+    /// and digits joined by `-`, the first 2 to 8 letters, at most `Limits.languageBytes`.
+    public static func isLanguageTag(_ tag: String) -> Bool {
+        let bytes = Array(tag.utf8)
+        guard !bytes.isEmpty, bytes.count <= Limits.languageBytes else { return false }
+        let subtags = bytes.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        func letter(_ byte: UInt8) -> Bool { (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        guard let first = subtags.first, (2...8).contains(first.count), first.allSatisfy(letter) else { return false }
+        return subtags.allSatisfy { subtag in
+            (1...8).contains(subtag.count) && subtag.allSatisfy { letter($0) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) }
+        }
     }
 
     /// The first thing wrong with this content, or nil when every limit holds.
@@ -136,6 +155,10 @@ public struct SheetContent: Hashable, Sendable {
         }
         if items.count > Limits.items {
             return ContentProblem(field: "items", index: nil, reason: "more than \(Limits.items) items")
+        }
+        if !language.isEmpty, !Self.isLanguageTag(language) {
+            return ContentProblem(field: "lang", index: nil,
+                                  reason: "not a language tag (such as ko or pt-BR: letters and digits in subtags joined by -, at most \(Limits.languageBytes) bytes)")
         }
         var seen: [String: Int] = [:]
         seen.reserveCapacity(items.count)
@@ -180,26 +203,29 @@ public struct ContentChange: Sendable, Equatable {
     public var title: String?
     public var items: [SheetItem]?
     public var guarded: Bool?
+    public var language: String?
 
-    public init(title: String? = nil, items: [SheetItem]? = nil, guarded: Bool? = nil) {
+    public init(title: String? = nil, items: [SheetItem]? = nil, guarded: Bool? = nil, language: String? = nil) {
         self.title = title
         self.items = items
         self.guarded = guarded
+        self.language = language
     }
 
     /// Every field given.
     public init(_ content: SheetContent) {
-        self.init(title: content.title, items: content.items, guarded: content.guarded)
+        self.init(title: content.title, items: content.items, guarded: content.guarded, language: content.language)
     }
 
     /// The first limit a given field breaks (each field's limits stand alone, so the change
     /// applied to any valid content is valid).
     public func problem() -> ContentProblem? {
-        SheetContent(title: title ?? "", items: items ?? []).problem()
+        SheetContent(title: title ?? "", items: items ?? [], language: language ?? "").problem()
     }
 
     public func applied(to content: SheetContent) -> SheetContent {
-        SheetContent(title: title ?? content.title, items: items ?? content.items, guarded: guarded ?? content.guarded)
+        SheetContent(title: title ?? content.title, items: items ?? content.items, guarded: guarded ?? content.guarded,
+                     language: language ?? content.language)
     }
 }
 

@@ -113,9 +113,9 @@ class Client:
         return content, revision
 
     def set_content(self, title: Optional[str] = None, items: Optional[Iterable[Item]] = None,
-                    guarded: Optional[bool] = None) -> None:
+                    guarded: Optional[bool] = None, lang: Optional[str] = None) -> None:
         """Replaces what is given; what is left out stays. New items reset the order."""
-        self.call("SetContent", title=title, items=None if items is None else [item.to_json() for item in items], guarded=guarded)
+        self.call("SetContent", title=title, items=None if items is None else [item.to_json() for item in items], guarded=guarded, lang=lang)
 
     def present(self, detent: Optional[str] = None) -> None:
         self.call("Present", detent=detent)

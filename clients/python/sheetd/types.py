@@ -228,11 +228,12 @@ class Content:
     title: str
     items: Tuple[Item, ...]
     guarded: bool
+    lang: str = ""
 
     @classmethod
     def from_json(cls, value: dict, where: str = "content") -> "Content":
         return cls(_field(value, "title", where, _string), _field(value, "items", where, _list(_reader(Item))),
-                   _field(value, "guarded", where, _bool))
+                   _field(value, "guarded", where, _bool), _field(value, "lang", where, _string))
 
 
 @dataclass(frozen=True)
