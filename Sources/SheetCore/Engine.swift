@@ -101,8 +101,10 @@ public struct Engine: Sendable {
     public internal(set) var list: ListMachine
     /// What the sheet holds (a title, items, the guard).
     public internal(set) var content = SheetContent.empty
-    /// How renderers draw it: the configuration's until `setAppearance`.
-    public private(set) var appearance: Appearance
+    /// How renderers draw it: the configuration's, which `setAppearance` changes (one value,
+    /// as the presentation's is).
+    @inlinable
+    public var appearance: Appearance { configuration.appearance }
     private var appearanceRevision: UInt32 = 0
     private var presentationRevision: UInt32 = 0
 
@@ -177,7 +179,6 @@ public struct Engine: Sendable {
     /// or unknown). `initialDetent` stays what `Present()` without a detent shows.
     public init(configuration: EngineConfiguration, startingAt detent: DetentName? = nil) {
         self.configuration = configuration
-        appearance = configuration.appearance
         keyMap = configuration.focus.keyMap
         scans = configuration.focus.switchScanMicroseconds != nil
         exploresByTouch = configuration.sheet.presentation.touchExploration
@@ -292,7 +293,7 @@ public struct Engine: Sendable {
     public mutating func setAppearance(_ appearance: Appearance, at time: Timestamp, into out: inout [EngineOutput]) {
         advance(to: time, into: &out)
         guard appearance != self.appearance else { return }
-        self.appearance = appearance
+        configuration.appearance = appearance
         appearanceRevision &+= 1
         publish(at: time, into: &out)
     }
@@ -465,7 +466,7 @@ public struct Engine: Sendable {
         // The modifiers held stay where the new map is the same; the focus, once the content is back.
         if configuration.focus.keyMap == keyMap { self.keyMap = keyMap }
         // The appearance as it was set at run time, and its count, go on.
-        self.appearance = appearance
+        self.configuration.appearance = appearance
         self.appearanceRevision = appearanceRevision
         self.presentationRevision = presentationRevision
         if !content.isEmpty {
