@@ -10,7 +10,8 @@ extension Engine {
         let time = frame.time
         for contact in frame.contacts {
             let slot = contact.slot
-            guard slot >= 0, slot < explorationSlot else { continue }
+            // The explorer keeps its fingers in a 32-bit set; the last slot is its own finger's.
+            guard slot >= 0, slot < min(32, explorationSlot) else { continue }
             let point = contact.positionInPixels
             let explored = explorer.held & (1 << UInt32(slot)) != 0
             switch contact.phase {
