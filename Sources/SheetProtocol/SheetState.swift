@@ -71,6 +71,8 @@ public struct SheetState: Sendable, Equatable {
     /// Nothing moves and nothing will until a new touch or a call: at rest, with no input
     /// under way.
     public var isIdle: Bool { isAtRest && !inputActive }
+    /// At rest on the floor (hidden, or the bar): nothing of the sheet is open.
+    public var isClosed: Bool { state == .resting && (detent?.isFloor ?? false) }
 
     public init(state: SheetMachine.StateKind, detent: DetentName?, target: DetentName?, topInPixels: Double,
                 progress: Double, dim: Double, velocityInPixelsPerSecond: Double,

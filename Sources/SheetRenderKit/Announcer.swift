@@ -16,8 +16,9 @@ import SheetProtocol
 public struct Announcer: Sendable {
     private var wasOpen = false
     private var focus: FocusedElement?
-    /// The focused item's value as last said.
+    /// The focused item's value as last said, and the content it was read from.
     private var focusValue: String?
+    private var heard: SheetContent?
 
     public init() {}
 
@@ -25,16 +26,18 @@ public struct Announcer: Sendable {
     public mutating func utterances(for state: SheetState, content: SheetContent?) -> [String] {
         var said: [String] = []
         // A sheet without a title is named by what it is alone.
-        let name = content.map(\.title).flatMap { $0.isEmpty ? nil : "\($0), sheet" } ?? "Sheet"
-        let closed = state.state == .resting && (state.detent?.isFloor ?? false)
+        func name() -> String { content.map(\.title).flatMap { $0.isEmpty ? nil : "\($0), sheet" } ?? "Sheet" }
+        let closed = state.isClosed
         let open = !closed && state.state != .dragging
         if open && !wasOpen {
-            said.append("\(name), \(Self.place(of: state))")
+            said.append("\(name()), \(Self.place(of: state))")
         } else if closed && wasOpen {
-            said.append("\(name), closed")
+            said.append("\(name()), closed")
         }
         if closed || open { wasOpen = open }
         let element = closed ? nil : state.focus
+        // The item is described again only when the focus or the content changed (equal
+        // content shares its arrays, so the test is quick): a drag's states cost nothing here.
         if element != focus {
             focus = element
             focusValue = nil
@@ -42,10 +45,12 @@ public struct Announcer: Sendable {
                 said.append(words.full)
                 focusValue = words.value
             }
-        } else if let element, case .item = element, let words = Self.describe(element, in: content), words.value != focusValue {
+        } else if let element, case .item = element, content != heard,
+                  let words = Self.describe(element, in: content), words.value != focusValue {
             focusValue = words.value
             if let value = words.value { said.append(value) }
         }
+        heard = content
         return said
     }
 

@@ -64,8 +64,3 @@ extension WaylandBackend {
             : ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue
     }
 }
-
-extension SheetState {
-    /// At rest on the floor (hidden, or the bar): nothing of the sheet is open.
-    var isClosed: Bool { state == .resting && (detent?.isFloor ?? false) }
-}
