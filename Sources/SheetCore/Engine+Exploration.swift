@@ -69,13 +69,11 @@ extension Engine {
         }
     }
 
-    /// Turns exploration on or off (`SetPresentation`); a gesture in progress ends (the fingers
-    /// down are cancelled).
-    mutating func setTouchExploration(_ on: Bool, at time: Timestamp, into out: inout [EngineOutput]) {
-        guard on != exploresByTouch else { return }
+    /// Before exploration turns on or off (`SetPresentation`): a gesture in progress ends, its
+    /// fingers cancelled the way they were taken.
+    mutating func endTouchesForExploration(at time: Timestamp, into out: inout [EngineOutput]) {
         cancelAllTouches(at: time, into: &out)
         explorer.reset()
         explorationDeadline = nil
-        exploresByTouch = on
     }
 }

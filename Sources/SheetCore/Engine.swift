@@ -122,8 +122,10 @@ public struct Engine: Sendable {
     public private(set) var focusDeadline: Timestamp?
     /// Switch scanning is configured.
     let scans: Bool
-    /// Explore by touch is on: one finger explores, two act as one (`TouchExplorer`).
-    public internal(set) var exploresByTouch: Bool
+    /// Explore by touch is on: one finger explores, two act as one (`TouchExplorer`). The
+    /// presentation's, read in place.
+    @inlinable
+    public var exploresByTouch: Bool { configuration.sheet.presentation.touchExploration }
     var explorer: TouchExplorer
     /// The explorer's deadline, kept as it changes.
     public internal(set) var explorationDeadline: Timestamp? { didSet { updateFocusDeadline() } }
@@ -181,7 +183,6 @@ public struct Engine: Sendable {
         self.configuration = configuration
         keyMap = configuration.focus.keyMap
         scans = configuration.focus.switchScanMicroseconds != nil
-        exploresByTouch = configuration.sheet.presentation.touchExploration
         let scale = configuration.screen.scale
         pointsPerPixel = 1 / scale
         arena = GestureArena(configuration: configuration.gestures, scale: scale)
@@ -413,8 +414,8 @@ public struct Engine: Sendable {
         case .setPresentation(let presentation):
             if presentation.problem() != nil { return .invalid }
             let shaped = presentation.shapesDetentsUnlike(configuration.sheet.presentation)
+            if presentation.touchExploration != exploresByTouch { endTouchesForExploration(at: time, into: &out) }
             configuration.sheet.presentation = presentation
-            setTouchExploration(presentation.touchExploration, at: time, into: &out)
             if shaped {
                 // A bar comes or goes, or changes height: new detents, as a reload makes them.
                 reconfigure(configuration, at: time, into: &out)
