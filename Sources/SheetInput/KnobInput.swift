@@ -42,6 +42,14 @@ final class KnobInput {
 
     var isEmpty: Bool { knobs.isEmpty }
 
+    /// Closes every knob (the seat's devices are opened again); their nodes.
+    func closeAll() -> [String] {
+        let nodes = knobs.values.map(\.node)
+        for knob in knobs.values { close(knob) }
+        knobs.removeAll()
+        return nodes
+    }
+
     /// Opens the knob at `node` on the monotonic clock; false, said in the log, when it cannot.
     func open(node: String) -> Bool {
         let descriptor = Glibc.open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)

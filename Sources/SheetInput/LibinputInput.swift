@@ -274,6 +274,27 @@ public final class LibinputInput {
         return devicesRevision != revision
     }
 
+    /// Judges the seat's key devices again by `reading` (a reload changed the key map or
+    /// `keys:`): when it differs, every device is closed and opened again (`libinput_suspend`,
+    /// `libinput_resume`), so that a keyboard no longer let in is closed and one newly let in
+    /// is read. Touches down are cancelled into `frames` and held keys let go, as at an unplug.
+    /// True when it did.
+    @discardableResult
+    public func judgeKeysAgain(by reading: KeyReading, screen: ScreenSize, into frames: inout TouchFrameBatch) -> Bool {
+        guard reading != keyReading else { return false }
+        keyReading = reading
+        libinput_suspend(context)
+        dispatch(screen: screen, into: &frames)
+        for node in knobs.closeAll() {
+            devices.removeAll { $0.node == node }
+            keyDeviceLost = true
+        }
+        keyDevices.removeAll()
+        if libinput_resume(context) != 0 { logger.error("libinput_resume failed: input devices are not read again") }
+        dispatch(screen: screen, into: &frames)
+        return true
+    }
+
     /// Moves the keys read since the last call into `keys` (emptied first), in order; true
     /// when a key device went away meanwhile (the engine lets its held keys go).
     public func takeKeys(into keys: inout [KeyEvent]) -> Bool {

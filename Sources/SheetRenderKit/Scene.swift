@@ -112,13 +112,22 @@ public struct Look: Sendable, Equatable {
         var closeFill: RGB { on(0.08 / 0.8) }
 
         /// The theme's text on another card: black or white, whichever reads better on it, at
-        /// the theme's opacity when that still reads at WCAG AA, else whole; the second line as
-        /// dark or light as it must be to read too.
-        func with(card colour: RGB) -> Palette {
+        /// the theme's opacity when that still reads at `minimum` (WCAG AA's 4.5:1, or 7:1 in
+        /// high contrast, 1.4.6), else whole; the second line as dark or light as it must be to
+        /// read too. A card on which neither black nor white reaches `minimum` (a mid grey in
+        /// high contrast) is lightened or darkened, its hue kept, until the text does.
+        func with(card colour: RGB, minimum: Double = 4.5) -> Palette {
             let foreground = RGB.black.contrast(with: colour) >= RGB.white.contrast(with: colour) ? RGB.black : RGB.white
-            var palette = Palette(card: colour, foreground: foreground, foregroundAlpha: foregroundAlpha)
-            if palette.text.contrast(with: colour) < 4.5 { palette.foregroundAlpha = 1 }
-            while palette.secondaryFraction < 1, palette.secondaryText.contrast(with: colour) < 4.5 {
+            var card = colour
+            var away = 0.0
+            while foreground.contrast(with: card) < minimum, away < 1 {
+                away = min(away + 0.05, 1)
+                card = (foreground == .black ? RGB.white : .black).over(colour, alpha: away)
+            }
+            var palette = Palette(card: card, foreground: foreground, foregroundAlpha: foregroundAlpha,
+                                  secondaryFraction: secondaryFraction)
+            if palette.text.contrast(with: card) < minimum { palette.foregroundAlpha = 1 }
+            while palette.secondaryFraction < 1, palette.secondaryText.contrast(with: card) < minimum {
                 palette.secondaryFraction = min(palette.secondaryFraction + 0.05, 1)
             }
             return palette
@@ -134,7 +143,7 @@ public struct Look: Sendable, Equatable {
         let dark = appearance.theme == .dark || (appearance.theme == .auto && prefersDark)
         var palette = appearance.theme == .highContrast ? Palette.highContrast
             : appearance.theme == .highContrastDark ? Palette.highContrastDark : dark ? Palette.dark : Palette.light
-        if let card = appearance.card { palette = palette.with(card: card) }
+        if let card = appearance.card { palette = palette.with(card: card, minimum: highContrast ? 7 : 4.5) }
         look.card = palette.card
         look.title = palette.text
         look.label = palette.text

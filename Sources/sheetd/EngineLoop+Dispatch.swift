@@ -100,6 +100,14 @@ extension LoopState {
         if commands.reload(settings, on: &engine, at: now, choices: &persistence.chosen, into: &outputs) {
             rebuiltEngine()
         }
+        // A changed key map or `keys:` decides again which key devices are read.
+        let reading = KeyReading(keyMap: engine.configuration.focus.keyMap, optedIn: commands.settings.keyDevices)
+        if input.judgeKeysAgain(by: reading, screen: engine.configuration.screen, into: &frames) {
+            logger.notice("reload: the key map or keys: changed; the seat's devices are opened again")
+            applyFrames()
+            applyKeys()
+            refreshDevices()
+        }
         publisher.settingsMayHaveChanged()
         publish()
     }

@@ -119,6 +119,13 @@ final class LoopInput: @unchecked Sendable {
         return input.dispatch(screen: screen, into: &frames)
     }
 
+    /// Judges libinput's key devices again by `reading` (a reload); true when they were
+    /// opened again, touches down cancelled into `frames`.
+    func judgeKeysAgain(by reading: KeyReading, screen: ScreenSize, into frames: inout TouchFrameBatch) -> Bool {
+        guard case .live(let input) = source else { return false }
+        return input.judgeKeysAgain(by: reading, screen: screen, into: &frames)
+    }
+
     /// An input call: a device opened or closed, a frame checked and decoded into `frames`.
     func perform(_ call: LoopInbox.InputCall, into frames: inout TouchFrameBatch) -> InputResult {
         let result: InputResult

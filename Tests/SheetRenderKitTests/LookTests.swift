@@ -89,6 +89,25 @@ import Testing
         }
     }
 
+    /// A card colour a person picks under high contrast: every text still at 7:1, separators and
+    /// the grabber at 3:1, the ring at 4.5:1. A card on which text can reach 7:1 is kept; a mid
+    /// grey or orange, on which neither black nor white can, is lightened or darkened until it does.
+    @Test(arguments: [0x1A237E, 0xFFEB3B, 0x808080, 0x777777, 0x000000, 0xFFFFFF, 0xE66100, 0x3584E4] as [UInt32])
+    func aCardColourUnderHighContrastStillReadsAtAAA(_ hex: UInt32) {
+        for theme in [Theme.highContrast, .highContrastDark] {
+            let look = Look(Appearance(theme: theme, card: RGB(hex: hex)))
+            let readable = max(RGB.black.contrast(with: RGB(hex: hex)), RGB.white.contrast(with: RGB(hex: hex))) >= 7
+            #expect((look.card == RGB(hex: hex)) == readable, "\(theme.name): \(RGB(hex: hex)) became \(look.card)")
+            for (part, colour) in [("label", look.label), ("second line", look.secondaryLabel), ("close mark", look.closeMark)] {
+                #expect(colour.contrast(with: look.card) >= 7, "\(theme.name) on \(look.card): \(part) \(colour)")
+            }
+            for (part, colour) in [("separator", look.separator), ("grabber", look.grabber)] {
+                #expect(colour.contrast(with: look.card) >= 3, "\(theme.name) on \(look.card): \(part) \(colour)")
+            }
+            #expect(look.focusRing.contrast(with: look.card) >= 4.5, "\(theme.name) on \(look.card): the ring \(look.focusRing)")
+        }
+    }
+
     /// A ring on a row of a list still below the screen (the card coming up as a key opens the
     /// sheet) draws nothing, and traps on no range.
     @Test func aRingOnAListBelowTheScreenDrawsNothing() {

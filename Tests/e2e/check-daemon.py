@@ -173,6 +173,10 @@ check(len(opted) == 1 and opted[0]["used"] and "SHEETD_KEYS=1" in opted[0]["reas
       f"ListDevices: the opted-in keyboard is read, and says why ({opted})")
 check(len(typing) == 1 and not typing[0]["used"] and "not read" in typing[0]["reason"],
       f"ListDevices: the keyboard nobody named is not read, and says why ({typing})")
+reloaded = [json.loads(line) for line in text("devices-reloaded.json").splitlines() if line.strip()]
+typing = [d for d in reloaded if d.get("name") == "sheetd e2e typing keyboard"]
+check(len(typing) == 1 and typing[0]["used"] and "keys: in the configuration" in typing[0]["reason"],
+      f"reload: keys: naming the typing keyboard opens it, and ListDevices says why ({typing})")
 
 knob_state = text("knob.state.json")
 check('"focusVisible":true,"focus":"dark"' in knob_state,
