@@ -11,12 +11,30 @@ import Yams
 /// ignored, as its man page asks. Entries of the events list without `evdev` (`libinput:`,
 /// `hid:`) are skipped.
 ///
-/// The first touch device (touchscreen or touchpad) is the one replayed; the others are
-/// reported in `ignoredDevices`.
+/// The first touch device (touchscreen or touchpad) is the one read, or with `.keys` the first
+/// device of keys (a keyboard, buttons, a knob); the others are reported in `ignoredDevices`.
+/// A recording that holds both is read by two readers at once (`MergedRecording`).
 public final class LibinputRecordReader: KernelEventSource {
+    /// Which device a reader reads.
+    public enum Wanted: Sendable {
+        case touch
+        case keys
+
+        func matches(_ kind: DeviceKind) -> Bool { self == .touch ? kind.isTouch : kind == .keys }
+    }
+
+    /// The recording holds no device of the kind wanted (with events).
+    public struct NoDevice: Error {
+        public let error: RecordingError
+    }
+
     public let path: String
+    public let wanted: Wanted
     public private(set) var device: DeviceDescription
     public private(set) var ignoredDevices: [DeviceDescription] = []
+    /// Where each of `ignoredDevices` stands in the file's list, and where `device` does.
+    public private(set) var ignoredIndices: [Int] = []
+    public private(set) var deviceIndex = -1
     public private(set) var warnings: [RecordingWarning] = []
     public var bytesRead: Int { reader.bytesRead }
     public private(set) var lineNumber = 0
@@ -57,20 +75,22 @@ public final class LibinputRecordReader: KernelEventSource {
     private var devicesSeen = 0
     private var chosen = false
 
-    init(reader: LineReader) throws {
+    init(reader: LineReader, wanting wanted: Wanted = .touch) throws {
         self.reader = reader
         self.path = reader.path
+        self.wanted = wanted
         device = DeviceDescription(name: "")
         try readHeader()
-        // Read devices until the first touch device's events begin.
+        // Read devices until the first wanted device's events begin.
         while !chosen {
             guard case .end = try step() else { continue }
             if !chosen {
                 if devicesSeen == 0 {
                     throw RecordingError(file: path, line: max(1, reader.lineNumber), reason: "the recording has no devices")
                 }
-                throw RecordingError(file: path, line: max(1, reader.lineNumber),
-                                     reason: "no touchscreen or touchpad among the \(devicesSeen) recorded device(s)")
+                let what = wanted == .touch ? "touchscreen or touchpad" : "keyboard, buttons or knob"
+                throw NoDevice(error: RecordingError(file: path, line: max(1, reader.lineNumber),
+                                                     reason: "no \(what) among the \(devicesSeen) recorded device(s)"))
             }
         }
     }
@@ -269,12 +289,14 @@ public final class LibinputRecordReader: KernelEventSource {
             throw RecordingError(file: path, line: deviceFirstLine, reason: "more than \(Self.maximumDevices) devices: not a recording")
         }
         let description = try describeDevice(text)
-        if !chosen, description.kind.isTouch, hasEvents {
+        if !chosen, wanted.matches(description.kind), hasEvents {
             chosen = true
             device = description
+            deviceIndex = devicesSeen - 1
             phase = .events
         } else {
             ignoredDevices.append(description)
+            ignoredIndices.append(devicesSeen - 1)
             phase = .skipping
         }
     }

@@ -17,6 +17,16 @@ public protocol KernelEventSource: AnyObject {
     var bytesRead: Int { get }
     /// The line of the last event returned.
     var lineNumber: Int { get }
+    /// The devices whose events `next()` returns: `device`, and a second one when the
+    /// recording holds a touch device and keys together (`MergedRecording`).
+    var devices: [DeviceDescription] { get }
+    /// Which of `devices` sent the last event returned.
+    var lastDevice: Int { get }
+}
+
+extension KernelEventSource {
+    public var devices: [DeviceDescription] { [device] }
+    public var lastDevice: Int { 0 }
 }
 
 /// Opens recordings, telling the format from the content.
@@ -24,12 +34,14 @@ public enum Recording {
     /// Opens `path`, a `libinput record` YAML file or an evemu recording. An evemu `.events`
     /// file without a description takes it from `descriptionPath`, or else from a `.desc` file
     /// beside it whose name is a prefix of its own (`pad.desc` for `pad.two-finger.events`).
+    /// A `libinput record` file gives its first touch device and its first device of keys,
+    /// both read when it holds both (`MergedRecording`), or the one it holds.
     public static func open(_ path: String, descriptionPath: String? = nil) throws -> KernelEventSource {
         let reader = try LineReader(path: path)
         let format = try sniff(reader)
         switch format {
         case .libinputRecord:
-            return try LibinputRecordReader(reader: LineReader(path: path))
+            return try openLibinputRecord { try LineReader(path: path) }
         case .evemu:
             var description: DeviceDescription?
             if let descriptionPath {
@@ -45,7 +57,7 @@ public enum Recording {
     public static func open(bytes: [UInt8], name: String) throws -> KernelEventSource {
         let format = try sniff(LineReader(bytes: bytes, name: name))
         switch format {
-        case .libinputRecord: return try LibinputRecordReader(reader: LineReader(bytes: bytes, name: name))
+        case .libinputRecord: return try openLibinputRecord { LineReader(bytes: bytes, name: name) }
         case .evemu: return try EvemuReader(reader: LineReader(bytes: bytes, name: name), description: nil,
                                             findDescription: false)
         }
@@ -61,6 +73,27 @@ public enum Recording {
             ?? "neither INPUT_PROP_DIRECT, INPUT_PROP_POINTER, BTN_TOUCH nor multitouch axes make it one"
         let wanted = keys ? "a touchscreen, touchpad, keyboard or knob" : "a touchscreen or touchpad"
         throw RecordingError(file: source.path, line: nil, reason: "\"\(device.name)\" is not \(wanted): \(why)")
+    }
+
+    /// A `libinput record` file's touch device and its keys, each read by a reader of its own
+    /// (the file is read twice, both streaming); the keys alone when it has no touch device.
+    static func openLibinputRecord(_ lines: () throws -> LineReader) throws -> KernelEventSource {
+        let touch: LibinputRecordReader
+        do {
+            touch = try LibinputRecordReader(reader: lines(), wanting: .touch)
+        } catch let missing as LibinputRecordReader.NoDevice {
+            do {
+                return try LibinputRecordReader(reader: lines(), wanting: .keys)
+            } catch is LibinputRecordReader.NoDevice {
+                throw missing.error
+            }
+        }
+        guard (touch.declaredDeviceCount ?? 2) > 1 else { return touch }
+        do {
+            return MergedRecording(touch: touch, keys: try LibinputRecordReader(reader: lines(), wanting: .keys))
+        } catch is LibinputRecordReader.NoDevice {
+            return touch
+        }
     }
 
     enum Format { case libinputRecord, evemu }

@@ -214,15 +214,32 @@ public struct SyntheticRecording: Sendable {
     /// The recording as `libinput record` YAML, with the writer's layout; `extraDevices` are
     /// listed first (a keyboard, say), each with one key press.
     public func libinputRecord(extraDevicesFirst extra: [DeviceDescription] = []) -> String {
-        var text = "# libinput record\nversion: 1\nndevices: \(extra.count + 1)\nlibinput:\n  version: \"1.22.1\"\n  git: \"unknown\"\n"
-        text += "system:\n  os: \"debian:12\"\n  kernel: \"6.1.0\"\n  dmi: \"dmi:unknown\"\ndevices:\n"
+        var text = Self.libinputRecordHeader(devices: extra.count + 1)
         for device in extra {
             text += deviceYAML(device, node: "/dev/input/event9")
             text += "  events:\n  - evdev:\n    - [  0,      0,   1,  30,       1] # EV_KEY / KEY_A 1\n"
             text += "    - [  0,      0,   0,   0,       0] # ------------ SYN_REPORT (0) ---------- +0ms\n"
         }
-        text += deviceYAML(device, node: "/dev/input/event5")
-        text += "  events:\n"
+        return text + deviceYAML(device, node: "/dev/input/event5") + eventsYAML()
+    }
+
+    /// Several devices recorded together (`libinput record --multiple`): a touchscreen and a
+    /// keyboard, say, each with its own events on one clock, in the order given.
+    public static func libinputRecord(together recordings: [SyntheticRecording]) -> String {
+        var text = libinputRecordHeader(devices: recordings.count)
+        for (index, recording) in recordings.enumerated() {
+            text += recording.deviceYAML(recording.device, node: "/dev/input/event\(5 + index)") + recording.eventsYAML()
+        }
+        return text
+    }
+
+    private static func libinputRecordHeader(devices: Int) -> String {
+        "# libinput record\nversion: 1\nndevices: \(devices)\nlibinput:\n  version: \"1.22.1\"\n  git: \"unknown\"\n"
+            + "system:\n  os: \"debian:12\"\n  kernel: \"6.1.0\"\n  dmi: \"dmi:unknown\"\ndevices:\n"
+    }
+
+    private func eventsYAML() -> String {
+        var text = "  events:\n"
         var frameOpen = false
         for event in events {
             if !frameOpen {

@@ -68,85 +68,50 @@ public enum Replay {
 
     public static func run(source: KernelEventSource, options: ReplayOptions, output: OutputBuffer,
                            observer: ((ReplayFrame) throws -> Void)? = nil) throws -> ReplayResult {
-        try Recording.requireTouch(source, orKeys: true)
+        let recording = try RecordingDecoder(source: source, screen: options.engine.screen)
         var printer = Printer(output: output, options: options, observer: observer)
         var summary = ReplaySummary()
         var warnings: [RecordingWarning] = []
 
-        try printer.device(source.device, used: true)
+        for device in source.devices { try printer.device(device, used: true) }
         var devicesReported = 0
         for device in source.ignoredDevices {
             try printer.device(device, used: false)
             devicesReported += 1
         }
 
-        var decoder = MultitouchDecoder(device: source.device, screen: options.engine.screen)
-        // Keys, buttons or a knob: their presses and steps drive the focus.
-        let keys = source.device.kind == .keys
-        var keyDecoder = KeyDecoder()
         var engine = Engine(configuration: options.engine)
         var outputs: [EngineOutput] = []
         outputs.reserveCapacity(64)
-        var frame = TouchFrame(time: .zero, source: decoder.source)
+        var frame = TouchFrame(time: .zero, source: recording.touch.source)
         frame.contacts.reserveCapacity(16)
+        // Keys, buttons or a knob: their presses and steps drive the focus.
+        var keys: [KeyEvent] = []
+        keys.reserveCapacity(16)
 
         if let content = options.content { engine.setContent(content, at: .zero, into: &outputs) }
         engine.start(at: .zero, into: &outputs)
         try printer.print(outputs, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
 
-        var origin: Timestamp?
-        var lastTime = Timestamp.zero
-        var eventsSinceReport = 0
-        var lastLine = 0
-        while let event = try source.next() {
-            let start = origin ?? event.time
-            origin = start
-            var rebased = event
-            rebased.time = Timestamp(microseconds: max(event.time.microseconds - start.microseconds, lastTime.microseconds))
-            lastTime = rebased.time
-            lastLine = source.lineNumber
-            if keys {
-                if keyDecoder.feed(rebased) {
-                    eventsSinceReport = 0
-                    engine.advance(to: rebased.time, into: &outputs)
-                    for key in keyDecoder.events { engine.key(key, into: &outputs) }
-                    keyDecoder.clear()
-                    if !outputs.isEmpty {
-                        try printer.print(outputs, summary: &summary)
-                        outputs.removeAll(keepingCapacity: true)
-                    }
-                } else {
-                    eventsSinceReport += 1
-                }
-                continue
+        while try recording.next(into: &frame, keys: &keys) {
+            for warning in recording.takeNewAxisWarnings() {
+                warnings.append(RecordingWarning(file: source.path, line: recording.lastLine, message: warning.description))
             }
-            if decoder.feed(rebased, into: &frame) {
-                eventsSinceReport = 0
-                for warning in decoder.takeNewAxisWarnings() {
-                    warnings.append(RecordingWarning(file: source.path, line: lastLine, message: warning.description))
-                }
-                if frame.isEmpty {
-                    engine.advance(to: frame.time, into: &outputs)
-                } else {
-                    if options.contacts && !options.summary { try printer.contacts(frame) }
-                    engine.process(frame, into: &outputs)
-                    frame.removeAll()
-                }
-                if !outputs.isEmpty {
-                    try printer.print(outputs, summary: &summary)
-                    outputs.removeAll(keepingCapacity: true)
-                }
+            if frame.isEmpty {
+                engine.advance(to: frame.time, into: &outputs)
+                for key in keys { engine.key(key, into: &outputs) }
             } else {
-                eventsSinceReport += 1
+                if options.contacts && !options.summary { try printer.contacts(frame) }
+                engine.process(frame, into: &outputs)
+            }
+            if !outputs.isEmpty {
+                try printer.print(outputs, summary: &summary)
+                outputs.removeAll(keepingCapacity: true)
             }
         }
-        warnings.append(contentsOf: source.warnings)
-        if eventsSinceReport > 0 {
-            warnings.append(RecordingWarning(
-                file: source.path, line: lastLine,
-                message: "the recording ends in the middle of a frame (no SYN_REPORT after its last \(eventsSinceReport) event(s)); they were not replayed"))
-        }
+        let lastTime = recording.lastTime
+        warnings.append(contentsOf: recording.warnings(ended: true))
         if engine.activeTouchCount > 0 {
             warnings.append(RecordingWarning(
                 file: source.path, line: nil,
@@ -173,10 +138,10 @@ public enum Replay {
         }
         for device in source.ignoredDevices {
             warnings.append(RecordingWarning(file: source.path, line: nil,
-                                             message: "device \"\(device.name)\" (\(device.kind.rawValue)) is not replayed: only the first touch device is"))
+                                             message: "device \"\(device.name)\" (\(device.kind.rawValue)) is not replayed: only the first touch device and the first device of keys are"))
         }
 
-        summary.frames = keys ? keyDecoder.framesSeen : decoder.framesSeen
+        summary.frames = recording.framesSeen
         summary.bytesRead = source.bytesRead
         summary.durationMicroseconds = lastTime.microseconds
         summary.finalSheet = printer.lastSheet

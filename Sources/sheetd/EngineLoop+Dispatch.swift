@@ -58,13 +58,19 @@ extension LoopState {
         for index in keys.indices {
             var stamped = keys[index]
             stamped.time = clock.stamp(monotonic: stamped.time)
-            let before = outputs.count
-            engine.key(stamped, into: &outputs)
-            for output in outputs[before...] {
-                if case .content = output {
-                    publish()
-                    break
-                }
+            key(stamped)
+        }
+    }
+
+    /// One key to the engine; a content event it gives (a toggle, a move) is published at once,
+    /// before the next key reads the content.
+    mutating func key(_ key: KeyEvent) {
+        let before = outputs.count
+        engine.key(key, into: &outputs)
+        for output in outputs[before...] {
+            if case .content = output {
+                publish()
+                break
             }
         }
     }

@@ -15,7 +15,7 @@ extension LoopState {
         if clock.replaying {
             let now = clock.now()
             if let player = input.recording {
-                while let frame = player.take(dueBy: now, screen: engine.configuration.screen) { apply(frame, of: player) }
+                while player.take(dueBy: now, screen: engine.configuration.screen, into: &recorded, keys: &keys) { applyRecorded(of: player) }
             }
             advanceToDeadline(ifDueBy: now)
             endReplayIfDone()
@@ -39,8 +39,8 @@ extension LoopState {
     mutating func replayBatch() {
         guard let player = input.recording else { return }
         for _ in 0..<512 {
-            if let frame = player.take(screen: engine.configuration.screen) {
-                apply(frame, of: player)
+            if player.take(dueBy: nil, screen: engine.configuration.screen, into: &recorded, keys: &keys) {
+                applyRecorded(of: player)
             } else if let deadline = engineMotionDeadline {
                 // Past the recording's end only motion is played out: the focus's deadlines (a
                 // switch scan) go on at the real pace once the replay is done.
@@ -54,14 +54,16 @@ extension LoopState {
         endReplayIfDone()
     }
 
-    /// A recorded frame (an empty one only moves the clock); right after the last, the
+    /// The recorded report taken into `recorded` and `keys`: a touch frame, or keys at its
+    /// time (an empty frame without keys only moves the clock); right after the last, the
     /// fingers still down are cancelled at its time.
-    mutating func apply(_ frame: TouchFrame, of player: RecordingPlayer) {
-        clock.saw(frame.time)
-        if frame.isEmpty {
-            engine.advance(to: frame.time, into: &outputs)
+    mutating func applyRecorded(of player: RecordingPlayer) {
+        clock.saw(recorded.time)
+        if recorded.isEmpty {
+            engine.advance(to: recorded.time, into: &outputs)
+            for index in keys.indices { key(keys[index]) }
         } else {
-            process(frame)
+            process(recorded)
         }
         finishIfEnded(player)
     }

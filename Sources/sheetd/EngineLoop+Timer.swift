@@ -35,8 +35,8 @@ extension LoopState {
 
     mutating func armTimer() {
         var recordedDue: Timestamp?
-        if clock.replaying, let player = input.recording, let frame = player.next {
-            recordedDue = clock.monotonic(atEngine: frame.time)
+        if clock.replaying, let player = input.recording, let time = player.nextTime {
+            recordedDue = clock.monotonic(atEngine: time)
         }
         pacedDue = server?.pacedDue().map(Timestamp.init(microseconds:))
         let wake = timer.plan(engineDue: engineDeadline.map(clock.monotonic(atEngine:)), recordedDue: recordedDue,

@@ -98,6 +98,8 @@ struct LoopState {
     var engine: Engine
     var outputs: [EngineOutput] = []
     var frames = TouchFrameBatch()
+    /// A recorded report taken from the recording played as input (its keys go in `keys`).
+    var recorded = TouchFrame(time: .zero)
     /// The keys a turn read (never logged), taken from the input like `frames`.
     var keys: [KeyEvent] = []
     var clock = EngineClock()
@@ -142,6 +144,7 @@ struct LoopState {
         inbox = LoopInbox(waking: waiter)
         publisher = Publisher(engine: engine, logger: logger)
         keys.reserveCapacity(64)
+        recorded.contacts.reserveCapacity(16)
         input = try LoopInput(try InputSpec(parsing: settings.input), screen: configuration.screen,
                               keys: KeyReading(keyMap: configuration.focus.keyMap, optedIn: settings.keyDevices), logger: logger)
         input.refreshDevices()

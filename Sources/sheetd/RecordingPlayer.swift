@@ -3,16 +3,21 @@ import SheetCore
 import SheetInput
 import SheetProtocol
 
-/// A recording played as the daemon's input (`--input replay:…`): its frames read one ahead, so
-/// that the loop knows when the next falls due, and its end told once.
+/// A recording played as the daemon's input (`--input replay:…`): its reports read one ahead,
+/// so that the loop knows when the next falls due, and its end told once. The report read
+/// ahead and the one handed out are two buffers swapped, so that playing allocates nothing.
 final class RecordingPlayer {
     let input: RecordedInput
     /// Frames per second of recorded time; nil: as fast as possible (`@max`).
     let speed: Double?
     private let logger: Logger
-    /// The next recorded frame, read ahead to know when it is due.
-    private(set) var next: TouchFrame?
-    /// The last frame has been read (or the recording could not be read on).
+    /// The next recorded report, read ahead to know when it is due: a touch frame, or keys
+    /// at its time.
+    private var ahead = TouchFrame(time: .zero)
+    private var aheadKeys: [KeyEvent] = []
+    /// When the report read ahead is due; nil once there is none.
+    private(set) var nextTime: Timestamp?
+    /// The last report has been read (or the recording could not be read on).
     private(set) var ended = false
     /// Frames with touches in them handed out so far.
     private(set) var framesRead = 0
@@ -22,36 +27,31 @@ final class RecordingPlayer {
         self.input = input
         self.speed = speed
         self.logger = logger
+        ahead.contacts.reserveCapacity(16)
+        aheadKeys.reserveCapacity(16)
     }
 
-    /// Reads the frame after the one taken; an error ends the recording there.
+    /// Reads the report after the one taken; an error ends the recording there.
     func readAhead(screen: ScreenSize) {
         do {
-            next = try input.next(screen: screen)
+            nextTime = try input.next(screen: screen, into: &ahead, keys: &aheadKeys) ? ahead.time : nil
         } catch {
             logger.error("\(error); the replay stops here")
-            next = nil
+            nextTime = nil
         }
         for warning in input.takeNewAxisWarnings() { logger.warning("\(input.path): \(warning)") }
-        if next == nil { ended = true }
+        if nextTime == nil { ended = true }
     }
 
-    /// The next frame if it is due by `now`, the one after read ahead.
-    func take(dueBy now: Timestamp, screen: ScreenSize) -> TouchFrame? {
-        guard let frame = next, frame.time <= now else { return nil }
-        return taken(frame, screen: screen)
-    }
-
-    /// The next frame whenever it is due (`@max`).
-    func take(screen: ScreenSize) -> TouchFrame? {
-        guard let frame = next else { return nil }
-        return taken(frame, screen: screen)
-    }
-
-    private func taken(_ frame: TouchFrame, screen: ScreenSize) -> TouchFrame {
+    /// The next report into `frame` and `keys` if it is due by `now` (any time when nil, for
+    /// `@max`), the one after read ahead; false when none is.
+    func take(dueBy now: Timestamp?, screen: ScreenSize, into frame: inout TouchFrame, keys: inout [KeyEvent]) -> Bool {
+        guard let time = nextTime, now.map({ time <= $0 }) ?? true else { return false }
+        swap(&frame, &ahead)
+        swap(&keys, &aheadKeys)
         if !frame.isEmpty { framesRead += 1 }
         readAhead(screen: screen)
-        return frame
+        return true
     }
 
     /// The recording's device and the frames handed out, as `GetStats` reports them.

@@ -165,4 +165,62 @@ import SheetTestSupport
         #expect(Array(focusSteps(run).prefix(5)) == ["-", "close", "wifi", "vpn", "sound"])
         #expect(events(run) == ["item-tapped sound"])
     }
+
+    /// `libinput record` files of a keyboard and of a knob replay through the same path as
+    /// their evemu twins, to the same bytes.
+    @Test func libinputRecordsOfKeysReplayAsTheirEvemuTwins() throws {
+        var keys = SyntheticRecording(keys: SyntheticRecording.keyboard)
+        for code in [KeyCode.tab, KeyCode.tab, KeyCode.down, KeyCode.enter] {
+            keys.wait(0.2)
+            keys.key(code)
+        }
+        var knob = SyntheticRecording(keys: SyntheticRecording.knob)
+        knob.wait(0.2)
+        knob.dial(2)
+        knob.wait(0.2)
+        knob.key(KeyCode.button0)
+        for recording in [keys, knob] {
+            var replayOptions = options(touches: false)
+            replayOptions.content = Self.settings
+            let evemu = try replay(recording, replayOptions)
+            let yaml = try replay(recording, yaml: true, replayOptions)
+            #expect(yaml.text == evemu.text)
+            #expect(!events(yaml).isEmpty, "\(recording.name): something was activated")
+        }
+    }
+
+    /// A recording of a touchscreen and a keyboard together (`libinput record --multiple`):
+    /// both replayed, their events in the order of their times. Tab, Tab shows the ring on
+    /// Wi-Fi, a finger on the card hides it, Down shows it again on VPN.
+    @Test(arguments: ReleaseRuleSet.allCases)
+    func aTouchscreenAndAKeyboardRecordedTogetherReplayInTheirTimesOrder(policy: ReleaseRuleSet) throws {
+        var keys = SyntheticRecording(keys: SyntheticRecording.keyboard)
+        keys.at(0.2)
+        keys.key(KeyCode.tab)
+        keys.at(0.4)
+        keys.key(KeyCode.tab)
+        keys.at(1.5)
+        keys.key(KeyCode.down)
+        var touch = SyntheticRecording()
+        touch.at(1.0)
+        touch.tap(x: 540, y: 1880)
+        let text = SyntheticRecording.libinputRecord(together: [touch, keys])
+        var replayOptions = options(policy: policy, touches: false)
+        replayOptions.content = Self.settings
+        let run = try replay(path: try temporaryFile("together.yml", text), replayOptions)
+        #expect(run.kind("device").map { $0["type"] as? String } == ["touchscreen", "keys"])
+        #expect(run.kind("device").allSatisfy { $0["used"] as? Bool == true })
+        var visible: [Bool] = []
+        for line in run.kind("sheet") {
+            let shown = line["focusVisible"] as? Bool ?? false
+            if visible.last != shown { visible.append(shown) }
+        }
+        #expect(visible == [false, true, false, true], "keys, then the finger, then a key: \(visible)")
+        #expect(run.lastSheet?["focus"] as? String == "vpn")
+        #expect(run.warnings.isEmpty, "\(run.warnings)")
+        // Listed the other way round, the same replay.
+        let swapped = try replay(path: try temporaryFile("swapped.yml", SyntheticRecording.libinputRecord(together: [keys, touch])),
+                                 replayOptions)
+        #expect(swapped.kind("sheet").map { $0["focus"] as? String } == run.kind("sheet").map { $0["focus"] as? String })
+    }
 }

@@ -142,7 +142,9 @@ final class LineReadingProcess {
         // The same frames, decoded as the replay decodes them, in screen pixels.
         let input = try RecordedInput(path: recording, screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920))
         var lines = ""
-        while let frame = try input.next(screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920)) {
+        var frame = TouchFrame(time: .zero)
+        var keys: [KeyEvent] = []
+        while try input.next(screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920), into: &frame, keys: &keys) {
             guard !frame.isEmpty else { continue }
             let contacts = frame.contacts.map { #"{"slot":\#($0.slot),"phase":"\#($0.phase.name)","x":\#($0.positionInPixels.x),"y":\#($0.positionInPixels.y)}"# }
             lines += #"{"time":\#(frame.time.microseconds),"contacts":[\#(contacts.joined(separator: ","))]}"# + "\n"

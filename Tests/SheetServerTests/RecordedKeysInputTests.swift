@@ -1,0 +1,41 @@
+import Foundation
+import SheetCore
+import SheetProtocol
+import SheetRecordings
+import SheetTestSupport
+import Testing
+
+/// `sheetd --input replay:` plays keys, and a touchscreen and a keyboard recorded together,
+/// through the decoding `sheetctl replay` uses: the daemon ends where the replay does.
+@Suite struct RecordedKeysInputTests {
+    @Test func theDaemonPlaysATouchscreenAndAKeyboardRecordedTogetherAsTheReplayDoes() throws {
+        var keys = SyntheticRecording(keys: SyntheticRecording.keyboard)
+        keys.at(0.2)
+        keys.key(KeyCode.tab)
+        keys.at(0.4)
+        keys.key(KeyCode.tab)
+        keys.at(1.5)
+        keys.key(KeyCode.down)
+        keys.at(1.8)
+        keys.key(KeyCode.enter)
+        var touch = SyntheticRecording()
+        touch.at(1.0)
+        touch.tap(x: 540, y: 1880)
+        let file = try temporaryFile("together.yml", SyntheticRecording.libinputRecord(together: [touch, keys]))
+        let content = PythonClientTests.root.appendingPathComponent("examples/settings.yaml").path
+        let config = try temporaryFile("sheetd.yaml", "content: \(content)\n")
+
+        let replayed = try replayEnd(file, ["--content", content])
+        let expected = try #require(replayed["focus"] as? String)
+        #expect(replayed["focusVisible"] as? Bool == true)
+
+        let daemon = try RunningDaemon(["--config", config, "--input", "replay:\(file)@max"])
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let state = try daemon.client().state()
+        #expect(state.focus == .item(expected), "\(daemon.log)")
+        #expect(state.focusVisible)
+        let devices = try daemon.client().devices()
+        #expect(devices.filter(\.used).map(\.kind) == [.touchscreen, .keyboard], "\(devices)")
+        #expect(daemon.stop() == 0)
+    }
+}
