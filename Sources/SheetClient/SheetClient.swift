@@ -258,6 +258,16 @@ public final class SheetClient {
 
     public func setDetent(_ detent: String) throws(ClientError) { _ = try method("SetDetent", ["detent": .string(detent)]) }
 
+    /// The focus on `element` (an item's id or `close`), then `command` as a person's key
+    /// (`Focus`): what an assistive technology's focus and click do. An element that cannot
+    /// take the focus is `io.sheetd.Sheet.CannotFocus`.
+    public func focus(_ element: String? = nil, command: FocusCommand? = nil) throws(ClientError) {
+        var parameters: [String: JSONValue] = [:]
+        if let element { parameters["element"] = .string(element) }
+        if let command { parameters["command"] = .string(command.name.description) }
+        _ = try method("Focus", parameters)
+    }
+
     /// Changes how the sheet opens, closes and shares the screen (`SetPresentation`): the
     /// fields given, the rest as they are.
     public func setPresentation(_ change: PresentationChange) throws(ClientError) {

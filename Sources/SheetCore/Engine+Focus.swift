@@ -83,6 +83,29 @@ extension Engine {
         if focus != before { publish(at: time, into: &out) }
     }
 
+    /// The focus put on `target` by a program acting for a person (an assistive technology's
+    /// focus or click, `Focus` on the wire), its ring shown and its row scrolled into view;
+    /// nil when done, else why not. Nothing moves while the sheet is not shown or a finger has
+    /// it; the close button takes the focus only where it is drawn, an item unless disabled.
+    public mutating func focus(on target: FocusTarget, at time: Timestamp, into out: inout [EngineOutput]) -> FocusRefusal? {
+        advance(to: time, into: &out)
+        guard sheet.isShown else { return .notShown }
+        guard sheet.kind != .dragging, list.state.kind != .reordering else { return .fingerDown }
+        switch target {
+        case .none: return .nothing
+        case .close: guard closeSlot != nil else { return .closeNotShown }
+        case .item(let index):
+            guard index >= 0, index < content.items.count else { return .nothing }
+            guard !content.items[index].disabled else { return .disabled }
+        }
+        let before = focus
+        focus = FocusSnapshot(target: target, visible: true)
+        reveal(at: time, into: &out)
+        restartScan(at: time)
+        if focus != before { publish(at: time, into: &out) }
+        return nil
+    }
+
     /// Explore by touch: the focus to the close button or the row under `pixels`, where one
     /// takes it (a disabled item, a header, the title or the dim leave it where it is), with
     /// its ring shown. The row is under the finger already: nothing scrolls.

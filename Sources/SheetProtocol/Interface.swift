@@ -226,6 +226,15 @@ public enum SheetInterface {
     # InvalidParameter naming the field when a value breaks its limit.
     method SetPresentation(gestures: ?[]string, edgeBand: ?float, barHeight: ?float, modal: ?bool, canOpen: ?bool, canClose: ?bool, touchExploration: ?bool) -> ()
 
+    # For a person who uses the sheet through another program (an assistive technology, a
+    # remote): puts the focus on element (an item's id, or close, as the state's focus names
+    # it), then does command as that person's key would (a key map command: next, previous,
+    # left, right, up, down, first, last, page-up, page-down, activate, back, open, move-up,
+    # move-down), with the same rules: element and activate is a tap on it, back a dismissal
+    # a guarded sheet refuses (dismiss-attempted). Either may be left out. An element that
+    # cannot take the focus is CannotFocus, with why.
+    method Focus(element: ?string, command: ?string) -> ()
+
     # The input devices the daemon has seen.
     method ListDevices() -> (devices: []Device)
 
@@ -248,6 +257,10 @@ public enum SheetInterface {
     error Guarded ()
 
     error InvalidScreen (reason: string)
+
+    # Focus on an element that cannot take it: unknown, disabled, the close button where a
+    # person may not close the sheet, or the sheet not shown.
+    error CannotFocus (element: string, reason: string)
 
     # The bytes were not a varlink call; the connection is closed after this reply.
     error InvalidMessage (reason: string)

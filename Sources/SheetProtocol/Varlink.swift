@@ -130,6 +130,7 @@ public enum VarlinkErrorName {
     public static let notAllowed = "io.sheetd.Sheet.NotAllowed"
     public static let unknownDetent = "io.sheetd.Sheet.UnknownDetent"
     public static let guarded = "io.sheetd.Sheet.Guarded"
+    public static let cannotFocus = "io.sheetd.Sheet.CannotFocus"
     public static let invalidScreen = "io.sheetd.Sheet.InvalidScreen"
     public static let invalidMessage = "io.sheetd.Sheet.InvalidMessage"
     public static let tooManyConnections = "io.sheetd.Sheet.TooManyConnections"

@@ -42,6 +42,15 @@ extension Engine {
             perform(SheetCommand.setReduceMotion(enabled), at: time, into: &out)
         case .setAppearance(let change):
             setAppearance(change.applied(to: appearance), at: time, into: &out)
+        case .focus(let element, let command):
+            if let element {
+                let target: FocusTarget = element == "close" ? .close
+                    : content.items.firstIndex { $0.id == element }.map(FocusTarget.item) ?? .none
+                if let refusal = focus(on: target, at: time, into: &out) {
+                    return .cannotFocus(element, reason: refusal.reason)
+                }
+            }
+            if let command { perform(command, at: time, into: &out) }
         case .setPresentation(let change):
             // Held to the limits when the call was read; what passed applies to any presentation.
             // The presentation as set (a bar height given while the bar is off included), which

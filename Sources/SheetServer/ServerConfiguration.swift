@@ -94,6 +94,8 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
     case setAppearance(AppearanceChange)
     /// Already held to `SheetPresentation`'s limits.
     case setPresentation(PresentationChange)
+    /// The focus on an element (an item's id or `close`), then a command, as a person's key.
+    case focus(element: String?, command: FocusCommand?)
 
     /// For the log: the call and its parameters, content summarised (a full list is 300 KiB).
     public var description: String {
@@ -115,6 +117,9 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
                                   change.modal.map { "modal \($0)" }, change.canOpen.map { "can open \($0)" },
                                   change.canClose.map { "can close \($0)" },
                                   change.touchExploration.map { "touch exploration \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
+        case .focus(let element, let command):
+            "Focus(" + [element.map { "element \($0.utf8.count) bytes" }, command.map { "command \($0.name)" }]
+                .compactMap { $0 }.joined(separator: ", ") + ")"
         case .setContent(let change):
             "SetContent(" + [change.title.map { "title \($0.utf8.count) bytes" }, change.items.map { "\($0.count) items" },
                              change.guarded.map { "guarded \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
@@ -131,6 +136,7 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
         case .setContent: "SetContent"
         case .setAppearance: "SetAppearance"
         case .setPresentation: "SetPresentation"
+        case .focus: "Focus"
         }
     }
 }
@@ -142,6 +148,8 @@ public enum ControlResult: Sendable, Equatable {
     case invalidScreen(String)
     /// Dismiss without force on a guarded sheet.
     case guarded
+    /// Focus on an element that cannot take it, and why.
+    case cannotFocus(String, reason: String)
 }
 
 /// What `GetContent` answers: the content, the list's order (positions → indices into its

@@ -80,6 +80,22 @@ extension VarlinkConnection {
                 body.appendInteger(Int64(shared.revision))
                 body.append("}")
             }, context: context)
+        case "Focus":
+            var element: String?
+            if let raw = parameters["element"], !raw.isNull {
+                guard let value = raw.stringValue, !value.isEmpty, value.utf8.count <= SheetContent.Limits.idBytes else {
+                    return invalidParameter("element", call, context: context)
+                }
+                element = value
+            }
+            var command: FocusCommand?
+            if let raw = parameters["command"], !raw.isNull {
+                guard let name = raw.stringValue, let value = FocusCommand(name: name) else {
+                    return invalidParameter("command", call, context: context)
+                }
+                command = value
+            }
+            control(.focus(element: element, command: command), call, context: context)
         case "SetDetent":
             guard let detent = parameters["detent"]?.stringValue else { return invalidParameter("detent", call, context: context) }
             control(.setDetent(detent), call, context: context)
@@ -196,6 +212,9 @@ extension VarlinkConnection {
                 replyError(VarlinkErrorName.invalidScreen, .object(["reason": .string(reason)]), to: call, context: context)
             case .guarded:
                 replyError(VarlinkErrorName.guarded, to: call, context: context)
+            case .cannotFocus(let element, let reason):
+                replyError(VarlinkErrorName.cannotFocus, .object(["element": .string(element), "reason": .string(reason)]),
+                           to: call, context: context)
             }
         }
     }

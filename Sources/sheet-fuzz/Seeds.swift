@@ -76,6 +76,9 @@ enum Seeds {
                 "title": .string("Menu"), "guarded": .bool(true),
                 "items": .array([.object(["id": .string("a"), "label": .string("A")]), .object(["id": .string("b")])])])),
              VarlinkCall(method: "io.sheetd.Sheet.GetContent"), VarlinkCall(method: "io.sheetd.Sheet.Dismiss")],
+            [VarlinkCall(method: "io.sheetd.Sheet.Focus", parameters: .object(["element": .string("a"), "command": .string("activate")])),
+             VarlinkCall(method: "io.sheetd.Sheet.Focus", parameters: .object(["command": .string("move-down")])),
+             VarlinkCall(method: "io.sheetd.Sheet.Focus", parameters: .object(["element": .string("close")]))],
             [VarlinkCall(method: "io.sheetd.Sheet.GetState"), VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true)],
             [VarlinkCall(method: "io.sheetd.Sheet.SetContent", parameters: .object(["items": .array([
                 SheetItem(id: "wifi", label: "Wi-Fi", subtitle: "Home", icon: "network-wireless-symbolic",

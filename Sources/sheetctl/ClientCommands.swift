@@ -309,6 +309,37 @@ struct DetentCommand: ParsableCommand {
     }
 }
 
+struct FocusCommandLine: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "focus",
+        abstract: "Put the focus on an item or the close button, then do a key's command, as a person would (needs root or the socket's group).",
+        discussion: """
+            What an assistive technology or a remote does for a person: `sheetctl focus wifi activate` is a tap on \
+            Wi-Fi, `sheetctl focus --command next` moves the focus as Tab does. Commands: \(FocusCommand.names.joined(separator: ", ")).
+            """)
+
+    @OptionGroup var connection: SocketOption
+    @Argument(help: "An item's id, or close; left out, the focus stays where it is.")
+    var element: String?
+    @Argument(help: "A key map command to do then (activate, back, next, ...).")
+    var command: String?
+    @Option(name: .customLong("command"), help: "The command, when no element is given.")
+    var commandOption: String?
+
+    func validate() throws {
+        if element == nil, command == nil, commandOption == nil { throw ValidationError("name an element, a command, or both") }
+        if command != nil, commandOption != nil { throw ValidationError("give the command once") }
+        if let name = command ?? commandOption, FocusCommand(name: name) == nil {
+            throw ValidationError("`\(name)` is not one of \(FocusCommand.names.joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        let client = try connection.connect()
+        try talking { try client.focus(element, command: (command ?? commandOption).flatMap { FocusCommand(name: $0) }) }
+    }
+}
+
 struct ReduceMotionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reduce-motion",

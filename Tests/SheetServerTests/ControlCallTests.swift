@@ -33,6 +33,37 @@ struct ControlCallTests {
         #expect(engine.content == Self.content)
     }
 
+    /// `Focus`: what an assistive technology's focus and click do. The element takes the focus
+    /// (ring shown) and `activate` is a tap on it; what cannot take the focus is refused, why
+    /// said, and nothing moves; `back` on a guarded sheet is a dismissal attempt.
+    @Test func focusPutsTheFocusOnAnElementAndActsAsAPersonsKey() {
+        var (engine, out) = engineWithContent()
+        var content = Self.content
+        content.items[2].disabled = true
+        content.items[4].accessory = .toggle(isOn: false)
+        content.guarded = true
+        engine.setContent(content, at: Timestamp(seconds: 1), into: &out)
+        out.removeAll()
+        #expect(engine.perform(ControlRequest.focus(element: "item-4", command: .activate), at: Timestamp(seconds: 2), into: &out) == .done)
+        #expect(engine.focus == FocusSnapshot(target: .item(4), visible: true))
+        #expect(out.contains { if case .content(let report) = $0, case .itemToggled(4, true) = report.event { true } else { false } })
+        out.removeAll()
+        for (element, reason) in [("item-2", "the item is disabled"), ("nope", "there is no such item")] {
+            #expect(engine.perform(ControlRequest.focus(element: element, command: .activate), at: Timestamp(seconds: 3), into: &out)
+                == .cannotFocus(element, reason: reason))
+        }
+        #expect(out.isEmpty && engine.focus.target == .item(4), "refused: nothing moved, nothing activated")
+        #expect(engine.perform(ControlRequest.focus(element: "close", command: nil), at: Timestamp(seconds: 4), into: &out) == .done)
+        #expect(engine.focus.target == .close)
+        #expect(engine.perform(ControlRequest.focus(element: nil, command: .back), at: Timestamp(seconds: 5), into: &out) == .done)
+        #expect(out.contains { if case .content(let report) = $0, case .dismissAttempted = report.event { true } else { false } })
+        #expect(engine.sheet.isShown, "a guarded sheet stays")
+        #expect(engine.perform(ControlRequest.dismiss(force: true), at: Timestamp(seconds: 6), into: &out) == .done)
+        engine.advance(to: Timestamp(seconds: 8), into: &out)
+        #expect(engine.perform(ControlRequest.focus(element: "item-0", command: nil), at: Timestamp(seconds: 9), into: &out)
+            == .cannotFocus("item-0", reason: "the sheet is not shown"))
+    }
+
     @Test func anUnknownDetentIsRefusedWithTheKnownOnesAndChangesNothing() {
         var (engine, out) = engineWithContent()
         let state = engine.sheet.state

@@ -65,6 +65,25 @@ public enum FocusCommand: UInt8, Sendable, BitwiseCopyable, Named {
     }
 }
 
+/// Why `Engine.focus(on:)` left the focus where it was.
+public enum FocusRefusal: Sendable, Equatable {
+    case notShown
+    case fingerDown
+    case closeNotShown
+    case disabled
+    case nothing
+
+    public var reason: String {
+        switch self {
+        case .notShown: "the sheet is not shown"
+        case .fingerDown: "a finger has the sheet"
+        case .closeNotShown: "the close button is not shown (can-close is off)"
+        case .disabled: "the item is disabled"
+        case .nothing: "there is no such item"
+        }
+    }
+}
+
 /// What holds the focus: nothing, the close button, or an item (by its index in
 /// `SheetContent.items`, which a reorder does not change).
 public enum FocusTarget: Sendable, Equatable, BitwiseCopyable {

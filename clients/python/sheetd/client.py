@@ -127,6 +127,17 @@ class Client:
     def set_detent(self, detent: str) -> None:
         self.call("SetDetent", detent=detent)
 
+    def focus(self, element: Optional[str] = None, command: Optional[str] = None) -> None:
+        """The focus on an item (by id) or "close", then a key map command ("activate",
+        "back", "next", ...) as a person's key: what an assistive technology's focus and
+        click do. An element that cannot take the focus raises CannotFocus's error."""
+        parameters = {}
+        if element is not None:
+            parameters["element"] = element
+        if command is not None:
+            parameters["command"] = command
+        self.call("Focus", **parameters)
+
     def set_reduce_motion(self, enabled: bool) -> None:
         """Reduced motion on or off: the card placed at once, the dim cross-faded."""
         self.call("SetReduceMotion", enabled=enabled)
