@@ -107,10 +107,12 @@ let package = Package(
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
         // libspeechd from Debian (libspeechd-dev): the sheet spoken through speech-dispatcher.
         .systemLibrary(name: "CSpeechd", pkgConfig: "speech-dispatcher", providers: [.apt(["libspeechd-dev"])]),
+        // GIO from Debian (libglib2.0-dev): GDBus, for the accessibility bus and the settings portal.
+        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
         // a terminal, a Wayland compositor or into PNG files.
         .executableTarget(name: "sheet-render", dependencies: [
-            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd",
+            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
@@ -147,7 +149,7 @@ let package = Package(
             "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
-        ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py", "python_input_client.py"]),
+        ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py", "python_input_client.py", "python_atspi_reader.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

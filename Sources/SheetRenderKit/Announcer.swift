@@ -25,14 +25,12 @@ public struct Announcer: Sendable {
     /// The utterances for `state` (with the content it shows), in the order to say them.
     public mutating func utterances(for state: SheetState, content: SheetContent?) -> [String] {
         var said: [String] = []
-        // A sheet without a title is named by what it is alone.
-        func name() -> String { content.map(\.title).flatMap { $0.isEmpty ? nil : "\($0), sheet" } ?? "Sheet" }
         let closed = state.isClosed
         let open = !closed && state.state != .dragging
         if open && !wasOpen {
-            said.append("\(name()), \(Self.place(of: state))")
+            said.append(Self.opening(state, content: content))
         } else if closed && wasOpen {
-            said.append("\(name()), closed")
+            said.append(Self.closing(content: content))
         }
         if closed || open { wasOpen = open }
         let element = closed ? nil : state.focus
@@ -52,6 +50,19 @@ public struct Announcer: Sendable {
         }
         heard = content
         return said
+    }
+
+    /// What is said as the sheet opens: its name and where it rests (`Tickets, sheet, half open`).
+    public static func opening(_ state: SheetState, content: SheetContent?) -> String {
+        "\(name(of: content)), \(place(of: state))"
+    }
+
+    /// What is said as it closes: `Tickets, sheet, closed`.
+    public static func closing(content: SheetContent?) -> String { "\(name(of: content)), closed" }
+
+    /// A sheet without a title is named by what it is alone.
+    static func name(of content: SheetContent?) -> String {
+        content.map(\.title).flatMap { $0.isEmpty ? nil : "\($0), sheet" } ?? "Sheet"
     }
 
     /// Where the sheet rests, or is going: `half open`, `fully open`, or a custom detent's name.

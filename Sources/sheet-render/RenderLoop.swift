@@ -37,14 +37,17 @@ final class RenderLoop {
     private let forwarder: InputForwarder?
     /// Where the states drawn are spoken (`--speech on`).
     private let speech: Speech?
+    /// Where a screen reader reads them (wayland, on the session's accessibility bus).
+    private let accessibility: Accessibility?
     /// The display's size as last told to the daemon: a compositor that resizes the surface
     /// (an output rotated) is told again.
     private var announcedSize: (width: Int, height: Int)?
 
     init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
          frames: FrameLog?, icons: IconCache? = nil, forwarder: InputForwarder? = nil, speech: Speech? = nil,
-         log: Log) {
+         accessibility: Accessibility? = nil, log: Log) {
         self.speech = speech
+        self.accessibility = accessibility
         self.icons = icons
         self.forwarder = forwarder
         self.backend = backend
@@ -136,6 +139,7 @@ final class RenderLoop {
         drawn = latest
         defer { sayMissingIcons() }
         speech?.hear(latest.state, content: mirror.content)
+        accessibility?.show(latest.state, content: mirror.content)
         switch try backend.show(latest.state, content: mirror.content) {
         case .shown(let rows): return try recorded(latest, shown: monotonicMicroseconds(), rows: rows)
         case .queued(let rows): queued = (latest, rows)

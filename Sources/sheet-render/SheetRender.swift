@@ -63,6 +63,9 @@ struct SheetRender: ParsableCommand {
     @Option(help: ArgumentHelp("on: speak the sheet through speech-dispatcher as it opens, as the focus moves, as an item flips and as it closes (a kiosk without a screen reader); off (default).", valueName: "on|off"))
     var speech: String = "off"
 
+    @Option(help: ArgumentHelp("wayland: on (default) puts the sheet on the session's accessibility bus (AT-SPI 2), where a screen reader such as Orca reads it and its actions reach sheetd; off.", valueName: "on|off"))
+    var accessibility: String = "on"
+
     @Option(name: .customLong("input-socket"), help: ArgumentHelp("wayland: the daemon's io.sheetd.Input socket, where touches are forwarded (default: $SHEETD_INPUT_SOCKET, else io.sheetd.Input beside the daemon's socket).", valueName: "path"))
     var inputSocket: String?
 
@@ -91,6 +94,7 @@ struct SheetRender: ParsableCommand {
         guard every >= 1 else { throw ValidationError("--every wants 1 or more") }
         guard ["light", "dark"].contains(prefer) else { throw ValidationError("--prefer wants light or dark; got `\(prefer)`") }
         guard ["on", "off"].contains(speech) else { throw ValidationError("--speech wants on or off; got `\(speech)`") }
+        guard ["on", "off"].contains(accessibility) else { throw ValidationError("--accessibility wants on or off; got `\(accessibility)`") }
         if snapshot && !["fbdev", "auto"].contains(backend) { throw ValidationError("--snapshot is for --backend fbdev") }
     }
 
@@ -119,10 +123,12 @@ struct SheetRender: ParsableCommand {
                 : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
             let speaker = speech == "on" ? try Speech(log: log) : nil
+            // In a desktop or phone session (the wayland backend), as GTK 4 does.
+            let reader = accessibility == "on" && output.name == "wayland" ? Accessibility.start(socketPath: socketPath, log: log) : nil
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath, maxRate: output.refreshRate),
                                   signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,
-                                  forwarder: forwarder, speech: speaker, log: log)
+                                  forwarder: forwarder, speech: speaker, accessibility: reader, log: log)
             status = loop.run()
         } catch {
             log.say("sheet-render: \(error)")

@@ -261,6 +261,75 @@ import Testing
     }
 
     /// The checks the e2e run makes of a DRM screenshot, over the compositor's background.
+    /// A screen reader reads the sheet: pyatspi (at-spi2-core's client library, as Orca uses it)
+    /// on an accessibility bus of the test's own finds sheet-render, walks the settings sheet
+    /// (roles, names, second lines, states, places in sections, actions), and acts as a person
+    /// with a screen reader: its focus and click reach sheetd (Bluetooth focused, Wi-Fi
+    /// turned off), a disabled item takes neither, and the sheet's own dismiss action closes it,
+    /// which the screen reader hears announced.
+    @Test func aScreenReaderReadsTheSheetAndActsOnItThroughTheDaemon() throws {
+        let bus = try AccessibilityBus()
+        let sway = try HeadlessSway(width: 540, height: 960)
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let settings = PythonClientTests.root.appendingPathComponent("examples/settings.yaml").path
+        let config = try temporaryFile("sheetd.yaml", "content: \(settings)\n")
+        let daemon = try RunningDaemon(["--config", config, "--input", "none", "--screen", "540x960"], socketPath: socket)
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
+                                    environment: ["WAYLAND_DISPLAY": sway.display, "AT_SPI_BUS_ADDRESS": bus.address])
+        let frames = try FrameLogReader(frameLog)
+        _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
+
+        let script = PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_atspi_reader.py").path
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script, "30"],
+                                    environment: ["AT_SPI_BUS_ADDRESS": bus.address, "PYTHONPATH": nil])
+        var lines: [String: Any] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            lines.merge(object) { $1 }
+        }
+        let context = "\(result.stdout)\(result.stderr)\nsheet-render: \(renderer.log)"
+        #expect(result.status == 0 && lines["error"] == nil, "\(context)")
+        let tree = try #require(lines["tree"] as? [String: Any], "\(context)")
+        #expect(tree["name"] as? String == "Settings" && tree["role"] as? String == "dialog")
+        #expect(Set(tree["states"] as? [String] ?? []).isSuperset(of: ["modal", "showing", "visible", "active"]), "\(tree["states"] ?? "")")
+        let children = tree["children"] as? [[String: Any]] ?? []
+        #expect(children.map { $0["role"] as? String } == ["push button", "list"])
+        #expect(children.first?["name"] as? String == "Close" && children.first?["actions"] as? [String] == ["click"])
+        let items = Dictionary((children.last?["children"] as? [[String: Any]] ?? []).map { ($0["name"] as? String ?? "", $0) },
+                               uniquingKeysWith: { a, _ in a })
+        #expect(items.keys.sorted() == ["About this device", "Bluetooth", "Brightness", "Dark style", "VPN", "Wi-Fi"])
+        let wifi = items["Wi-Fi"] ?? [:], vpn = items["VPN"] ?? [:], dark = items["Dark style"] ?? [:]
+        #expect(wifi["role"] as? String == "toggle button" && wifi["description"] as? String == "Home network")
+        #expect(Set(wifi["states"] as? [String] ?? []).isSuperset(of: ["checked", "checkable", "focusable", "enabled", "sensitive"]))
+        #expect(wifi["place"] as? String == "1 of 3" && wifi["actions"] as? [String] == ["toggle"])
+        #expect(!(vpn["states"] as? [String] ?? []).contains("sensitive") && vpn["actions"] == nil, "disabled: \(vpn)")
+        #expect(dark["role"] as? String == "check box" && (dark["states"] as? [String] ?? []).contains("checked"))
+        #expect(items["Brightness"]?["description"] as? String == "80 %" && items["Brightness"]?["place"] as? String == "1 of 3")
+        #expect(items["About this device"]?["role"] as? String == "list item")
+
+        let results = lines["results"] as? [String: Any] ?? [:]
+        #expect(results["grab-bluetooth"] as? Bool == true && results["toggle-wifi"] as? Bool == true, "\(results)")
+        #expect(results["vpn-actions"] as? Int == 0 && results["grab-vpn"] as? Bool == false, "\(results)")
+        #expect(lines["dismiss"] as? Bool == true && lines["sheet-actions"] as? [String] == ["expand", "collapse", "dismiss"], "\(context)")
+        let events = (lines["events"] as? [[String: Any]] ?? []).map { event in
+            "\(event["type"] as? String ?? "") \(event["source"] as? String ?? "-") \(event["detail1"] as? Int ?? -1) \(event["data"] as? String ?? "")"
+        }
+        #expect(events.contains("object:state-changed:focused Bluetooth 1 "), "\(events)")
+        #expect(events.contains("object:state-changed:checked Wi-Fi 0 "), "\(events)")
+        #expect(events.contains("object:announcement Settings 1 Settings, sheet, closed"), "\(events)")
+
+        let content = try daemon.client().content()
+        #expect(content.items.first { $0.id == "wifi" }?.accessory == .toggle(isOn: false), "the click reached sheetd as a tap")
+        _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "hidden" }
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(renderer.log.contains("on the accessibility bus"), "\(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     func expectDrawn(_ state: [String: Any], in shot: Screenshot, over background: RGB, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let top = (state["top"] as? NSNumber)?.doubleValue ?? .nan, dim = (state["dim"] as? NSNumber)?.doubleValue ?? .nan
         #expect(shot.width == 540 && shot.height == 960, sourceLocation: sourceLocation)
@@ -464,6 +533,53 @@ final class ProbeWindow {
             guard let line = try lines.next() else { throw DaemonTestError("the window went away") }
             let text = String(decoding: line, as: UTF8.self)
             if text.hasPrefix("key ") { return String(text.dropFirst(4)) }
+        }
+    }
+}
+
+/// An accessibility bus of a test's own: the dbus-daemon at-spi2-core configures
+/// (/usr/share/defaults/at-spi2/accessibility.conf) and its registry, at-spi2-registryd, as a
+/// session's at-spi-bus-launcher starts them. The registry is started here, told the bus by
+/// AT_SPI_BUS_ADDRESS: the bus would start it on the first call for it, but then it looks for
+/// the bus through a session bus that a test does not have.
+final class AccessibilityBus {
+    let process = Process()
+    let registry = Process()
+    let address: String
+
+    init() throws {
+        let config = "/usr/share/defaults/at-spi2/accessibility.conf"
+        guard FileManager.default.fileExists(atPath: config) else {
+            throw DaemonTestError("\(config) is missing: `make deps` installs at-spi2-core for the accessibility test")
+        }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = ["--config-file=\(config)", "--nofork", "--print-address=1"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        guard let line = try DescriptorLines(out.fileHandleForReading.fileDescriptor, what: "the accessibility bus's address").next() else {
+            throw DaemonTestError("dbus-daemon exited without an address")
+        }
+        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        registry.executableURL = URL(fileURLWithPath: "/usr/libexec/at-spi2-registryd")
+        registry.environment = ["AT_SPI_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]
+        let said = Pipe()
+        registry.standardOutput = said
+        registry.standardError = FileHandle.nullDevice
+        try registry.run()
+        // It says so once it holds its name on the bus.
+        let lines = DescriptorLines(said.fileHandleForReading.fileDescriptor, what: "the registry's word")
+        while let line = try lines.next() {
+            if String(decoding: line, as: UTF8.self).contains("org.a11y.atspi.Registry") { return }
+        }
+        throw DaemonTestError("at-spi2-registryd exited before it held its name")
+    }
+
+    deinit {
+        for process in [registry, process] where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
         }
     }
 }

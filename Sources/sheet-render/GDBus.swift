@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CGio
+
+/// GLib's GVariant and GDBus, wrapped once for the accessibility bus and the settings portal:
+/// values built from Swift's (each new value floating, taken by the call it is passed to),
+/// read back, and the calls and signals of a connection. The few calls GLib offers only in
+/// variadic form have a non-variadic twin used here.
+enum GV {
+    typealias Value = OpaquePointer
+
+    static func string(_ text: String) -> Value { g_variant_new_string(text)! }
+    static func path(_ path: String) -> Value { g_variant_new_object_path(path)! }
+    static func int32(_ value: Int32) -> Value { g_variant_new_int32(value)! }
+    static func uint32(_ value: UInt32) -> Value { g_variant_new_uint32(value)! }
+    static func int16(_ value: Int16) -> Value { g_variant_new_int16(value)! }
+    static func bool(_ value: Bool) -> Value { g_variant_new_boolean(value ? 1 : 0)! }
+    static func double(_ value: Double) -> Value { g_variant_new_double(value)! }
+    static func variant(_ value: Value) -> Value { g_variant_new_variant(value)! }
+
+    static func tuple(_ values: [Value]) -> Value {
+        var children: [Value?] = values
+        return children.withUnsafeMutableBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count))! }
+    }
+
+    /// An array of `values`, each of the type `element` (`(so)`, `{ss}`): an empty one needs it.
+    static func array(_ element: String, _ values: [Value]) -> Value {
+        let type = g_variant_type_new(element)
+        defer { g_variant_type_free(type) }
+        var children: [Value?] = values
+        return children.withUnsafeMutableBufferPointer { g_variant_new_array(type, $0.baseAddress, gsize($0.count))! }
+    }
+
+    static func entry(_ key: Value, _ value: Value) -> Value { g_variant_new_dict_entry(key, value)! }
+
+    /// A D-Bus object reference: a bus name and a path, `(so)`.
+    static func reference(_ bus: String, _ path: String) -> Value { tuple([string(bus), GV.path(path)]) }
+
+    // MARK: Reading
+
+    static func child(_ value: Value, _ index: Int) -> Value { g_variant_get_child_value(value, gsize(index))! }
+
+    /// The `index`th child of a tuple as a number, or nil when it is not one.
+    static func int32(in value: Value, at index: Int) -> Int32? {
+        let child = child(value, index)
+        defer { g_variant_unref(child) }
+        guard let type = g_variant_get_type_string(child), String(cString: type) == "i" else { return nil }
+        return g_variant_get_int32(child)
+    }
+
+    static func uint32(in value: Value, at index: Int) -> UInt32? {
+        let child = child(value, index)
+        defer { g_variant_unref(child) }
+        guard let type = g_variant_get_type_string(child), String(cString: type) == "u" else { return nil }
+        return g_variant_get_uint32(child)
+    }
+
+    static func string(in value: Value, at index: Int) -> String? {
+        let child = child(value, index)
+        defer { g_variant_unref(child) }
+        return text(of: child)
+    }
+
+    static func text(of value: Value) -> String? {
+        guard let type = g_variant_get_type_string(value), ["s", "o"].contains(String(cString: type)) else { return nil }
+        return String(cString: g_variant_get_string(value, nil))
+    }
+
+    static func typeString(_ value: Value) -> String { String(cString: g_variant_get_type_string(value)) }
+}
+
+/// A GError taken as a message, and freed.
+func takeMessage(_ error: UnsafeMutablePointer<GError>?) -> String {
+    guard let error else { return "no reason given" }
+    defer { g_error_free(error) }
+    return String(cString: error.pointee.message)
+}
+
+/// A connection of GDBus (`GDBusConnection`), for the calls the renderer makes.
+struct BusConnection: @unchecked Sendable {
+    let raw: OpaquePointer
+
+    /// The session bus, or nil with why.
+    static func session() -> Result<BusConnection, BusFailure> {
+        var error: UnsafeMutablePointer<GError>?
+        guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+            return .failure(BusFailure(takeMessage(error)))
+        }
+        return .success(BusConnection(raw: connection))
+    }
+
+    /// A private connection to a message bus at `address`.
+    static func open(address: String) -> Result<BusConnection, BusFailure> {
+        var error: UnsafeMutablePointer<GError>?
+        let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                                         | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+        guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
+            return .failure(BusFailure(takeMessage(error)))
+        }
+        return .success(BusConnection(raw: connection))
+    }
+
+    var uniqueName: String { g_dbus_connection_get_unique_name(raw).map { String(cString: $0) } ?? "" }
+
+    /// A method call, waited for at most `timeoutMilliseconds`; the reply (the caller unrefs
+    /// it) or the error's name and message.
+    func call(_ destination: String, _ path: String, _ interface: String, _ method: String, _ parameters: GV.Value?,
+              reply: String?, timeoutMilliseconds: Int32 = 2000) -> Result<GV.Value, BusFailure> {
+        var error: UnsafeMutablePointer<GError>?
+        let type: OpaquePointer? = reply.flatMap { g_variant_type_new($0) }
+        defer { if let type { g_variant_type_free(type) } }
+        guard let result = g_dbus_connection_call_sync(raw, destination, path, interface, method, parameters, type,
+                                                       G_DBUS_CALL_FLAGS_NONE, timeoutMilliseconds, nil, &error) else {
+            let remote = error.flatMap { g_dbus_error_get_remote_error($0) }
+            let name = remote.map { String(cString: $0) } ?? ""
+            g_free(remote)
+            return .failure(BusFailure(takeMessage(error), name: name))
+        }
+        return .success(result)
+    }
+
+    /// A signal from `path`, to whoever listens.
+    func emit(_ path: String, _ interface: String, _ member: String, _ parameters: GV.Value) {
+        _ = g_dbus_connection_emit_signal(raw, nil, path, interface, member, parameters, nil)
+    }
+}
+
+struct BusFailure: Error, CustomStringConvertible {
+    let description: String
+    /// The D-Bus error's name, when the other side answered with one.
+    var name = ""
+
+    init(_ description: String, name: String = "") {
+        self.description = description
+        self.name = name
+    }
+}

@@ -1,0 +1,71 @@
+import SheetCore
+import SheetProtocol
+import Testing
+@testable import SheetRenderKit
+
+/// The tree a screen reader reads, and the events between two trees, without a bus
+/// (WaylandTests reads it through at-spi2-core).
+@Suite struct AccessibleTreeTests {
+    static let content = AnnouncerTests.content
+
+    func state(_ detent: DetentName, focus: FocusedElement? = nil, modal: Bool = true, canClose: Bool = true) -> SheetState {
+        var presentation = SheetPresentation()
+        presentation.modal = modal
+        presentation.canClose = canClose
+        return SheetState(state: .resting, detent: detent, target: nil, topInPixels: detent == .hidden ? 1920 : 960,
+                          progress: 0.5, dim: 0.5, velocityInPixelsPerSecond: 0,
+                          screen: ScreenSize(widthInPixels: 1080, heightInPixels: 1920), cause: .initial, detents: [],
+                          presentation: presentation, focus: focus)
+    }
+
+    @Test func theTreeHoldsTheSheetItsCloseButtonAndItsItems() {
+        let tree = AccessibleTree(state: state(.half, focus: .item("guide")), content: Self.content)
+        #expect(tree.nodes.map(\.role) == [.dialog, .pushButton, .list, .checkBox, .checkBox, .toggleButton, .listItem, .listItem])
+        #expect(tree.nodes[0].name == "Tickets" && tree.nodes[0].states.isSuperset(of: [.modal, .showing, .active]))
+        let guide = tree.nodes[tree.index(of: AccessibleTree.path(ofItem: "guide"))!]
+        #expect(guide.states.isSuperset(of: [.focused, .focusable, .checkable]) && !guide.states.contains(.checked))
+        #expect(guide.attributes.first { $0.key == "posinset" }?.value == "1" && guide.attributes.first { $0.key == "setsize" }?.value == "3")
+        let more = tree.nodes[tree.index(of: AccessibleTree.path(ofItem: "more"))!]
+        #expect(!more.states.contains(.sensitive) && !more.states.contains(.focusable) && more.actions.isEmpty)
+        #expect(tree.nodes[tree.index(of: AccessibleTree.path(ofItem: "zone"))!].description == "A+B")
+        #expect(tree.nodes[tree.index(of: AccessibleTree.path(ofItem: "single"))!].description == "2.80 €")
+        let panel = AccessibleTree(state: state(.half, modal: false, canClose: false), content: Self.content)
+        #expect(panel.nodes[0].role == .panel && !panel.nodes.contains { $0.role == .pushButton })
+        #expect(!panel.nodes[0].actions.contains { $0.name == "dismiss" })
+        #expect(AccessibleTree.path(ofItem: "a-é") == "item_612dc3a9")
+    }
+
+    @Test func theFocusLeavesBeforeItComesAndAFlipIsChecked() {
+        let before = AccessibleTree(state: state(.half, focus: .item("single")), content: Self.content)
+        let after = AccessibleTree(state: state(.half, focus: .item("guide")), content: Self.content)
+        #expect(after.events(from: before, announcing: nil) == [
+            .stateChanged(path: AccessibleTree.path(ofItem: "single"), state: "focused", on: false),
+            .stateChanged(path: AccessibleTree.path(ofItem: "guide"), state: "focused", on: true),
+        ])
+        var flipped = Self.content
+        flipped.items[2].accessory = .toggle(isOn: true)
+        let on = AccessibleTree(state: state(.half, focus: .item("guide")), content: flipped)
+        #expect(on.events(from: after, announcing: nil) == [
+            .stateChanged(path: AccessibleTree.path(ofItem: "guide"), state: "checked", on: true),
+            .stateChanged(path: AccessibleTree.path(ofItem: "guide"), state: "pressed", on: true),
+        ])
+    }
+
+    @Test func newContentAddsAndRemovesChildrenAndClosingIsSaidOnceBySheet() {
+        let before = AccessibleTree(state: state(.half), content: Self.content)
+        var changed = Self.content
+        changed.items.removeLast()
+        changed.items.append(SheetItem(id: "help", label: "Help"))
+        changed.title = "Fares"
+        let after = AccessibleTree(state: state(.half), content: changed)
+        let events = after.events(from: before, announcing: nil)
+        #expect(events.contains(.childRemoved(parent: "list", index: 4, child: AccessibleTree.path(ofItem: "zone"))))
+        #expect(events.contains(.childAdded(parent: "list", index: 4, child: AccessibleTree.path(ofItem: "help"))))
+        #expect(events.contains(.nameChanged(path: "sheet", name: "Fares")))
+        let closed = AccessibleTree(state: state(.hidden), content: changed)
+        let closing = closed.events(from: after, announcing: "Fares, sheet, closed")
+        #expect(closing.filter { if case .stateChanged(_, "showing", _) = $0 { true } else { false } }
+                == [.stateChanged(path: "sheet", state: "showing", on: false)], "the sheet alone says it is hidden")
+        #expect(closing.suffix(2) == [.announcement(path: "sheet", text: "Fares, sheet, closed"), .windowActivated(path: "sheet", on: false)])
+    }
+}
