@@ -69,6 +69,9 @@ public struct Look: Sendable, Equatable {
     public var seeThrough = false
     /// What `theme: auto` means here: this renderer's display prefers dark.
     public var prefersDark = false
+    /// What `theme: auto` draws here: high contrast (dark with `prefersDark`) when the session
+    /// asks for more contrast.
+    public var prefersHighContrast = false
 
     public init() {}
 
@@ -139,10 +142,10 @@ public struct Look: Sendable, Equatable {
     /// background, the backdrop and how it is composed stay this look's.
     public func applying(_ appearance: Appearance) -> Look {
         var look = self
-        let highContrast = appearance.theme == .highContrast || appearance.theme == .highContrastDark
-        let dark = appearance.theme == .dark || (appearance.theme == .auto && prefersDark)
-        var palette = appearance.theme == .highContrast ? Palette.highContrast
-            : appearance.theme == .highContrastDark ? Palette.highContrastDark : dark ? Palette.dark : Palette.light
+        let auto = appearance.theme == .auto
+        let highContrast = appearance.theme == .highContrast || appearance.theme == .highContrastDark || (auto && prefersHighContrast)
+        let dark = appearance.theme == .dark || appearance.theme == .highContrastDark || (auto && prefersDark)
+        var palette = highContrast ? (dark ? Palette.highContrastDark : Palette.highContrast) : dark ? Palette.dark : Palette.light
         if let card = appearance.card { palette = palette.with(card: card, minimum: highContrast ? 7 : 4.5) }
         look.card = palette.card
         look.title = palette.text

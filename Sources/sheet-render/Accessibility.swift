@@ -36,8 +36,7 @@ final class Accessibility: @unchecked Sendable {
     private let shared = Mutex(Shared())
     private let connection: BusConnection
     private let socketPath: String
-    private let context: OpaquePointer
-    private let loop: OpaquePointer
+    private let thread = GLibThread()
     private let refusalSaid = Atomic<Bool>(false)
     private var wasOpen = false
     /// What the last tree was made of: a state that changes none of it makes the same tree.
@@ -52,7 +51,6 @@ final class Accessibility: @unchecked Sendable {
         var screen: ScreenSize
     }
     private var shown: Key?
-    private var thread = pthread_t()
     private var objects: [UInt32] = []
     private let interfaces: UnsafeMutablePointer<GDBusNodeInfo>
 
@@ -105,17 +103,11 @@ final class Accessibility: @unchecked Sendable {
     private init(connection: BusConnection, socketPath: String) {
         self.connection = connection
         self.socketPath = socketPath
-        context = g_main_context_new()
-        loop = g_main_loop_new(context, 0)
         var error: UnsafeMutablePointer<GError>?
         interfaces = g_dbus_node_info_new_for_xml(Self.introspection, &error)!
     }
 
     deinit {
-        g_main_loop_quit(loop)
-        pthread_join(thread, nil)
-        g_main_loop_unref(loop)
-        g_main_context_unref(context)
         g_dbus_node_info_unref(interfaces)
         g_object_unref(UnsafeMutableRawPointer(connection.raw))
     }
@@ -125,43 +117,7 @@ final class Accessibility: @unchecked Sendable {
     /// Registers the objects on GDBus's thread (their calls are dispatched there), embeds the
     /// application in the registry, and leaves the thread waiting; the registry's name.
     private func serve() -> Result<String, BusFailure> {
-        let start = StartBox(accessibility: self)
-        let box = Unmanaged.passRetained(start)
-        guard pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<StartBox>.fromOpaque(argument!).takeRetainedValue()
-            box.accessibility.run(reporting: box)
-            return nil
-        }, box.toOpaque()) == 0 else {
-            box.release()
-            return .failure(BusFailure("cannot start a thread"))
-        }
-        // The thread says once it has embedded the application, or failed to.
-        while sem_wait(start.done) != 0 {}
-        return start.result ?? .failure(BusFailure("the thread ended without a word"))
-    }
-
-    /// What the starting thread and GDBus's share: the outcome, and the semaphore it is told by.
-    private final class StartBox: @unchecked Sendable {
-        let accessibility: Accessibility
-        let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        var result: Result<String, BusFailure>?
-        init(accessibility: Accessibility) {
-            self.accessibility = accessibility
-            sem_init(done, 0, 0)
-        }
-        deinit {
-            sem_destroy(done)
-            done.deallocate()
-        }
-    }
-
-    private func run(reporting start: StartBox) {
-        g_main_context_push_thread_default(context)
-        let result = register()
-        start.result = result
-        sem_post(start.done)
-        if case .success = result { g_main_loop_run(loop) }
-        g_main_context_pop_thread_default(context)
+        thread.start { [self] in register() }
     }
 
     private func register() -> Result<String, BusFailure> {

@@ -90,8 +90,9 @@ final class Looks {
     private var file: [UInt8] = []
     private var image: (width: Int, height: Int, rgb: [UInt8])?
     private var fitted: Look?
-    /// What `theme: auto` resolves to here.
-    let prefersDark: Bool
+    /// What `theme: auto` resolves to here: `--prefer`, or the session's preference as it changes.
+    private(set) var prefersDark: Bool
+    private(set) var prefersHighContrast = false
 
     /// The most pixels a background may hold, for each pixel of the output.
     static let pixelsPerOutputPixel = 4
@@ -109,12 +110,21 @@ final class Looks {
         file = bytes
     }
 
+    /// `theme: auto` draws this from now on (the session changed its preference).
+    func prefer(dark: Bool, highContrast: Bool) {
+        prefersDark = dark
+        prefersHighContrast = highContrast
+        fitted?.prefersDark = dark
+        fitted?.prefersHighContrast = highContrast
+    }
+
     /// The look for an output of `width` x `height` (the base each state's appearance is
     /// applied to).
     func look(width: Int, height: Int) throws(RenderError) -> Look {
         if let fitted, fitted.backdrop.map({ $0.width == width && $0.height == height }) ?? true { return fitted }
         var look = Look()
         look.prefersDark = prefersDark
+        look.prefersHighContrast = prefersHighContrast
         if let path, image == nil {
             do {
                 let picture = try PNG.decode(file, maximumPixels: Self.pixelsPerOutputPixel * max(1, width) * max(1, height))

@@ -136,3 +136,77 @@ struct BusFailure: Error, CustomStringConvertible {
         self.name = name
     }
 }
+
+/// A thread that only waits and dispatches: GLib's main loop on a context of its own, where
+/// GDBus delivers the calls and signals of what `setup` registered on it. `setup` runs there
+/// first; its outcome is handed back before `start` returns, and the loop runs only after a
+/// success.
+final class GLibThread: @unchecked Sendable {
+    private let context: OpaquePointer
+    private let loop: OpaquePointer
+    private var thread = pthread_t()
+    private var running = false
+
+    init() {
+        context = g_main_context_new()!
+        loop = g_main_loop_new(context, 0)!
+    }
+
+    deinit {
+        if running {
+            g_main_loop_quit(loop)
+            pthread_join(thread, nil)
+        }
+        g_main_loop_unref(loop)
+        g_main_context_unref(context)
+    }
+
+    func start<Success>(_ setup: @escaping () -> Result<Success, BusFailure>) -> Result<Success, BusFailure> {
+        // Written there before the semaphore is posted, read here after it.
+        var outcome: Result<Success, BusFailure>?
+        let start = Start(thread: self) {
+            let result = setup()
+            outcome = result
+            if case .success = result { return true }
+            return false
+        }
+        let box = Unmanaged.passRetained(start)
+        guard pthread_create(&thread, nil, { argument in
+            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+            start.run()
+            return nil
+        }, box.toOpaque()) == 0 else {
+            box.release()
+            return .failure(BusFailure("cannot start a thread"))
+        }
+        running = true
+        while sem_wait(start.done) != 0 {}
+        return outcome ?? .failure(BusFailure("the thread ended without a word"))
+    }
+
+    /// What the starting thread and the new one share: the setup, and the semaphore it is told by.
+    private final class Start: @unchecked Sendable {
+        let thread: GLibThread
+        let setup: () -> Bool
+        let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+
+        init(thread: GLibThread, setup: @escaping () -> Bool) {
+            self.thread = thread
+            self.setup = setup
+            sem_init(done, 0, 0)
+        }
+
+        deinit {
+            sem_destroy(done)
+            done.deallocate()
+        }
+
+        func run() {
+            g_main_context_push_thread_default(thread.context)
+            let succeeded = setup()
+            sem_post(done)
+            if succeeded { g_main_loop_run(thread.loop) }
+            g_main_context_pop_thread_default(thread.context)
+        }
+    }
+}

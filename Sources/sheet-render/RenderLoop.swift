@@ -39,13 +39,16 @@ final class RenderLoop {
     private let speech: Speech?
     /// Where a screen reader reads them (wayland, on the session's accessibility bus).
     private let accessibility: Accessibility?
+    /// The session's appearance preferences, followed into the looks (`theme: auto`).
+    private let preferences: (session: SessionPreferences, looks: Looks)?
     /// The display's size as last told to the daemon: a compositor that resizes the surface
     /// (an output rotated) is told again.
     private var announcedSize: (width: Int, height: Int)?
 
     init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
          frames: FrameLog?, icons: IconCache? = nil, forwarder: InputForwarder? = nil, speech: Speech? = nil,
-         accessibility: Accessibility? = nil, log: Log) {
+         accessibility: Accessibility? = nil, preferences: (SessionPreferences, Looks)? = nil, log: Log) {
+        self.preferences = preferences
         self.speech = speech
         self.accessibility = accessibility
         self.icons = icons
@@ -84,6 +87,7 @@ final class RenderLoop {
     private func follow() throws(RenderError) -> Int32 {
         var watched = [signals]
         if let events = backend.eventDescriptor { watched.append(events) }
+        if let preferences { watched.append(preferences.session.descriptor) }
         while true {
             let event: SheetSubscription.Event
             do {
@@ -116,6 +120,15 @@ final class RenderLoop {
                 }
                 systemd.notify("STOPPING=1")
                 return 0
+            case .readable(let descriptor) where descriptor == preferences?.session.descriptor:
+                // The session changed its colour scheme or contrast: `theme: auto` draws it.
+                guard let preferences else { continue }
+                preferences.session.take()
+                let preference = preferences.session.preference
+                preferences.looks.prefer(dark: preference.dark, highContrast: preference.highContrast)
+                log.say("sheet-render: the session now prefers \(preference.dark ? "dark" : "light")\(preference.highContrast ? ", high contrast" : "")")
+                drawn = nil
+                if backend.isReady, try present() { return 0 }
             case .readable:
                 if let shown = try backend.handleEvent(), let queued {
                     self.queued = nil

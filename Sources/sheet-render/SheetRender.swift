@@ -75,8 +75,8 @@ struct SheetRender: ParsableCommand {
     @Option(help: ArgumentHelp("The text's font when the daemon names none (its `font` setting): a fontconfig pattern such as `Noto Sans` (default: the system's sans-serif). Characters it lacks come from any installed font that has them.", valueName: "pattern"))
     var font: String = ""
 
-    @Option(help: "What `theme: auto` draws here: light or dark, this display's preference (a desktop's colour scheme, a panel at night).")
-    var prefer: String = "light"
+    @Option(help: "What `theme: auto` draws here: light or dark, this display's preference (a panel at night); auto (default): under a desktop session (wayland) the session's colour scheme and contrast from the settings portal, followed as they change, else light.")
+    var prefer: String = "auto"
 
     @Flag(name: .customLong("until-rest"), help: "Exit once a frame shows nothing moving: the sheet at rest, no finger down, no replayed input to come (the first frame, when that is so already).")
     var untilRest = false
@@ -92,7 +92,7 @@ struct SheetRender: ParsableCommand {
         if backend == "png" && output == nil { throw ValidationError("--backend png needs --output DIR") }
         if backend != "png" && output != nil { throw ValidationError("--output is for --backend png") }
         guard every >= 1 else { throw ValidationError("--every wants 1 or more") }
-        guard ["light", "dark"].contains(prefer) else { throw ValidationError("--prefer wants light or dark; got `\(prefer)`") }
+        guard ["auto", "light", "dark"].contains(prefer) else { throw ValidationError("--prefer wants auto, light or dark; got `\(prefer)`") }
         guard ["on", "off"].contains(speech) else { throw ValidationError("--speech wants on or off; got `\(speech)`") }
         guard ["on", "off"].contains(accessibility) else { throw ValidationError("--accessibility wants on or off; got `\(accessibility)`") }
         if snapshot && !["fbdev", "auto"].contains(backend) { throw ValidationError("--snapshot is for --backend fbdev") }
@@ -125,10 +125,13 @@ struct SheetRender: ParsableCommand {
             let speaker = speech == "on" ? try Speech(log: log) : nil
             // In a desktop or phone session (the wayland backend), as GTK 4 does.
             let reader = accessibility == "on" && output.name == "wayland" ? Accessibility.start(socketPath: socketPath, log: log) : nil
+            let session = prefer == "auto" && output.name == "wayland" ? SessionPreferences.start(log: log) : nil
+            if let session { looks.prefer(dark: session.preference.dark, highContrast: session.preference.highContrast) }
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath, maxRate: output.refreshRate),
                                   signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,
-                                  forwarder: forwarder, speech: speaker, accessibility: reader, log: log)
+                                  forwarder: forwarder, speech: speaker, accessibility: reader,
+                                  preferences: session.map { ($0, looks) }, log: log)
             status = loop.run()
         } catch {
             log.say("sheet-render: \(error)")

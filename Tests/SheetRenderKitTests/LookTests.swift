@@ -50,6 +50,12 @@ import Testing
         base.prefersDark = true
         #expect(base.applying(Appearance(theme: .auto)).card == Look.Palette.dark.card)
         #expect(base.applying(Appearance(theme: .light)).card == .white, "light is light whatever the preference")
+        base.prefersHighContrast = true
+        let contrast = base.applying(Appearance(theme: .auto))
+        #expect(contrast.card == Look.Palette.highContrastDark.card && contrast.focusRingWidthPoints == 3, "a session asking for more contrast")
+        base.prefersDark = false
+        #expect(base.applying(Appearance(theme: .auto)).card == Look.Palette.highContrast.card)
+        #expect(base.applying(Appearance(theme: .dark)).card == Look.Palette.dark.card, "a theme named is drawn as named")
     }
 
     @Test func anAppearanceReachesEveryPart() {

@@ -330,6 +330,54 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// `theme: auto` under a desktop session follows the session's colour scheme and contrast
+    /// from the settings portal (a stand-in on a session bus of the test's own: the real
+    /// portal's backends need a display), as they change: dark at start, high contrast once the
+    /// session asks for more, light high contrast when it turns light.
+    @Test func themeAutoFollowsTheSessionsColourSchemeAndContrast() throws {
+        let session = try MessageBus(session: true)
+        let portal = Process()
+        portal.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        portal.arguments = [PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_portal_standin.py").path, "1", "0"]
+        portal.environment = ["DBUS_SESSION_BUS_ADDRESS": session.address, "PATH": "/usr/bin:/bin"]
+        let toPortal = Pipe(), fromPortal = Pipe()
+        portal.standardInput = toPortal
+        portal.standardOutput = fromPortal
+        try portal.run()
+        defer { kill(portal.processIdentifier, SIGKILL); portal.waitUntilExit() }
+        let said = DescriptorLines(fromPortal.fileHandleForReading.fileDescriptor, what: "the portal's word")
+        func portalSays(_ word: String) throws {
+            while let line = try said.next() { if String(decoding: line, as: UTF8.self) == word { return } }
+            throw DaemonTestError("the portal stand-in ended before saying \(word)")
+        }
+        try portalSays("ready")
+
+        let sway = try HeadlessSway(width: 540, height: 960)
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--theme", "auto"], socketPath: socket)
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog, "--accessibility", "off"],
+                                    folder: folder, environment: ["WAYLAND_DISPLAY": sway.display, "DBUS_SESSION_BUS_ADDRESS": session.address])
+        let frames = try FrameLogReader(frameLog)
+        _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
+        // Low on the card, away from its edge and its title.
+        func card() throws -> RGB { try sway.screenshot().pixel(20, 940) }
+        #expect(try card() == Look.Palette.dark.card, "the session prefers dark: \(renderer.log)")
+        for (line, wanted) in [("contrast 1", Look.Palette.highContrastDark.card), ("color-scheme 2", Look.Palette.highContrast.card)] {
+            toPortal.fileHandleForWriting.write(Data((line + "\n").utf8))
+            try portalSays("sent " + line.split(separator: " ")[0])
+            // The same state drawn again in the new look.
+            _ = try frames.next { _ in true }
+            #expect(try card() == wanted, "after \(line): \(renderer.log)")
+        }
+        #expect(renderer.log.contains("the session prefers dark (settings portal)"), "\(renderer.log)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     func expectDrawn(_ state: [String: Any], in shot: Screenshot, over background: RGB, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let top = (state["top"] as? NSNumber)?.doubleValue ?? .nan, dim = (state["dim"] as? NSNumber)?.doubleValue ?? .nan
         #expect(shot.width == 540 && shot.height == 960, sourceLocation: sourceLocation)
@@ -537,33 +585,51 @@ final class ProbeWindow {
     }
 }
 
+/// A message bus of a test's own: a session bus (`--session`'s configuration), or the one
+/// `config` names.
+final class MessageBus {
+    let process = Process()
+    let address: String
+
+    init(session: Bool = false, config: String? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = (session ? ["--session"] : ["--config-file=\(config ?? "")"]) + ["--nofork", "--print-address=1"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        guard let line = try DescriptorLines(out.fileHandleForReading.fileDescriptor, what: "the bus's address").next() else {
+            throw DaemonTestError("dbus-daemon exited without an address")
+        }
+        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
 /// An accessibility bus of a test's own: the dbus-daemon at-spi2-core configures
 /// (/usr/share/defaults/at-spi2/accessibility.conf) and its registry, at-spi2-registryd, as a
 /// session's at-spi-bus-launcher starts them. The registry is started here, told the bus by
 /// AT_SPI_BUS_ADDRESS: the bus would start it on the first call for it, but then it looks for
 /// the bus through a session bus that a test does not have.
 final class AccessibilityBus {
-    let process = Process()
+    let bus: MessageBus
     let registry = Process()
-    let address: String
+    var address: String { bus.address }
 
     init() throws {
         let config = "/usr/share/defaults/at-spi2/accessibility.conf"
         guard FileManager.default.fileExists(atPath: config) else {
             throw DaemonTestError("\(config) is missing: `make deps` installs at-spi2-core for the accessibility test")
         }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=\(config)", "--nofork", "--print-address=1"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        guard let line = try DescriptorLines(out.fileHandleForReading.fileDescriptor, what: "the accessibility bus's address").next() else {
-            throw DaemonTestError("dbus-daemon exited without an address")
-        }
-        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        bus = try MessageBus(config: config)
         registry.executableURL = URL(fileURLWithPath: "/usr/libexec/at-spi2-registryd")
-        registry.environment = ["AT_SPI_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]
+        registry.environment = ["AT_SPI_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"]
         let said = Pipe()
         registry.standardOutput = said
         registry.standardError = FileHandle.nullDevice
@@ -577,9 +643,9 @@ final class AccessibilityBus {
     }
 
     deinit {
-        for process in [registry, process] where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        if registry.isRunning {
+            kill(registry.processIdentifier, SIGKILL)
+            registry.waitUntilExit()
         }
     }
 }
