@@ -61,6 +61,14 @@ check(non_modal.get("dim") == 0 and non_modal.get("presentation", {}).get("modal
 touches = text("window-touches.log").split("\n")
 check(any(line.startswith("down ") for line in touches), f"non-modal: the window beneath got the tap ({touches[:2]})")
 
+keys_focus = state("keys-focus")
+check(keys_focus.get("focus") == "close" and keys_focus.get("focusVisible") is True,
+      f"keys under sway: Tab reached the modal sheet, the focus on its close button ({keys_focus.get('focus')})")
+escaped = state("keys-escape")
+check(escaped.get("detent") == "hidden", f"keys under sway: Escape closed the sheet ({escaped.get('detent')})")
+window_keys = [line for line in text("window-keys.log").split("\n") if line.startswith("key ")]
+check(window_keys == ["key x"], f"keys under sway: the window beneath got only the key typed after the sheet closed ({window_keys})")
+
 log = text("sheetd.log")
 check('"wayland touch (sheet-render)"' in log, "sheetd took the renderer's forwarded touches")
 check(not log_errors(log), f"no error in the daemon's log {log_errors(log)[:3]}")

@@ -13,6 +13,7 @@ UNITS_PER_MM = 10
 EV_SYN, EV_KEY, EV_REL, EV_ABS = 0x00, 0x01, 0x02, 0x03
 REL_X, REL_Y = 0x00, 0x01
 KEY_TAB, KEY_DOWN, KEY_MENU, KEY_BACK, BTN_0, REL_DIAL = 15, 108, 139, 158, 0x100, 0x07
+KEY_ESC, KEY_X = 1, 45
 BTN_RIGHT, BTN_MIDDLE = 0x111, 0x112
 BTN_TOUCH = 0x14A
 BTN_LEFT, BTN_TOOL_FINGER, BTN_TOOL_QUINTTAP = 0x110, 0x145, 0x148
@@ -326,7 +327,9 @@ def knob_turns_and_push(steps):
 
 
 # Tab twice: the close button, then the first item; Down once more: the second item.
-KEY_GESTURES = {"keys-tab-tab-down": keys(KEY_TAB, KEY_TAB, KEY_DOWN), "keys-tab-tab": keys(KEY_TAB, KEY_TAB)}
+KEY_GESTURES = {"keys-tab-tab-down": keys(KEY_TAB, KEY_TAB, KEY_DOWN), "keys-tab-tab": keys(KEY_TAB, KEY_TAB),
+                # Under sway: Tab and Escape for an open sheet, then x for the window beneath.
+                "keys-tab": keys(KEY_TAB), "keys-escape": keys(KEY_ESC), "keys-x": keys(KEY_X)}
 
 
 # examples/python/mouse-finger.py starts the pointer at the screen's centre (640, 400): 200 px
