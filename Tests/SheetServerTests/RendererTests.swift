@@ -409,11 +409,16 @@ final class Renderer {
     let process = Process()
     let logPath: String
 
-    init(_ arguments: [String], folder: URL, environment: [String: String] = [:]) throws {
+    /// `environment`: changes to the test's own; nil takes a variable away.
+    init(_ arguments: [String], folder: URL, environment: [String: String?] = [:]) throws {
         logPath = folder.appendingPathComponent("sheet-render.log").path
         process.executableURL = builtExecutable("sheet-render")
         process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if !environment.isEmpty {
+            var merged = ProcessInfo.processInfo.environment
+            for (name, value) in environment { merged[name] = value }
+            process.environment = merged
+        }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try process.run()

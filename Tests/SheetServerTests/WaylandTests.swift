@@ -268,7 +268,11 @@ import Testing
     /// turned off), a disabled item takes neither, and the sheet's own dismiss action closes it,
     /// which the screen reader hears announced.
     @Test func aScreenReaderReadsTheSheetAndActsOnItThroughTheDaemon() throws {
-        let bus = try AccessibilityBus()
+        // A session bus of the test's own: the first call for org.a11y.Bus starts
+        // at-spi-bus-launcher, which starts the accessibility bus and its registry, as in a
+        // desktop session.
+        let runtime = try temporaryFolder().path
+        let bus = try MessageBus(session: true, runtime: runtime)
         let sway = try HeadlessSway(width: 540, height: 960)
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
@@ -278,13 +282,14 @@ import Testing
         let config = try temporaryFile("sheetd.yaml", "content: \(settings)\n")
         let daemon = try RunningDaemon(["--config", config, "--input", "none", "--screen", "540x960"], socketPath: socket)
         let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
-                                    environment: ["WAYLAND_DISPLAY": sway.display, "AT_SPI_BUS_ADDRESS": bus.address])
+                                    environment: ["WAYLAND_DISPLAY": sway.display, "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                                                  "AT_SPI_BUS_ADDRESS": nil])
         let frames = try FrameLogReader(frameLog)
         _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
 
         let script = PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_atspi_reader.py").path
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script, "30"],
-                                    environment: ["AT_SPI_BUS_ADDRESS": bus.address, "PYTHONPATH": nil])
+                                    environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil, "PYTHONPATH": nil])
         var lines: [String: Any] = [:]
         for line in result.stdout.split(separator: "\n") {
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
@@ -590,9 +595,13 @@ final class ProbeWindow {
 final class MessageBus {
     let process = Process()
     let address: String
+    private let runtime: String?
 
-    init(session: Bool = false, config: String? = nil) throws {
+    /// `runtime`: the XDG_RUNTIME_DIR of what the bus starts (at-spi-bus-launcher puts its bus there).
+    init(session: Bool = false, config: String? = nil, runtime: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        self.runtime = runtime
+        if let runtime { process.environment = ["PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime, "HOME": runtime] }
         process.arguments = (session ? ["--session"] : ["--config-file=\(config ?? "")"]) + ["--nofork", "--print-address=1"]
         let out = Pipe()
         process.standardOutput = out
@@ -609,43 +618,17 @@ final class MessageBus {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-    }
-}
-
-/// An accessibility bus of a test's own: the dbus-daemon at-spi2-core configures
-/// (/usr/share/defaults/at-spi2/accessibility.conf) and its registry, at-spi2-registryd, as a
-/// session's at-spi-bus-launcher starts them. The registry is started here, told the bus by
-/// AT_SPI_BUS_ADDRESS: the bus would start it on the first call for it, but then it looks for
-/// the bus through a session bus that a test does not have.
-final class AccessibilityBus {
-    let bus: MessageBus
-    let registry = Process()
-    var address: String { bus.address }
-
-    init() throws {
-        let config = "/usr/share/defaults/at-spi2/accessibility.conf"
-        guard FileManager.default.fileExists(atPath: config) else {
-            throw DaemonTestError("\(config) is missing: `make deps` installs at-spi2-core for the accessibility test")
-        }
-        bus = try MessageBus(config: config)
-        registry.executableURL = URL(fileURLWithPath: "/usr/libexec/at-spi2-registryd")
-        registry.environment = ["AT_SPI_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"]
-        let said = Pipe()
-        registry.standardOutput = said
-        registry.standardError = FileHandle.nullDevice
-        try registry.run()
-        // It says so once it holds its name on the bus.
-        let lines = DescriptorLines(said.fileHandleForReading.fileDescriptor, what: "the registry's word")
-        while let line = try lines.next() {
-            if String(decoding: line, as: UTF8.self).contains("org.a11y.atspi.Registry") { return }
-        }
-        throw DaemonTestError("at-spi2-registryd exited before it held its name")
-    }
-
-    deinit {
-        if registry.isRunning {
-            kill(registry.processIdentifier, SIGKILL)
-            registry.waitUntilExit()
+        // What the bus started outlives it (at-spi-bus-launcher's accessibility bus and its
+        // registry): each was given the runtime folder, on its command line or in its environment.
+        guard let runtime, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
+        for entry in entries {
+            guard let pid = Int32(entry), pid != getpid() else { continue }
+            for file in ["cmdline", "environ"] {
+                guard let bytes = FileManager.default.contents(atPath: "/proc/\(entry)/\(file)"),
+                      String(decoding: bytes, as: UTF8.self).contains(runtime) else { continue }
+                kill(pid, SIGKILL)
+                break
+            }
         }
     }
 }
