@@ -72,8 +72,11 @@ public struct EngineFlags: ParsableArguments {
     @Option(name: .customLong("switch-scan"), help: ArgumentHelp("One-switch scanning: the focus steps by itself every so many seconds (0.5 to 60) while the sheet is shown, and an activate key uses what it is on; off by default.", valueName: "seconds|off"))
     public var switchScan: String?
 
-    @Flag(name: .customLong("touch-exploration"), help: "Explore by touch, for a person who cannot see the screen: one finger moves the focus to what is under it and never taps or drags, a double tap anywhere activates it, a flick right or left moves to the next or previous element, two fingers act as one.")
+    @Flag(name: .customLong("touch-exploration"), help: "Explore by touch, for a person who cannot see the screen: one finger moves the focus to what is under it and never taps or drags, a double tap anywhere activates it, a flick right or left moves to the next or previous element, two fingers act as one. Without it, touches explore while the sheet is spoken.")
     public var touchExploration = false
+
+    @Option(help: ArgumentHelp("Speak the sheet (renderers on a kiosk's display, through speech-dispatcher): off, on, or headset (while headphones are plugged).", valueName: "off|on|headset"))
+    public var speech: String?
 
     @Option(help: "The configuration file (default \(Settings.defaultPath), if it exists).")
     public var config: String?
@@ -94,7 +97,7 @@ public struct EngineFlags: ParsableArguments {
                                           ("present-gesture", presentGesture), ("edge-band", edgeBand), ("bar-height", barHeight),
                                           ("modal", modal), ("can-open", canOpen), ("can-close", canClose),
                                           ("switch-scan", switchScan),
-                                          ("touch-exploration", touchExploration ? "true" : nil)]
+                                          ("touch-exploration", touchExploration ? "true" : nil), ("speech", speech)]
             + detents.map { ("detents", $0) } + extra
         let config = config
         return { () throws(Settings.ResolveError) in try Settings.resolve(configPath: config, flags: flags) }

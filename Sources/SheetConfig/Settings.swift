@@ -182,10 +182,20 @@ public struct Settings: Sendable {
                 engine.focus.switchScanMicroseconds = Int64((seconds * 1e6).rounded())
             }
         case "touch-exploration":
-            guard let enabled = ["true": true, "false": false][value] else {
-                throw SettingError("`touch-exploration` wants true or false; got `\(value)`")
+            guard let enabled = ["true": true, "false": false, "auto": Optional<Bool>.none][value] else {
+                throw SettingError("`touch-exploration` wants true, false or auto (while the sheet is spoken); got `\(value)`")
             }
             engine.sheet.presentation.touchExploration = enabled
+        case "speech":
+            guard let mode = SpeechMode(name: value) else {
+                throw SettingError("`speech` wants off, on or headset (while headphones are plugged); got `\(value)`")
+            }
+            engine.sheet.presentation.speech = mode
+        case "speech-rate", "speech-volume":
+            guard let number = Int(value), SheetPresentation.speechRange.contains(number) else {
+                throw SettingError("`\(key)` wants a whole number from -100 to 100; got `\(value)`")
+            }
+            if key == "speech-rate" { engine.sheet.presentation.speechRate = Int8(number) } else { engine.sheet.presentation.speechVolume = Int8(number) }
         case "key-repeat-delay":
             engine.focus.repeatDelayMicroseconds = Int64((try number(0.1...2, "seconds") * 1e6).rounded())
         case "key-repeat-rate":

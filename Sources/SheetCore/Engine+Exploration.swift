@@ -77,3 +77,15 @@ extension Engine {
         explorationDeadline = nil
     }
 }
+
+extension Engine {
+    /// Headphones plugged or pulled (a headphone switch the daemon reads): with `speech:
+    /// headset` the sheet is spoken while they are in, and explored by touch unless that is set
+    /// off. A finger down when exploration comes or goes is cancelled, as at run time.
+    public mutating func setHeadphones(_ plugged: Bool, at time: Timestamp, into out: inout [EngineOutput]) {
+        var presentation = configuration.sheet.presentation
+        guard presentation.headphonesPlugged != plugged else { return }
+        presentation.headphonesPlugged = plugged
+        perform(SheetCommand.setPresentation(presentation), at: time, into: &out)
+    }
+}

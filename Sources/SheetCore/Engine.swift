@@ -125,7 +125,7 @@ public struct Engine: Sendable {
     /// Explore by touch is on: one finger explores, two act as one (`TouchExplorer`). The
     /// presentation's, read in place.
     @inlinable
-    public var exploresByTouch: Bool { configuration.sheet.presentation.touchExploration }
+    public var exploresByTouch: Bool { configuration.sheet.presentation.exploresByTouch }
     var explorer: TouchExplorer
     /// The explorer's deadline, kept as it changes.
     public internal(set) var explorationDeadline: Timestamp? { didSet { updateFocusDeadline() } }
@@ -414,7 +414,7 @@ public struct Engine: Sendable {
         case .setPresentation(let presentation):
             if presentation.problem() != nil { return .invalid }
             let shaped = presentation.shapesDetentsUnlike(configuration.sheet.presentation)
-            if presentation.touchExploration != exploresByTouch { endTouchesForExploration(at: time, into: &out) }
+            if presentation.exploresByTouch != exploresByTouch { endTouchesForExploration(at: time, into: &out) }
             configuration.sheet.presentation = presentation
             if shaped {
                 // A bar comes or goes, or changes height: new detents, as a reload makes them.

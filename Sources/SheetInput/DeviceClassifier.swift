@@ -57,6 +57,12 @@ public struct DeviceClassifier: Sendable {
         Self.bitmap(Self.readText("\(deviceFolder(ofNode: node))/capabilities/rel"))[Self.REL_DIAL]
     }
 
+    /// Whether `node` says when headphones are plugged (`SW_HEADPHONE_INSERT`, bit 2 of
+    /// `capabilities/sw`): a sound card's jack or a kiosk's headset socket.
+    public func hasHeadphoneSwitch(node: String) -> Bool {
+        Self.bitmap(Self.readText("\(deviceFolder(ofNode: node))/capabilities/sw"))[2]
+    }
+
     /// The keys `node` has (`capabilities/key`), for the key map's say on whether it is read.
     public func keyBits(ofNode node: String) -> Bitmap {
         Self.bitmap(Self.readText("\(deviceFolder(ofNode: node))/capabilities/key"))

@@ -14,6 +14,10 @@ import SheetRecordings
 /// `KeyDecoder`, the decoder of key recordings, so a live knob and a recorded one step the
 /// focus alike. Their descriptors share an epoll set with libinput's, which the loop waits on
 /// in its place once a knob is open. Owned by `LibinputInput`, on the loop's thread.
+///
+/// Headphone switches (`SW_HEADPHONE_INSERT`: a sound card's jack, a kiosk's headset socket)
+/// are read here too, which libinput does not either: whether headphones are plugged turns
+/// speech on for `speech: headset`.
 final class KnobInput {
     private struct Knob {
         let node: String
@@ -42,11 +46,30 @@ final class KnobInput {
 
     var isEmpty: Bool { knobs.isEmpty }
 
+    /// Each headphone switch's state, by node: plugged or not.
+    private var switches: [String: Bool] = [:]
+    /// A switch changed, came or went since `takeHeadphones`.
+    private var switchesChanged = false
+
+    /// Whether headphones are plugged into any switch, when that changed since the last call.
+    func takeHeadphones() -> Bool? {
+        guard switchesChanged else { return nil }
+        switchesChanged = false
+        return switches.values.contains(true)
+    }
+
+    static let SW_HEADPHONE_INSERT: UInt16 = 0x02
+    static let EV_SW: UInt16 = 0x05
+
     /// Closes every knob (the seat's devices are opened again); their nodes.
     func closeAll() -> [String] {
         let nodes = knobs.values.map(\.node)
         for knob in knobs.values { close(knob) }
         knobs.removeAll()
+        if !switches.isEmpty {
+            switches.removeAll()
+            switchesChanged = true
+        }
         return nodes
     }
 
@@ -81,6 +104,10 @@ final class KnobInput {
             return false
         }
         knobs[descriptor] = Knob(node: node, descriptor: descriptor, device: device)
+        if libevdev_has_event_code(device, UInt32(Self.EV_SW), UInt32(Self.SW_HEADPHONE_INSERT)) != 0 {
+            switches[node] = libevdev_get_event_value(device, UInt32(Self.EV_SW), UInt32(Self.SW_HEADPHONE_INSERT)) != 0
+            switchesChanged = true
+        }
         return true
     }
 
@@ -123,6 +150,11 @@ final class KnobInput {
                     // the next report (as a recording's SYN_DROPPED), libevdev's resync included.
                     flag = LIBEVDEV_READ_FLAG_SYNC.rawValue
                 }
+                if event.type == Self.EV_SW, event.code == Self.SW_HEADPHONE_INSERT {
+                    switches[knob.node] = event.value != 0
+                    switchesChanged = true
+                    continue
+                }
                 let time = Timestamp(microseconds: Int64(event.time.tv_sec) * 1_000_000 + Int64(event.time.tv_usec))
                 if knob.decoder.feed(KernelEvent(time: time, type: event.type, code: event.code, value: event.value)) {
                     // Past the limit a report's presses are dropped, never its releases: a held
@@ -139,6 +171,7 @@ final class KnobInput {
                 knobs[knob.descriptor] = knob
             } else {
                 gone.append(knob.node)
+                if switches.removeValue(forKey: knob.node) != nil { switchesChanged = true }
                 close(knob)
                 knobs[knob.descriptor] = nil
             }

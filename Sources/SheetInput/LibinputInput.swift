@@ -183,6 +183,18 @@ public final class LibinputInput {
     /// `keyReading` lets through.
     func openRestricted(_ path: String, flags: Int32) -> Int32 {
         var keys = false
+        if classifier.hasHeadphoneSwitch(node: path), let (name, kind) = classifier.classify(node: path), !kind.isTouch {
+            // Whether headphones are plugged (speech: headset): libinput does not read this
+            // switch, so it is read here, whole, as a knob is.
+            if knobs.open(node: path) {
+                let reason = "a headphone switch (SW_HEADPHONE_INSERT): read with libevdev, for speech while headphones are plugged"
+                note(InputDevice(node: path, name: name, kind: .other, used: true, reason: reason))
+                logger.notice("using \(path) \"\(name)\": \(reason)")
+            } else {
+                note(InputDevice(node: path, name: name, kind: .other, used: false, reason: "a headphone switch that cannot be opened (see the log)"))
+            }
+            return -ENODEV
+        }
         if let (name, kind) = classifier.classify(node: path), !kind.isTouch {
             let knob = classifier.isKnob(node: path)
             let decision = kind == .keyboard || kind == .keys || kind == .other
@@ -294,6 +306,10 @@ public final class LibinputInput {
         dispatch(screen: screen, into: &frames)
         return true
     }
+
+    /// Whether headphones are plugged, when a headphone switch said so (or came or went) since
+    /// the last call.
+    public func takeHeadphones() -> Bool? { knobs.takeHeadphones() }
 
     /// Moves the keys read since the last call into `keys` (emptied first), in order; true
     /// when a key device went away meanwhile (the engine lets its held keys go).

@@ -45,7 +45,10 @@ public enum SheetInterface {
     # the region are not the sheet's. canOpen and canClose: whether a person may open or
     # close it (programs always may). touchExploration: explore by touch, for a person who
     # cannot see the screen (one finger moves the focus and never taps, a double tap
-    # activates, flicks step, two fingers act as one).
+    # activates, flicks step, two fingers act as one), as set or while the sheet is spoken.
+    # speech: off, on, or headset (while headphones are plugged); speaking: renderers on a
+    # kiosk's display speak the sheet now; speechRate and speechVolume: speech-dispatcher's
+    # -100 to 100.
     type Presentation (
       gestures: []string,
       edgeBand: float,
@@ -53,7 +56,11 @@ public enum SheetInterface {
       modal: bool,
       canOpen: bool,
       canClose: bool,
-      touchExploration: bool
+      touchExploration: bool,
+      speech: string,
+      speaking: bool,
+      speechRate: int,
+      speechVolume: int
     )
 
     # A rectangle of the screen in pixels; empty when width or height is 0.
@@ -224,7 +231,7 @@ public enum SheetInterface {
     # none). A bar that comes, goes or changes height gives new detents, as a reload does.
     # It holds until changed, and with a state directory across restarts. Refused with
     # InvalidParameter naming the field when a value breaks its limit.
-    method SetPresentation(gestures: ?[]string, edgeBand: ?float, barHeight: ?float, modal: ?bool, canOpen: ?bool, canClose: ?bool, touchExploration: ?bool) -> ()
+    method SetPresentation(gestures: ?[]string, edgeBand: ?float, barHeight: ?float, modal: ?bool, canOpen: ?bool, canClose: ?bool, touchExploration: ?bool, speech: ?string, speechRate: ?int, speechVolume: ?int) -> ()
 
     # For a person who uses the sheet through another program (an assistive technology, a
     # remote): puts the focus on element (an item's id, or close, as the state's focus names

@@ -4,13 +4,21 @@ import SheetCore
 // (`"presentation":{…}`, `"region":{…}`) and as `SetPresentation`'s parameters.
 
 extension SheetPresentation {
-    /// `{"gestures":["edge-swipe"],"edgeBand":24,"barHeight":64,"modal":true,"canOpen":true,"canClose":true,"touchExploration":false}`.
+    /// `{"gestures":["edge-swipe"],"edgeBand":24,"barHeight":64,"modal":true,"canOpen":true,"canClose":true,
+    /// "touchExploration":false,"speech":"off","speaking":false,"speechRate":0,"speechVolume":100}`:
+    /// `touchExploration` as it is now (set, or following `speaking`).
     public func write(to w: inout JSONWriter) {
         w.appendBounded { write(to: &$0) }
     }
 
-    /// The same through a cursor: at most 186 bytes and 16 for each gesture.
-    public func write(to c: inout JSONCursor) {
+    /// As set, for a file that keeps it: `touchExploration` null while it follows speech, and
+    /// nothing of what the headphones say (`speaking`), which is the device's, not a choice.
+    public func writeSetting(to w: inout JSONWriter) {
+        w.appendBounded { write(to: &$0, asSetting: true) }
+    }
+
+    /// The same through a cursor: at most 270 bytes and 16 for each gesture.
+    public func write(to c: inout JSONCursor, asSetting: Bool = false) {
         c.append("{\"gestures\":[")
         // Case by case through the raw values, not `members` (which builds an array): this
         // runs for every state a subscriber is sent.
@@ -36,7 +44,22 @@ extension SheetPresentation {
         c.append(",\"canClose\":")
         c.append(canClose)
         c.append(",\"touchExploration\":")
-        c.append(touchExploration)
+        switch (asSetting, touchExploration) {
+        case (true, nil): c.append("null")
+        case (true, let set?): c.append(set)
+        case (false, _): c.append(exploresByTouch)
+        }
+        c.append(",\"speech\":\"")
+        c.append(speech.name)
+        c.append(UInt8(ascii: "\""))
+        if !asSetting {
+            c.append(",\"speaking\":")
+            c.append(speaking)
+        }
+        c.append(",\"speechRate\":")
+        c.append(Double(speechRate), decimals: 0)
+        c.append(",\"speechVolume\":")
+        c.append(Double(speechVolume), decimals: 0)
         c.append(UInt8(ascii: "}"))
     }
 
@@ -47,6 +70,10 @@ extension SheetPresentation {
         } catch {
             throw ProtocolError("presentation: \(error)")
         }
+        // Spoken while headphones are in: what the daemon's switch says, as `speaking` tells it.
+        if speech == .headset, json["speaking"]?.boolValue == true { headphonesPlugged = true }
+        // The wire says whether touches explore now; one that does as speech would is following it.
+        if touchExploration == speaking { touchExploration = nil }
     }
 }
 
@@ -99,6 +126,17 @@ extension PresentationChange {
         canOpen = try flag("canOpen")
         canClose = try flag("canClose")
         touchExploration = try flag("touchExploration")
+        if let value = parameters["speech"], !value.isNull {
+            guard let name = value.stringValue, let mode = SpeechMode(name: name) else {
+                throw ContentProblem(field: "speech", index: nil, reason: "not one of \(SpeechMode.names.joined(separator: ", "))")
+            }
+            speech = mode
+        }
+        for key in ["speechRate", "speechVolume"] {
+            guard let value = parameters[key], !value.isNull else { continue }
+            guard let number = value.intValue else { throw ContentProblem(field: key, index: nil, reason: "not a whole number") }
+            if key == "speechRate" { speechRate = number } else { speechVolume = number }
+        }
         if let problem = problem() { throw problem }
     }
 
@@ -112,6 +150,9 @@ extension PresentationChange {
         if let canOpen { parameters["canOpen"] = .bool(canOpen) }
         if let canClose { parameters["canClose"] = .bool(canClose) }
         if let touchExploration { parameters["touchExploration"] = .bool(touchExploration) }
+        if let speech { parameters["speech"] = .string(speech.name.description) }
+        if let speechRate { parameters["speechRate"] = .number(Double(speechRate)) }
+        if let speechVolume { parameters["speechVolume"] = .number(Double(speechVolume)) }
         return parameters
     }
 }

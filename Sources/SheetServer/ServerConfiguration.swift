@@ -116,7 +116,9 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
                                   change.edgeBandInPoints.map { "edge band \($0)" }, change.barHeightInPoints.map { "bar height \($0)" },
                                   change.modal.map { "modal \($0)" }, change.canOpen.map { "can open \($0)" },
                                   change.canClose.map { "can close \($0)" },
-                                  change.touchExploration.map { "touch exploration \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
+                                  change.touchExploration.map { "touch exploration \($0)" },
+                                  change.speech.map { "speech \($0.name)" }, change.speechRate.map { "speech rate \($0)" },
+                                  change.speechVolume.map { "speech volume \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
         case .focus(let element, let command):
             "Focus(" + [element.map { "element \($0.utf8.count) bytes" }, command.map { "command \($0.name)" }]
                 .compactMap { $0 }.joined(separator: ", ") + ")"

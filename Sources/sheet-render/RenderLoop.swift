@@ -35,8 +35,12 @@ final class RenderLoop {
     private var missingSaid: Set<String> = []
     /// Where a compositor's touches go (wayland), told when the daemon comes back.
     private let forwarder: InputForwarder?
-    /// Where the states drawn are spoken (`--speech on`).
-    private let speech: Speech?
+    /// Where the states drawn are spoken: while the daemon says the sheet is spoken (`speech:`
+    /// in sheetd.yaml, `speaking` in each state) or always (`--speech on`), made when speech
+    /// begins and closed when it ends.
+    private var speech: Speech?
+    private let speaks: SpeechChoice
+    private var speechFailureSaid = false
     /// Where a screen reader reads them (wayland, on the session's accessibility bus).
     private let accessibility: Accessibility?
     /// The session's appearance preferences, followed into the looks (`theme: auto`).
@@ -46,10 +50,10 @@ final class RenderLoop {
     private var announcedSize: (width: Int, height: Int)?
 
     init(backend: any Backend, subscription: SheetSubscription, signals: Int32, setScreen: Bool, untilRest: Bool,
-         frames: FrameLog?, icons: IconCache? = nil, forwarder: InputForwarder? = nil, speech: Speech? = nil,
+         frames: FrameLog?, icons: IconCache? = nil, forwarder: InputForwarder? = nil, speech: SpeechChoice = .off,
          accessibility: Accessibility? = nil, preferences: (SessionPreferences, Looks)? = nil, log: Log) {
         self.preferences = preferences
-        self.speech = speech
+        self.speaks = speech
         self.accessibility = accessibility
         self.icons = icons
         self.forwarder = forwarder
@@ -151,6 +155,7 @@ final class RenderLoop {
         guard let latest, latest != drawn else { return false }
         drawn = latest
         defer { sayMissingIcons() }
+        speak(latest.state)
         speech?.hear(latest.state, content: mirror.content)
         accessibility?.show(latest.state, content: mirror.content)
         switch try backend.show(latest.state, content: mirror.content) {
@@ -159,6 +164,27 @@ final class RenderLoop {
         case .skipped: break
         }
         return false
+    }
+
+    /// Opens speech when the sheet is to be spoken and closes it (cutting what is being said)
+    /// when it is not: `--speech on` always, `follow` (and `auto` on a kiosk's display) while
+    /// the daemon says so.
+    private func speak(_ state: SheetState) {
+        let wanted = speaks == .on || (speaks == .following && state.presentation.speaking)
+        if !wanted {
+            if speech != nil { log.say("sheet-render: the sheet is no longer spoken") }
+            speech = nil
+            return
+        }
+        guard speech == nil else { return }
+        do {
+            speech = try Speech(log: log)
+            log.say("sheet-render: the sheet is spoken (speech-dispatcher)")
+            speechFailureSaid = false
+        } catch {
+            if !speechFailureSaid { log.say("sheet-render: \(error); the sheet is not spoken") }
+            speechFailureSaid = true
+        }
     }
 
     /// Each icon name no theme has, said once (a content's typo, or a theme not installed).

@@ -60,8 +60,8 @@ struct SheetRender: ParsableCommand {
     @Flag(name: .customLong("no-forward-touch"), help: "wayland: do not forward the compositor's touches (and the pointer, as one finger) or keys to the daemon.")
     var noForwardTouch = false
 
-    @Option(help: ArgumentHelp("on: speak the sheet through speech-dispatcher as it opens, as the focus moves, as an item flips and as it closes (a kiosk without a screen reader); off (default).", valueName: "on|off"))
-    var speech: String = "off"
+    @Option(help: ArgumentHelp("Speak the sheet through speech-dispatcher as it opens, as the focus moves, as an item flips and as it closes (a kiosk without a screen reader). auto (default): drm and fbdev speak while the daemon says the sheet is spoken (its `speech` setting: on, or headset while headphones are plugged), so that a kiosk's display speaks and nothing else does; wayland leaves it to the session's screen reader. follow: while the daemon says so, on any backend. on: always; off: never.", valueName: "auto|follow|on|off"))
+    var speech: String = "auto"
 
     @Option(help: ArgumentHelp("wayland: on (default) puts the sheet on the session's accessibility bus (AT-SPI 2), where a screen reader such as Orca reads it and its actions reach sheetd; off.", valueName: "on|off"))
     var accessibility: String = "on"
@@ -93,7 +93,7 @@ struct SheetRender: ParsableCommand {
         if backend != "png" && output != nil { throw ValidationError("--output is for --backend png") }
         guard every >= 1 else { throw ValidationError("--every wants 1 or more") }
         guard ["auto", "light", "dark"].contains(prefer) else { throw ValidationError("--prefer wants auto, light or dark; got `\(prefer)`") }
-        guard ["on", "off"].contains(speech) else { throw ValidationError("--speech wants on or off; got `\(speech)`") }
+        guard ["auto", "follow", "on", "off"].contains(speech) else { throw ValidationError("--speech wants auto, follow, on or off; got `\(speech)`") }
         guard ["on", "off"].contains(accessibility) else { throw ValidationError("--accessibility wants on or off; got `\(accessibility)`") }
         if snapshot && !["fbdev", "auto"].contains(backend) { throw ValidationError("--snapshot is for --backend fbdev") }
     }
@@ -122,7 +122,10 @@ struct SheetRender: ParsableCommand {
             let forwarder = noForwardTouch ? nil
                 : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
-            let speaker = speech == "on" ? try Speech(log: log) : nil
+            // One renderer speaks a sheet: the kiosk's display (drm, fbdev), never a picture or a
+            // terminal, and under a session only when asked.
+            let speaks: SpeechChoice = speech == "on" ? .on
+                : speech == "follow" || (speech == "auto" && ["drm", "fbdev"].contains(output.name)) ? .following : .off
             // In a desktop or phone session (the wayland backend), as GTK 4 does.
             let reader = accessibility == "on" && output.name == "wayland" ? Accessibility.start(socketPath: socketPath, log: log) : nil
             let session = prefer == "auto" && output.name == "wayland" ? SessionPreferences.start(log: log) : nil
@@ -130,7 +133,7 @@ struct SheetRender: ParsableCommand {
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath, maxRate: output.refreshRate),
                                   signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,
-                                  forwarder: forwarder, speech: speaker, accessibility: reader,
+                                  forwarder: forwarder, speech: speaks, accessibility: reader,
                                   preferences: session.map { ($0, looks) }, log: log)
             status = loop.run()
         } catch {

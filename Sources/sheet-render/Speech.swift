@@ -6,6 +6,11 @@ import SheetCore
 import SheetProtocol
 import SheetRenderKit
 
+/// When a renderer speaks (`--speech`): never, always, or while the daemon says the sheet is spoken.
+enum SpeechChoice {
+    case off, on, following
+}
+
 /// The sheet spoken through speech-dispatcher (`--speech on`), for a kiosk where no screen
 /// reader runs: what `Announcer` says of each state drawn, as one message of the `text`
 /// priority, so that a newer message cuts one still being spoken (a focus moved on before its
@@ -19,6 +24,8 @@ final class Speech {
     private var failureSaid = false
     /// The language the server speaks in: the content's, or English.
     private var language = ""
+    /// The rate and volume set on the server, speech-dispatcher's -100 to 100.
+    private var voice: (rate: Int8, volume: Int8)?
 
     init(log: Log) throws(RenderError) {
         self.log = log
@@ -41,12 +48,23 @@ final class Speech {
         spd_set_language(connection, wanted)
     }
 
-    deinit { spd_close(connection) }
+    deinit {
+        // Whatever is still being said stops with the speech: headphones pulled, speech off.
+        spd_cancel(connection)
+        spd_close(connection)
+    }
 
-    /// Says what changed in `state` since the last one heard, cutting what is still being said.
+    /// Says what changed in `state` since the last one heard, cutting what is still being said,
+    /// at the rate and volume the sheet's presentation says.
     func hear(_ state: SheetState, content: SheetContent?) {
         let words = announcer.utterances(for: state, content: content)
         guard !words.isEmpty else { return }
+        let wanted = (state.presentation.speechRate, state.presentation.speechVolume)
+        if voice.map({ $0 != wanted }) ?? true {
+            voice = wanted
+            spd_set_voice_rate(connection, Int32(wanted.0))
+            spd_set_volume(connection, Int32(wanted.1))
+        }
         speak(in: content?.language ?? "")
         if spd_say(connection, SPD_TEXT, words.joined(separator: ". ")) < 0, !failureSaid {
             failureSaid = true

@@ -432,6 +432,12 @@ struct PresentationCommand: ParsableCommand {
     var canClose: Bool?
     @Option(name: .customLong("touch-exploration"), help: ArgumentHelp("Explore by touch: one finger moves the focus and never taps, a double tap activates, flicks step, two fingers act as one.", valueName: "true|false"))
     var touchExploration: Bool?
+    @Option(help: ArgumentHelp("Speak the sheet: off, on, or headset (while headphones are plugged).", valueName: "off|on|headset"))
+    var speech: String?
+    @Option(name: .customLong("speech-rate"), help: ArgumentHelp("The voice's rate, -100 to 100 (0: its own).", valueName: "n"))
+    var speechRate: Int?
+    @Option(name: .customLong("speech-volume"), help: ArgumentHelp("The voice's volume, -100 to 100 (100: the loudest).", valueName: "n"))
+    var speechVolume: Int?
 
     func change() throws -> PresentationChange {
         // The same reading as the daemon's: the parameters as they would travel.
@@ -445,12 +451,16 @@ struct PresentationCommand: ParsableCommand {
         if let canOpen { parameters["canOpen"] = .bool(canOpen) }
         if let canClose { parameters["canClose"] = .bool(canClose) }
         if let touchExploration { parameters["touchExploration"] = .bool(touchExploration) }
+        if let speech { parameters["speech"] = .string(speech) }
+        if let speechRate { parameters["speechRate"] = .number(Double(speechRate)) }
+        if let speechVolume { parameters["speechVolume"] = .number(Double(speechVolume)) }
         guard !parameters.isEmpty else {
-            throw ValidationError("give at least one of --present-gesture, --edge-band, --bar-height, --modal, --can-open, --can-close, --touch-exploration")
+            throw ValidationError("give at least one of --present-gesture, --edge-band, --bar-height, --modal, --can-open, --can-close, --touch-exploration, --speech, --speech-rate, --speech-volume")
         }
         do { return try PresentationChange(json: .object(parameters)) } catch {
             let flags = ["gestures": "present-gesture", "edgeBand": "edge-band", "barHeight": "bar-height",
-                         "canOpen": "can-open", "canClose": "can-close", "touchExploration": "touch-exploration"]
+                         "canOpen": "can-open", "canClose": "can-close", "touchExploration": "touch-exploration",
+                         "speechRate": "speech-rate", "speechVolume": "speech-volume"]
             throw ValidationError("--\(flags[error.field] ?? error.field): \(error.reason)")
         }
     }

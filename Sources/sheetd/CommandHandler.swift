@@ -85,6 +85,8 @@ struct CommandHandler {
         let before = engine.configuration
         var configuration = new.engine
         configuration.screen = before.screen
+        // What the headphones say is the device's, whatever the file.
+        configuration.sheet.presentation.headphonesPlugged = before.sheet.presentation.headphonesPlugged
         // Reduced motion as a client set it stays, unless the file's setting changed.
         if new.engine.sheet.reduceMotion == settings.engine.sheet.reduceMotion {
             configuration.sheet.reduceMotion = before.sheet.reduceMotion

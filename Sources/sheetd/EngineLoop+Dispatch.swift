@@ -62,6 +62,13 @@ extension LoopState {
         }
     }
 
+    /// Headphones plugged or pulled: with `speech: headset` the sheet is spoken, and explored
+    /// by touch, while they are in.
+    mutating func headphones(_ plugged: Bool) {
+        logger.notice("headphones \(plugged ? "plugged" : "pulled")\(engine.configuration.sheet.presentation.speech == .headset ? (plugged ? ": the sheet is spoken" : ": the sheet is no longer spoken") : "")")
+        engine.setHeadphones(plugged, at: clock.tick(), into: &outputs)
+    }
+
     /// One key to the engine; a content event it gives (a toggle, a move) is published at once,
     /// before the next key reads the content.
     mutating func key(_ key: KeyEvent) {

@@ -244,6 +244,7 @@ struct LoopState {
                 let devicesChanged = input.dispatchLive(screen: engine.configuration.screen, into: &frames)
                 applyFrames()
                 applyKeys()
+                if let plugged = input.takeHeadphones() { headphones(plugged) }
                 if devicesChanged { refreshDevices() }
             }
             if !fastReplay { catchUp() }

@@ -119,6 +119,12 @@ final class LoopInput: @unchecked Sendable {
         return input.dispatch(screen: screen, into: &frames)
     }
 
+    /// Whether headphones are plugged, when a headphone switch changed since the last call.
+    func takeHeadphones() -> Bool? {
+        guard case .live(let input) = source else { return nil }
+        return input.takeHeadphones()
+    }
+
     /// Judges libinput's key devices again by `reading` (a reload); true when they were
     /// opened again, touches down cancelled into `frames`.
     func judgeKeysAgain(by reading: KeyReading, screen: ScreenSize, into frames: inout TouchFrameBatch) -> Bool {

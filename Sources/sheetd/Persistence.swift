@@ -42,7 +42,11 @@ struct Persistence {
         var configuration = configuration
         if let reduceMotion = chosen.reduceMotion { configuration.sheet.reduceMotion = reduceMotion }
         if let appearance = chosen.appearance { configuration.appearance = appearance }
-        if let presentation = chosen.presentation { configuration.sheet.presentation = presentation }
+        if var presentation = chosen.presentation {
+            // What the headphones say is the device's now, not what was saved.
+            presentation.headphonesPlugged = configuration.sheet.presentation.headphonesPlugged
+            configuration.sheet.presentation = presentation
+        }
         return configuration
     }
 

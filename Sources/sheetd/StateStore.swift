@@ -55,7 +55,7 @@ struct SavedState: Equatable, Sendable {
         }
         if let presentation {
             w.append(",\"presentation\":")
-            presentation.write(to: &w)
+            presentation.writeSetting(to: &w)
         }
         w.append(",\"content\":")
         content.write(to: &w, order: order)

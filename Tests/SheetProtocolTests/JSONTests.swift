@@ -241,11 +241,26 @@ import Testing
         var writer = JSONWriter()
         state.write(to: &writer)
         let text = String(decoding: writer.bytes, as: UTF8.self)
-        #expect(text.contains(#""presentation":{"gestures":["edge-swipe","bottom-bar"],"edgeBand":24,"barHeight":64,"modal":false,"canOpen":true,"canClose":false,"touchExploration":false}"#), "\(text)")
+        #expect(text.contains(#""presentation":{"gestures":["edge-swipe","bottom-bar"],"edgeBand":24,"barHeight":64,"modal":false,"canOpen":true,"canClose":false,"touchExploration":false,"speech":"off","speaking":false,"speechRate":0,"speechVolume":100}"#), "\(text)")
         #expect(text.contains(#""region":{"x":0,"y":714.69,"width":540,"height":245.31}"#), "\(text)")
         let read = try SheetState(json: try JSONReader.parse(text))
         #expect(read.presentation == presentation)
         #expect(read.regionInPixels.y + read.regionInPixels.height <= 960)
+        // Speech while headphones are plugged, with exploration following it: all of it survives.
+        var spoken = presentation
+        spoken.speech = .headset
+        spoken.headphonesPlugged = true
+        spoken.speechRate = -40
+        spoken.speechVolume = 60
+        var spokenWriter = JSONWriter()
+        spoken.write(to: &spokenWriter)
+        let spokenText = String(decoding: spokenWriter.bytes, as: UTF8.self)
+        #expect(spokenText.contains(#""touchExploration":true,"speech":"headset","speaking":true,"speechRate":-40,"speechVolume":60"#), "\(spokenText)")
+        #expect(try SheetPresentation(json: try JSONReader.parse(spokenText)) == spoken)
+        var setting = JSONWriter()
+        spoken.writeSetting(to: &setting)
+        let kept = try SheetPresentation(json: try JSONReader.parse(String(decoding: setting.bytes, as: UTF8.self)))
+        #expect(kept.touchExploration == nil && !kept.headphonesPlugged, "a saved presentation keeps the setting, not the device's word")
         let tooTall = text.replacingOccurrences(of: #""height":245.31"#, with: #""height":961"#)
         #expect(throws: ProtocolError.self) { _ = try SheetState(json: try JSONReader.parse(tooTall)) }
 

@@ -64,6 +64,27 @@ struct ControlCallTests {
             == .cannotFocus("item-0", reason: "the sheet is not shown"))
     }
 
+    /// `speech: headset`: the sheet is spoken while headphones are plugged, and touches explore
+    /// while it is, unless exploration was set off; rate and volume are held to -100…100.
+    @Test func speechWhileHeadphonesArePluggedAndExplorationWithIt() {
+        var (engine, out) = engineWithContent()
+        #expect(engine.perform(ControlRequest.setPresentation(PresentationChange(speech: .headset)), at: Timestamp(seconds: 2), into: &out) == .done)
+        #expect(!engine.configuration.sheet.presentation.speaking && !engine.exploresByTouch)
+        out.removeAll()
+        engine.setHeadphones(true, at: Timestamp(seconds: 3), into: &out)
+        #expect(engine.configuration.sheet.presentation.speaking && engine.exploresByTouch)
+        #expect(out.contains { if case .sheet = $0 { true } else { false } }, "a state is published for the renderers to speak")
+        #expect(engine.perform(ControlRequest.setPresentation(PresentationChange(touchExploration: false)), at: Timestamp(seconds: 4), into: &out) == .done)
+        #expect(engine.configuration.sheet.presentation.speaking && !engine.exploresByTouch, "exploration set off stays off")
+        engine.setHeadphones(false, at: Timestamp(seconds: 5), into: &out)
+        #expect(!engine.configuration.sheet.presentation.speaking)
+        #expect(engine.perform(ControlRequest.setPresentation(PresentationChange(speech: .on)), at: Timestamp(seconds: 6), into: &out) == .done)
+        #expect(engine.configuration.sheet.presentation.speaking)
+        for (rate, volume) in [(101, 0), (0, -101)] {
+            #expect(PresentationChange(speechRate: rate, speechVolume: volume).problem() != nil)
+        }
+    }
+
     @Test func anUnknownDetentIsRefusedWithTheKnownOnesAndChangesNothing() {
         var (engine, out) = engineWithContent()
         let state = engine.sheet.state

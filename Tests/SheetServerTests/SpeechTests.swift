@@ -55,6 +55,37 @@ import Testing
 
 extension SpeechTests {
     /// Korean content (`lang: ko`) is spoken in Korean: the server is asked for a Korean voice.
+    /// `--speech follow`: the renderer speaks while the daemon says the sheet is spoken
+    /// (`speech: on`, or headset with headphones plugged) and stops, cutting what it says, when
+    /// it is not; speech turned on again announces the sheet where it is.
+    @Test func theRendererSpeaksWhileTheDaemonSaysTheSheetIsSpoken() throws {
+        let server = try SpeechServer()
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--initial", "hidden", "--speech", "on"], socketPath: socket)
+        try daemon.client().setContent(ContentChange(SheetContent(title: "Tickets", items: [SheetItem(id: "single", label: "Single")])))
+        #expect(try daemon.client().state().presentation.speaking && daemon.client().state().presentation.exploresByTouch,
+                "speech on: spoken, and touches explore")
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let renderer = try Renderer(["--backend", "png", "--output", folder.path, "--socket", socket, "--speech", "follow",
+                                     "--frame-log", frameLog], folder: folder, environment: server.environment)
+        let frames = try FrameLogReader(frameLog)
+        try daemon.client().present()
+        #expect(try server.next() == "begin en Tickets, sheet, half open")
+        try daemon.client().setPresentation(PresentationChange(speech: .off))
+        // The renderer drew a state that is not spoken (states close together are drawn as one).
+        _ = try frames.next { ($0["presentation"] as? [String: Any])?["speaking"] as? Bool == false }
+        try daemon.client().setDetent("expanded")
+        try daemon.client().setPresentation(PresentationChange(speech: .on, speechRate: -50))
+        // Nothing was said while speech was off; on again, the sheet is announced where it is.
+        #expect(try server.next() == "begin en Tickets, sheet, fully open")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(renderer.log.contains("the sheet is no longer spoken") && renderer.log.contains("the sheet is spoken (speech-dispatcher)"), "\(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func koreanContentIsSpokenWithAKoreanVoice() throws {
         let server = try SpeechServer()
         let folder = try temporaryFolder()

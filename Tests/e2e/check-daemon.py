@@ -178,6 +178,17 @@ typing = [d for d in reloaded if d.get("name") == "sheetd e2e typing keyboard"]
 check(len(typing) == 1 and typing[0]["used"] and "keys: in the configuration" in typing[0]["reason"],
       f"reload: keys: naming the typing keyboard opens it, and ListDevices says why ({typing})")
 
+jack = [d for d in (json.loads(line) for line in text("devices-jack.json").splitlines() if line.strip())
+        if d.get("name") == "sheetd e2e headphone jack"]
+check(len(jack) == 1 and jack[0]["used"] and "headphone switch" in jack[0]["reason"],
+      f"ListDevices: the headphone jack is read, and says why ({jack})")
+plugged = json.loads(text("jack-plugged.state.json") or "{}").get("presentation", {})
+pulled = json.loads(text("jack-pulled.state.json") or "{}").get("presentation", {})
+check(plugged.get("speaking") is True and plugged.get("touchExploration") is True,
+      f"headset: headphones plugged, the sheet is spoken and explored by touch ({plugged})")
+check(pulled.get("speaking") is False and pulled.get("touchExploration") is False,
+      f"headset: headphones pulled, neither ({pulled})")
+
 knob_state = text("knob.state.json")
 check('"focusVisible":true,"focus":"dark"' in knob_state,
       f"knob: two steps on from bluetooth (past the disabled vpn) put the focus on dark ({knob_state[:200] or 'no state'})")

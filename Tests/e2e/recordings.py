@@ -326,6 +326,23 @@ def knob_turns_and_push(steps):
     return events
 
 
+EV_SW, SW_HEADPHONE_INSERT = 0x05, 0x02
+
+
+def headphone_jack_description(name):
+    """A sound card's headphone jack: a switch that says when headphones are plugged."""
+    lines = ["# EVEMU 1.3", f"N: {name}", "I: 0000 0000 0000 0000"]
+    lines += mask_lines("P", None, [], 8)
+    lines += mask_lines("B", EV_SYN, [EV_SYN, EV_SW], 8)
+    lines += mask_lines("B", EV_SW, [SW_HEADPHONE_INSERT], 8)
+    return lines
+
+
+def switch(value):
+    """The jack's switch turned to `value` (1 plugged, 0 pulled) 300 ms in."""
+    return [f"E: 0.300000 {EV_SW:04x} {SW_HEADPHONE_INSERT:04x} {value}", "E: 0.300000 0000 0000 0"]
+
+
 # Tab twice: the close button, then the first item; Down once more: the second item.
 KEY_GESTURES = {"keys-tab-tab-down": keys(KEY_TAB, KEY_TAB, KEY_DOWN), "keys-tab-tab": keys(KEY_TAB, KEY_TAB),
                 # Under sway: Tab and Escape for an open sheet, then x for the window beneath.
@@ -365,6 +382,12 @@ def main():
     for name, events in KEY_GESTURES.items():
         with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
             file.write("\n".join(keyboard_description("sheetd e2e keyboard") + events) + "\n")
+    jack_header = headphone_jack_description("sheetd e2e headphone jack")
+    with open(os.path.join(folder, "jack.evemu"), "w") as file:
+        file.write("\n".join(jack_header) + "\n")
+    for name, value in [("jack-plug", 1), ("jack-pull", 0)]:
+        with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
+            file.write("\n".join(jack_header + switch(value)) + "\n")
     knob_header = knob_description("sheetd e2e knob")
     with open(os.path.join(folder, "knob.evemu"), "w") as file:
         file.write("\n".join(knob_header) + "\n")

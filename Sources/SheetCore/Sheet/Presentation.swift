@@ -57,6 +57,20 @@ public enum PresentCause: UInt8, Sendable, BitwiseCopyable, Named {
     }
 }
 
+/// Whether the sheet is spoken (`speech:`): never, always, or while headphones are plugged, as
+/// a cash machine starts speaking when a headset is plugged (EN 301 549's private listening).
+public enum SpeechMode: UInt8, Sendable, BitwiseCopyable, Named, CaseIterable {
+    case off, on, headset
+
+    public var name: StaticString {
+        switch self {
+        case .off: return "off"
+        case .on: return "on"
+        case .headset: return "headset"
+        }
+    }
+}
+
 /// How the sheet is opened, closed and shares the screen. `gestures`, `edgeBandInPoints` and
 /// `barHeightInPoints` shape the detents (the bar is one); `modal`, `canOpen`, `canClose` and
 /// `touchExploration` change at run time without touching them (`SetPresentation`).
@@ -80,10 +94,26 @@ public struct SheetPresentation: Sendable, Hashable, BitwiseCopyable {
     public var canClose = true
     /// Explore by touch, for a person who cannot see the screen (`TouchExplorer`): one finger
     /// moves the focus and never taps or drags, a double tap activates, flicks step, two
-    /// fingers act as one.
-    public var touchExploration = false
+    /// fingers act as one. nil: while the sheet is spoken (`speaking`), as TalkBack turns it on
+    /// with its speech.
+    public var touchExploration: Bool?
+    /// Whether renderers speak the sheet (`speech:`): never, always, or while headphones are
+    /// plugged (a kiosk's private listening).
+    public var speech = SpeechMode.off
+    /// The voice's rate and volume, speech-dispatcher's scales: -100 to 100; 0 is the voice's
+    /// own rate, 100 the loudest.
+    public var speechRate: Int8 = 0
+    public var speechVolume: Int8 = 100
+    /// Headphones are plugged (the daemon's headphone switches): not a setting, what a device says.
+    public var headphonesPlugged = false
+
+    /// The sheet is spoken now.
+    public var speaking: Bool { speech == .on || (speech == .headset && headphonesPlugged) }
+    /// Touches explore: as set, or while the sheet is spoken.
+    public var exploresByTouch: Bool { touchExploration ?? speaking }
 
     public static let edgeBandRange = 4.0...200.0
+    public static let speechRange = -100...100
     public static let barHeightRange = 24.0...400.0
 
     public init() {}
@@ -104,6 +134,9 @@ public struct SheetPresentation: Sendable, Hashable, BitwiseCopyable {
             return ContentProblem(field: "barHeight", index: nil,
                                   reason: "\(barHeightInPoints) is not \(Self.barHeightRange.lowerBound) to \(Self.barHeightRange.upperBound) pt")
         }
+        for (field, value) in [("speechRate", speechRate), ("speechVolume", speechVolume)] where !Self.speechRange.contains(Int(value)) {
+            return ContentProblem(field: field, index: nil, reason: "\(value) is not -100 to 100")
+        }
         return nil
     }
 }
@@ -118,9 +151,17 @@ public struct PresentationChange: Sendable, Equatable {
     public var canOpen: Bool?
     public var canClose: Bool?
     public var touchExploration: Bool?
+    public var speech: SpeechMode?
+    /// -100 to 100 (`problem` says so of a value outside).
+    public var speechRate: Int?
+    public var speechVolume: Int?
 
     public init(gestures: PresentGestures? = nil, edgeBandInPoints: Double? = nil, barHeightInPoints: Double? = nil,
-                modal: Bool? = nil, canOpen: Bool? = nil, canClose: Bool? = nil, touchExploration: Bool? = nil) {
+                modal: Bool? = nil, canOpen: Bool? = nil, canClose: Bool? = nil, touchExploration: Bool? = nil,
+                speech: SpeechMode? = nil, speechRate: Int? = nil, speechVolume: Int? = nil) {
+        self.speech = speech
+        self.speechRate = speechRate
+        self.speechVolume = speechVolume
         self.gestures = gestures
         self.edgeBandInPoints = edgeBandInPoints
         self.barHeightInPoints = barHeightInPoints
@@ -139,12 +180,22 @@ public struct PresentationChange: Sendable, Equatable {
         if let canOpen { changed.canOpen = canOpen }
         if let canClose { changed.canClose = canClose }
         if let touchExploration { changed.touchExploration = touchExploration }
+        if let speech { changed.speech = speech }
+        if let speechRate { changed.speechRate = Int8(clamping: speechRate) }
+        if let speechVolume { changed.speechVolume = Int8(clamping: speechVolume) }
         return changed
     }
 
     /// The first limit a given field breaks (each stands alone, so the change applied to any
     /// valid presentation is valid).
-    public func problem() -> ContentProblem? { applied(to: SheetPresentation()).problem() }
+    public func problem() -> ContentProblem? {
+        for (field, value) in [("speechRate", speechRate), ("speechVolume", speechVolume)] {
+            if let value, !SheetPresentation.speechRange.contains(value) {
+                return ContentProblem(field: field, index: nil, reason: "\(value) is not -100 to 100")
+            }
+        }
+        return applied(to: SheetPresentation()).problem()
+    }
 }
 
 /// A rectangle of the screen; its unit is in the name of the value holding it. Empty when its

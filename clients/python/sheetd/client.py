@@ -157,13 +157,16 @@ class Client:
     def set_presentation(self, gestures: Optional[Tuple[str, ...]] = None, edge_band: Optional[float] = None,
                          bar_height: Optional[float] = None, modal: Optional[bool] = None,
                          can_open: Optional[bool] = None, can_close: Optional[bool] = None,
-                         touch_exploration: Optional[bool] = None) -> None:
+                         touch_exploration: Optional[bool] = None, speech: Optional[str] = None,
+                         speech_rate: Optional[int] = None, speech_volume: Optional[int] = None) -> None:
         """Changes how the sheet opens, closes and shares the screen; what is left out stays.
         gestures: a tuple of edge-swipe and bottom-bar, empty for none. touch_exploration:
-        explore by touch, for a person who cannot see the screen."""
+        explore by touch, for a person who cannot see the screen. speech: "off", "on" or
+        "headset" (while headphones are plugged); speech_rate and speech_volume: -100 to 100."""
         parameters = {"gestures": list(gestures) if gestures is not None else None, "edgeBand": edge_band,
                       "barHeight": bar_height, "modal": modal, "canOpen": can_open, "canClose": can_close,
-                      "touchExploration": touch_exploration}
+                      "touchExploration": touch_exploration, "speech": speech, "speechRate": speech_rate,
+                      "speechVolume": speech_volume}
         self._send("SetPresentation", {name: value for name, value in parameters.items() if value is not None})
         self._read("SetPresentation")
 

@@ -159,13 +159,24 @@ class Presentation:
     can_open: bool = True
     can_close: bool = True
     touch_exploration: bool = False
+    speech: str = "off"
+    speaking: bool = False
+    speech_rate: int = 0
+    speech_volume: int = 100
 
     @classmethod
     def from_json(cls, value: dict, where: str = "presentation") -> "Presentation":
+        # A daemon before speech sent none of its fields: the defaults.
+        speech = _field(value, "speech", where, _one_of("off", "on", "headset"), optional=True)
+        speaking = _field(value, "speaking", where, _bool, optional=True)
+        rate = _field(value, "speechRate", where, _int, optional=True)
+        volume = _field(value, "speechVolume", where, _int, optional=True)
         return cls(_field(value, "gestures", where, _list(_one_of("edge-swipe", "bottom-bar"))),
                    _field(value, "edgeBand", where, _float), _field(value, "barHeight", where, _float),
                    _field(value, "modal", where, _bool), _field(value, "canOpen", where, _bool),
-                   _field(value, "canClose", where, _bool), _field(value, "touchExploration", where, _bool))
+                   _field(value, "canClose", where, _bool), _field(value, "touchExploration", where, _bool),
+                   speech if speech is not None else "off", bool(speaking), rate if rate is not None else 0,
+                   volume if volume is not None else 100)
 
 
 @dataclass(frozen=True)
