@@ -166,7 +166,15 @@ public struct Settings: Sendable {
             if let problem = appearance.problem() { throw SettingError("`font` wants a fontconfig pattern like Noto Sans: \(problem.reason)") }
             engine.appearance.font = value
         case "text-scale":
-            engine.appearance.textScale = try number(Appearance.Limits.textScale, "a factor")
+            if value == "auto" {
+                engine.appearance.textScale = nil
+            } else {
+                let range = Appearance.Limits.textScale
+                guard let factor = Double(value), factor.isFinite, range.contains(factor) else {
+                    throw SettingError("`text-scale` wants a factor from \(range.lowerBound.formatted) to \(range.upperBound.formatted), or auto; got `\(value)`")
+                }
+                engine.appearance.textScale = factor
+            }
         case "corner-radius":
             engine.appearance.cornerRadiusInPoints = try number(Appearance.Limits.cornerRadiusInPoints, "points")
         case "item-height":

@@ -23,7 +23,7 @@ extension Appearance {
     /// What comes after the font: at most 129 bytes.
     func writeTail(to c: inout JSONCursor) {
         c.append(",\"textScale\":")
-        c.append(textScale, decimals: 4)
+        if let textScale { c.append(textScale, decimals: 4) } else { c.append("null") }
         c.append(",\"card\":")
         if let card { c.appendColour(card) } else { c.append("null") }
         c.append(",\"dim\":")
@@ -47,7 +47,7 @@ extension Appearance {
 extension AppearanceChange {
     /// Reads `SetAppearance`'s parameters: `theme`, `accent`, `font`, `textScale`, `card`,
     /// `dim` and `cornerRadius`, each absent when it is to stay (`card` and `dim` null: back to
-    /// the theme's). A wrong type or a broken limit is a `ContentProblem` naming the field.
+    /// the theme's; `textScale` null: the renderer's, `auto`). A wrong type or a broken limit is a `ContentProblem` naming the field.
     public init(json parameters: JSONValue) throws(ContentProblem) {
         self.init()
         guard case .object = parameters else { throw ContentProblem(field: "parameters", index: nil, reason: "not an object") }
@@ -76,7 +76,7 @@ extension AppearanceChange {
         }
         accent = try colour("accent")
         font = try text("font")
-        textScale = try number("textScale")
+        if let value = parameters["textScale"] { textScale = value.isNull ? .some(nil) : .some(try number("textScale")) }
         cornerRadiusInPoints = try number("cornerRadius")
         // Present and null: the theme's colour again.
         if let value = parameters["card"] { card = value.isNull ? .some(nil) : .some(try colour("card")) }
@@ -90,7 +90,7 @@ extension AppearanceChange {
         if let theme { parameters["theme"] = .string(theme.name.description) }
         if let accent { parameters["accent"] = .string(accent.description) }
         if let font { parameters["font"] = .string(font) }
-        if let textScale { parameters["textScale"] = .number(textScale) }
+        if let textScale { parameters["textScale"] = textScale.map { .number($0) } ?? .null }
         if let cornerRadiusInPoints { parameters["cornerRadius"] = .number(cornerRadiusInPoints) }
         if let card { parameters["card"] = card.map { .string($0.description) } ?? .null }
         if let dim { parameters["dim"] = dim.map { .string($0.description) } ?? .null }

@@ -26,12 +26,13 @@ public enum SheetInterface {
     # renderer's preference, light when it has none), high-contrast or high-contrast-dark
     # (text at 7:1, lines and the card's edge drawn); colours are #rrggbb; font is
     # a fontconfig pattern (empty: the renderer's own); textScale is 0.5 to 3, on top of
-    # the screen's scale; card and dim are null for the theme's; cornerRadius is in points.
+    # the screen's scale, or null (auto) for the renderer's (a desktop session's text
+    # scaling); card and dim are null for the theme's; cornerRadius is in points.
     type Appearance (
       theme: string,
       accent: string,
       font: string,
-      textScale: float,
+      textScale: ?float,
       card: ?string,
       dim: ?string,
       cornerRadius: float
@@ -221,7 +222,8 @@ public enum SheetInterface {
     method SetReduceMotion(enabled: bool) -> ()
 
     # Changes how the sheet looks (day and night, a brand's accent): each field given
-    # replaces the current one; card or dim null goes back to the theme's. Every state
+    # replaces the current one; card or dim null goes back to the theme's, textScale
+    # null to the renderer's (auto). Every state
     # after it carries the new appearance. Refused with InvalidParameter naming the field
     # when a value breaks its limit (docs/configuration.md).
     method SetAppearance(theme: ?string, accent: ?string, font: ?string, textScale: ?float, card: ?string, dim: ?string, cornerRadius: ?float) -> ()

@@ -72,6 +72,9 @@ public struct Look: Sendable, Equatable {
     /// What `theme: auto` draws here: high contrast (dark with `prefersDark`) when the session
     /// asks for more contrast.
     public var prefersHighContrast = false
+    /// What `text-scale: auto` draws here: the session's text scaling (GNOME's
+    /// `text-scaling-factor`), 1 where there is none.
+    public var preferredTextScale = 1.0
 
     public init() {}
 
@@ -171,7 +174,7 @@ public struct Look: Sendable, Equatable {
         look.dim = appearance.dim ?? .black
         look.cornerRadiusPoints = appearance.cornerRadiusInPoints
         look.font = appearance.font
-        look.textScale = appearance.textScale
+        look.textScale = appearance.textScale ?? preferredTextScale
         return look
     }
 }

@@ -107,7 +107,7 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
         case .setReduceMotion(let enabled): "SetReduceMotion(\(enabled))"
         case .setAppearance(let change):
             "SetAppearance(" + [change.theme.map { "theme \($0.name)" }, change.accent.map { "accent \($0)" },
-                                change.font.map { "font \($0.utf8.count) bytes" }, change.textScale.map { "text scale \($0)" },
+                                change.font.map { "font \($0.utf8.count) bytes" }, change.textScale.map { "text scale \($0.map { "\($0)" } ?? "auto")" },
                                 change.card.map { "card \($0?.description ?? "the theme's")" },
                                 change.dim.map { "dim \($0?.description ?? "the theme's")" },
                                 change.cornerRadiusInPoints.map { "corner radius \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"

@@ -93,6 +93,7 @@ final class Looks {
     /// What `theme: auto` resolves to here: `--prefer`, or the session's preference as it changes.
     private(set) var prefersDark: Bool
     private(set) var prefersHighContrast = false
+    private(set) var preferredTextScale = 1.0
 
     /// The most pixels a background may hold, for each pixel of the output.
     static let pixelsPerOutputPixel = 4
@@ -111,11 +112,13 @@ final class Looks {
     }
 
     /// `theme: auto` draws this from now on (the session changed its preference).
-    func prefer(dark: Bool, highContrast: Bool) {
+    func prefer(dark: Bool, highContrast: Bool, textScale: Double) {
         prefersDark = dark
         prefersHighContrast = highContrast
+        preferredTextScale = textScale
         fitted?.prefersDark = dark
         fitted?.prefersHighContrast = highContrast
+        fitted?.preferredTextScale = textScale
     }
 
     /// The look for an output of `width` x `height` (the base each state's appearance is
@@ -125,6 +128,7 @@ final class Looks {
         var look = Look()
         look.prefersDark = prefersDark
         look.prefersHighContrast = prefersHighContrast
+        look.preferredTextScale = preferredTextScale
         if let path, image == nil {
             do {
                 let picture = try PNG.decode(file, maximumPixels: Self.pixelsPerOutputPixel * max(1, width) * max(1, height))

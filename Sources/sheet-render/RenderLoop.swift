@@ -129,8 +129,8 @@ final class RenderLoop {
                 guard let preferences else { continue }
                 preferences.session.take()
                 let preference = preferences.session.preference
-                preferences.looks.prefer(dark: preference.dark, highContrast: preference.highContrast)
-                log.say("sheet-render: the session now prefers \(preference.dark ? "dark" : "light")\(preference.highContrast ? ", high contrast" : "")")
+                preferences.looks.prefer(dark: preference.dark, highContrast: preference.highContrast, textScale: preference.textScale)
+                log.say("sheet-render: the session now prefers \(preference.description)")
                 drawn = nil
                 if backend.isReady, try present() { return 0 }
             case .readable:

@@ -2,17 +2,26 @@
 import Glibc
 #endif
 import CGio
+import SheetCore
 import Synchronization
 
 /// The desktop session's appearance preferences, through the freedesktop settings portal
 /// (`org.freedesktop.portal.Settings`, namespace `org.freedesktop.appearance`): its colour
-/// scheme (`color-scheme`: 1 prefers dark) and contrast (`contrast`: 1 asks for more), read at
-/// start and followed as they change (`SettingChanged`), for `theme: auto`. Each change makes
+/// scheme (`color-scheme`: 1 prefers dark) and contrast (`contrast`: 1 asks for more), for
+/// `theme: auto`, and GNOME's text scaling (`org.gnome.desktop.interface`
+/// `text-scaling-factor`, which GNOME's and GTK's portal backends pass on), for `text-scale:
+/// auto`; read at start and followed as they change (`SettingChanged`). Each change makes
 /// `descriptor` readable, so that the render loop wakes and draws again.
 final class SessionPreferences: @unchecked Sendable {
     struct Preference: Equatable, Sendable {
         var dark = false
         var highContrast = false
+        /// 0.5 to 3; 1 where the session says nothing.
+        var textScale = 1.0
+
+        var description: String {
+            (dark ? "dark" : "light") + (highContrast ? ", high contrast" : "") + (textScale != 1 ? ", text \(textScale)×" : "")
+        }
     }
 
     private let current = Mutex(Preference())
@@ -35,7 +44,7 @@ final class SessionPreferences: @unchecked Sendable {
         let preferences = SessionPreferences(connection: session)
         switch preferences.thread.start({ [preferences] in preferences.follow() }) {
         case .success(let preference):
-            log.say("sheet-render: the session prefers \(preference.dark ? "dark" : "light")\(preference.highContrast ? ", high contrast" : "") (settings portal)")
+            log.say("sheet-render: the session prefers \(preference.description) (settings portal)")
             return preferences
         case .failure(let failure):
             log.say("sheet-render: no settings portal on the session bus (\(failure)); theme auto draws light")
@@ -74,16 +83,17 @@ final class SessionPreferences: @unchecked Sendable {
     private func follow() -> Result<Preference, BusFailure> {
         _ = g_dbus_connection_signal_subscribe(
             connection.raw, "org.freedesktop.portal.Desktop", "org.freedesktop.portal.Settings", "SettingChanged",
-            "/org/freedesktop/portal/desktop", "org.freedesktop.appearance", G_DBUS_SIGNAL_FLAGS_NONE,
+            "/org/freedesktop/portal/desktop", nil, G_DBUS_SIGNAL_FLAGS_NONE,
             { _, _, _, _, _, parameters, me in
                 guard let parameters, let me else { return }
                 let preferences = Unmanaged<SessionPreferences>.fromOpaque(me).takeUnretainedValue()
-                guard GV.typeString(parameters) == "(ssv)", let key = GV.string(in: parameters, at: 1) else { return }
+                guard GV.typeString(parameters) == "(ssv)", let namespace = GV.string(in: parameters, at: 0),
+                      let key = GV.string(in: parameters, at: 1) else { return }
                 let boxed = GV.child(parameters, 2)
                 defer { g_variant_unref(boxed) }
-                preferences.set(key, SessionPreferences.number(boxed))
+                preferences.set(namespace, key, SessionPreferences.value(boxed))
             }, Unmanaged.passUnretained(self).toOpaque(), nil)
-        let namespaces = GV.tuple([GV.array("s", [GV.string("org.freedesktop.appearance")])])
+        let namespaces = GV.tuple([GV.array("s", [GV.string("org.freedesktop.appearance"), GV.string("org.gnome.desktop.interface")])])
         switch connection.call("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop",
                                "org.freedesktop.portal.Settings", "ReadAll", namespaces, reply: "(a{sa{sv}})") {
         case .success(let reply):
@@ -95,12 +105,13 @@ final class SessionPreferences: @unchecked Sendable {
                 defer { g_variant_unref(namespace) }
                 let values = GV.child(namespace, 1)
                 defer { g_variant_unref(values) }
+                guard let name = GV.string(in: namespace, at: 0) else { continue }
                 for entry in 0..<Int(g_variant_n_children(values)) {
                     let pair = GV.child(values, entry)
                     defer { g_variant_unref(pair) }
                     let boxed = GV.child(pair, 1)
                     defer { g_variant_unref(boxed) }
-                    if let key = GV.string(in: pair, at: 0) { set(key, Self.number(boxed), wake: false) }
+                    if let key = GV.string(in: pair, at: 0) { set(name, key, Self.value(boxed), wake: false) }
                 }
             }
             return .success(preference)
@@ -109,8 +120,9 @@ final class SessionPreferences: @unchecked Sendable {
         }
     }
 
-    /// A value as the portal sends it, a `u` in one or more variants; nil for anything else.
-    private static func number(_ value: GV.Value) -> UInt32? {
+    /// A value as the portal sends it, in one or more variants: a `u` or a `d` as a number;
+    /// nil for anything else.
+    private static func value(_ value: GV.Value) -> Double? {
         var value = value
         g_variant_ref(value)
         defer { g_variant_unref(value) }
@@ -119,17 +131,26 @@ final class SessionPreferences: @unchecked Sendable {
             g_variant_unref(value)
             value = inner
         }
-        return GV.typeString(value) == "u" ? g_variant_get_uint32(value) : nil
+        switch GV.typeString(value) {
+        case "u": return Double(g_variant_get_uint32(value))
+        case "d": return g_variant_get_double(value)
+        default: return nil
+        }
     }
 
-    /// `color-scheme` (0 none, 1 dark, 2 light) or `contrast` (0 normal, 1 higher); values the
-    /// portal does not define count as no preference.
-    private func set(_ key: String, _ value: UInt32?, wake: Bool = true) {
+    /// `color-scheme` (0 none, 1 dark, 2 light) or `contrast` (0 normal, 1 higher) of
+    /// `org.freedesktop.appearance`, `text-scaling-factor` of `org.gnome.desktop.interface`;
+    /// values the portal does not define count as no preference, a text scaling outside 0.5 to
+    /// 3 is held to it.
+    private func set(_ namespace: String, _ key: String, _ value: Double?, wake: Bool = true) {
         let changed = current.withLock { preference -> Bool in
             let before = preference
-            switch key {
-            case "color-scheme": preference.dark = value == 1
-            case "contrast": preference.highContrast = value == 1
+            switch (namespace, key) {
+            case ("org.freedesktop.appearance", "color-scheme"): preference.dark = value == 1
+            case ("org.freedesktop.appearance", "contrast"): preference.highContrast = value == 1
+            case ("org.gnome.desktop.interface", "text-scaling-factor"):
+                let range = Appearance.Limits.textScale
+                preference.textScale = value.map { $0.isFinite ? min(max($0, range.lowerBound), range.upperBound) : 1 } ?? 1
             default: break
             }
             return preference != before

@@ -129,7 +129,10 @@ struct SheetRender: ParsableCommand {
             // In a desktop or phone session (the wayland backend), as GTK 4 does.
             let reader = accessibility == "on" && output.name == "wayland" ? Accessibility.start(socketPath: socketPath, log: log) : nil
             let session = prefer == "auto" && output.name == "wayland" ? SessionPreferences.start(log: log) : nil
-            if let session { looks.prefer(dark: session.preference.dark, highContrast: session.preference.highContrast) }
+            if let session {
+                let preference = session.preference
+                looks.prefer(dark: preference.dark, highContrast: preference.highContrast, textScale: preference.textScale)
+            }
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath, maxRate: output.refreshRate),
                                   signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,

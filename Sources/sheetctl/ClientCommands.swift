@@ -372,8 +372,8 @@ struct AppearanceCommand: ParsableCommand {
     var accent: String?
     @Option(help: ArgumentHelp("A fontconfig pattern such as `Noto Sans`; an empty one is each renderer's own.", valueName: "pattern"))
     var font: String?
-    @Option(name: .customLong("text-scale"), help: "Text size, 0.5 to 3.")
-    var textScale: Double?
+    @Option(name: .customLong("text-scale"), help: ArgumentHelp("Text size, 0.5 to 3, or auto: each renderer's (a desktop session's text scaling).", valueName: "factor|auto"))
+    var textScale: String?
     @Option(name: .customLong("card-color"), help: "The card's colour, #rrggbb, or `theme` for the theme's.")
     var cardColor: String?
     @Option(name: .customLong("dim-color"), help: "The dim's colour, #rrggbb, or `theme` for the theme's.")
@@ -387,7 +387,10 @@ struct AppearanceCommand: ParsableCommand {
         if let theme { parameters["theme"] = .string(theme) }
         if let accent { parameters["accent"] = .string(accent) }
         if let font { parameters["font"] = .string(font) }
-        if let textScale { parameters["textScale"] = .number(textScale) }
+        if let textScale {
+            guard textScale == "auto" || Double(textScale) != nil else { throw ValidationError("--text-scale wants a number from 0.5 to 3, or auto") }
+            parameters["textScale"] = Double(textScale).map { .number($0) } ?? .null
+        }
         if let cornerRadius { parameters["cornerRadius"] = .number(cornerRadius) }
         if let cardColor { parameters["card"] = cardColor == "theme" ? .null : .string(cardColor) }
         if let dimColor { parameters["dim"] = dimColor == "theme" ? .null : .string(dimColor) }

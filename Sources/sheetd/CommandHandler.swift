@@ -39,7 +39,7 @@ struct CommandHandler {
         case .setAppearance:
             let appearance = engine.appearance
             choices.appearance = appearance
-            logger.notice("appearance: theme \(appearance.theme.name), accent \(appearance.accent), text scale \(appearance.textScale)")
+            logger.notice("appearance: theme \(appearance.theme.name), accent \(appearance.accent), text scale \(appearance.textScale.map { "\($0)" } ?? "auto")")
         default:
             break
         }

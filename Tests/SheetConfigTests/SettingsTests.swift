@@ -77,7 +77,7 @@ import Testing
         // An unquoted # starts a YAML comment: the value is empty, and the error says to quote it.
         ("accent: #3584e4\n", 1, "`accent` wants a colour like #3584e4 (quote it in YAML"),
         ("card-color: blue\n", 1, "`card-color` wants a colour like #3584e4"),
-        ("text-scale: 4\n", 1, "`text-scale` wants a factor from 0.5 to 3; got `4`"),
+        ("text-scale: 4\n", 1, "`text-scale` wants a factor from 0.5 to 3, or auto; got `4`"),
         ("corner-radius: -1\n", 1, "`corner-radius` wants points from 0 to 64"),
         ("font: \"Noto\\u0007Sans\"\n", 1, "`font` wants a fontconfig pattern like Noto Sans: holds a control character"),
         ("max-width: 100\n", 1, "`max-width` wants points from 160 to 16384"),

@@ -293,6 +293,16 @@ import Testing
 
         let change = AppearanceChange(theme: .light, card: .some(nil), cornerRadiusInPoints: 0)
         #expect(try AppearanceChange(json: .object(change.parameters)) == change)
+        // textScale null: auto, each renderer's; it survives the wire both ways.
+        let auto = AppearanceChange(textScale: .some(nil))
+        #expect(try AppearanceChange(json: .object(auto.parameters)) == auto)
+        #expect(try AppearanceChange(json: try JSONReader.parse(#"{"textScale":null}"#)).applied(to: appearance).textScale == nil)
+        var automatic = appearance
+        automatic.textScale = nil
+        var autoWriter = JSONWriter()
+        automatic.write(to: &autoWriter)
+        #expect(String(decoding: autoWriter.bytes, as: UTF8.self).contains(#""textScale":null"#))
+        #expect(try Appearance(json: try JSONReader.parse(String(decoding: autoWriter.bytes, as: UTF8.self))) == automatic)
         #expect(change.applied(to: appearance).card == nil && change.applied(to: appearance).font == appearance.font)
         for (parameters, field) in [(#"{"theme":"sepia"}"#, "theme"), (#"{"accent":"blue"}"#, "accent"), (#"{"accent":3}"#, "accent"),
                                     (#"{"textScale":0.1}"#, "textScale"), (#"{"textScale":"big"}"#, "textScale"),

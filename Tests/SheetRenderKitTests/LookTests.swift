@@ -56,6 +56,9 @@ import Testing
         base.prefersDark = false
         #expect(base.applying(Appearance(theme: .auto)).card == Look.Palette.highContrast.card)
         #expect(base.applying(Appearance(theme: .dark)).card == Look.Palette.dark.card, "a theme named is drawn as named")
+        base.preferredTextScale = 1.5
+        #expect(base.applying(Appearance(textScale: nil)).textScale == 1.5, "text-scale auto: the session's")
+        #expect(base.applying(Appearance(textScale: 2)).textScale == 2, "a scale named is drawn as named")
     }
 
     @Test func anAppearanceReachesEveryPart() {

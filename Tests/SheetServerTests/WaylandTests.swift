@@ -338,12 +338,14 @@ import Testing
     /// `theme: auto` under a desktop session follows the session's colour scheme and contrast
     /// from the settings portal (a stand-in on a session bus of the test's own: the real
     /// portal's backends need a display), as they change: dark at start, high contrast once the
-    /// session asks for more, light high contrast when it turns light.
+    /// session asks for more, light high contrast when it turns light; and `text-scale: auto`
+    /// the session's text scaling (GNOME's, which its portal backend passes on): the title's
+    /// ink grows with it.
     @Test func themeAutoFollowsTheSessionsColourSchemeAndContrast() throws {
         let session = try MessageBus(session: true)
         let portal = Process()
         portal.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        portal.arguments = [PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_portal_standin.py").path, "1", "0"]
+        portal.arguments = [PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_portal_standin.py").path, "1", "0", "1"]
         portal.environment = ["DBUS_SESSION_BUS_ADDRESS": session.address, "PATH": "/usr/bin:/bin"]
         let toPortal = Pipe(), fromPortal = Pipe()
         portal.standardInput = toPortal
@@ -362,7 +364,7 @@ import Testing
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         let frameLog = folder.appendingPathComponent("frames").path
         guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
-        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--theme", "auto"], socketPath: socket)
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--theme", "auto", "--text-scale", "auto"], socketPath: socket)
         let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog, "--accessibility", "off"],
                                     folder: folder, environment: ["WAYLAND_DISPLAY": sway.display, "DBUS_SESSION_BUS_ADDRESS": session.address])
         let frames = try FrameLogReader(frameLog)
@@ -378,6 +380,21 @@ import Testing
             #expect(try card() == wanted, "after \(line): \(renderer.log)")
         }
         #expect(renderer.log.contains("the session prefers dark (settings portal)"), "\(renderer.log)")
+        // The title's ink, in the card's title bar: wider with larger text.
+        func titleInk() throws -> Int {
+            let shot = try sway.screenshot()
+            let card = shot.pixel(20, 940)
+            var count = 0
+            for y in 490..<540 { for x in 0..<540 where shot.pixel(x, y) != card { count += 1 } }
+            return count
+        }
+        let normal = try titleInk()
+        toPortal.fileHandleForWriting.write(Data("text-scaling-factor 1.5\n".utf8))
+        try portalSays("sent text-scaling-factor")
+        _ = try frames.next { _ in true }
+        let larger = try titleInk()
+        #expect(Double(larger) > Double(normal) * 1.25, "the title at 1.5× text: \(normal) → \(larger) pixels of ink; \(renderer.log)")
+        #expect(renderer.log.contains("text 1.5×"), "\(renderer.log)")
         renderer.process.terminate()
         #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
         #expect(daemon.stop() == 0)

@@ -1,11 +1,13 @@
 """A stand-in for the freedesktop settings portal on the session bus DBUS_SESSION_BUS_ADDRESS
 names, for a test: org.freedesktop.portal.Desktop with org.freedesktop.portal.Settings
 (version 1, as Debian 12's xdg-desktop-portal: ReadAll and Read), holding
-org.freedesktop.appearance's color-scheme and contrast.
+org.freedesktop.appearance's color-scheme and contrast and, as GNOME's and GTK's backends pass
+it on, org.gnome.desktop.interface's text-scaling-factor.
 
-Usage: python_portal_standin.py COLOR_SCHEME CONTRAST
+Usage: python_portal_standin.py COLOR_SCHEME CONTRAST TEXT_SCALING_FACTOR
 Prints "ready" once it holds its name; each line "KEY VALUE" on standard input (color-scheme 2,
-contrast 1) sets a value and sends SettingChanged, then prints "sent KEY".
+contrast 1, text-scaling-factor 1.25) sets a value and sends SettingChanged, then prints
+"sent KEY".
 """
 import sys
 
@@ -22,6 +24,15 @@ XML = """
 </node>
 """
 values = {"color-scheme": int(sys.argv[1]), "contrast": int(sys.argv[2])}
+gnome = {"text-scaling-factor": float(sys.argv[3])}
+
+
+def namespace_of(key):
+    return "org.gnome.desktop.interface" if key in gnome else "org.freedesktop.appearance"
+
+
+def boxed(key):
+    return GLib.Variant("d", gnome[key]) if key in gnome else GLib.Variant("u", values[key])
 loop = GLib.MainLoop()
 state = {}
 
@@ -32,11 +43,13 @@ def call(connection, sender, path, interface, method, parameters, invocation):
         found = {}
         if not wanted or "org.freedesktop.appearance" in wanted or "" in wanted:
             found["org.freedesktop.appearance"] = {k: GLib.Variant("u", v) for k, v in values.items()}
+        if not wanted or "org.gnome.desktop.interface" in wanted or "" in wanted:
+            found["org.gnome.desktop.interface"] = {k: GLib.Variant("d", v) for k, v in gnome.items()}
         invocation.return_value(GLib.Variant("(a{sa{sv}})", (found,)))
     elif method == "Read":
         namespace, key = parameters.unpack()
-        if namespace == "org.freedesktop.appearance" and key in values:
-            invocation.return_value(GLib.Variant("(v)", (GLib.Variant("v", GLib.Variant("u", values[key])),)))
+        if namespace == namespace_of(key) and (key in values or key in gnome):
+            invocation.return_value(GLib.Variant("(v)", (GLib.Variant("v", boxed(key)),)))
         else:
             invocation.return_dbus_error("org.freedesktop.portal.Error.NotFound", "Requested setting not found")
 
@@ -61,10 +74,12 @@ def line_came(channel, condition):
         loop.quit()
         return False
     key, value = line.split()
-    values[key] = int(value)
+    if key in gnome:
+        gnome[key] = float(value)
+    else:
+        values[key] = int(value)
     state["connection"].emit_signal(None, "/org/freedesktop/portal/desktop", "org.freedesktop.portal.Settings",
-                                    "SettingChanged",
-                                    GLib.Variant("(ssv)", ("org.freedesktop.appearance", key, GLib.Variant("u", int(value)))))
+                                    "SettingChanged", GLib.Variant("(ssv)", (namespace_of(key), key, boxed(key))))
     state["connection"].flush_sync(None)
     print("sent " + key, flush=True)
     return True

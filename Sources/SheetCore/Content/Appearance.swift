@@ -106,8 +106,9 @@ public struct Appearance: Hashable, Sendable {
     /// A fontconfig pattern (`Noto Sans`, `DejaVu Sans:bold`); empty: each renderer's own
     /// (the system's sans-serif unless it was told otherwise).
     public var font: String
-    /// Text size, times the display's scale: 0.5 to 3, for people who need larger text.
-    public var textScale: Double
+    /// Text size, times the display's scale: 0.5 to 3, for people who need larger text; nil
+    /// (`auto`): each renderer's, the desktop session's text scaling where it has one, else 1.
+    public var textScale: Double?
     /// The card's colour; nil: the theme's.
     public var card: RGB?
     /// The dim's colour (drawn at the state's dim opacity); nil: the theme's (black).
@@ -115,7 +116,7 @@ public struct Appearance: Hashable, Sendable {
     /// The card's top corners, points: 28, Material 3's bottom sheet.
     public var cornerRadiusInPoints: Double
 
-    public init(theme: Theme = .light, accent: RGB = Appearance.gnomeBlue, font: String = "", textScale: Double = 1,
+    public init(theme: Theme = .light, accent: RGB = Appearance.gnomeBlue, font: String = "", textScale: Double? = 1,
                 card: RGB? = nil, dim: RGB? = nil, cornerRadiusInPoints: Double = 28) {
         self.theme = theme
         self.accent = accent
@@ -146,7 +147,7 @@ public struct Appearance: Hashable, Sendable {
         if font.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return ContentProblem(field: "font", index: nil, reason: "holds a control character")
         }
-        if !textScale.isFinite || !Limits.textScale.contains(textScale) {
+        if let textScale, !textScale.isFinite || !Limits.textScale.contains(textScale) {
             return ContentProblem(field: "textScale", index: nil,
                                   reason: "not \(Limits.textScale.lowerBound) to \(Limits.textScale.upperBound)")
         }
@@ -159,17 +160,18 @@ public struct Appearance: Hashable, Sendable {
 }
 
 /// A change to the appearance, as `SetAppearance` asks for it: each field given replaces the
-/// current one; nil keeps it. `card` and `dim` given as `.some(nil)` go back to the theme's.
+/// current one; nil keeps it. `card` and `dim` given as `.some(nil)` go back to the theme's, and
+/// `textScale` as `.some(nil)` to the renderer's (`auto`).
 public struct AppearanceChange: Sendable, Equatable {
     public var theme: Theme?
     public var accent: RGB?
     public var font: String?
-    public var textScale: Double?
+    public var textScale: Double??
     public var card: RGB??
     public var dim: RGB??
     public var cornerRadiusInPoints: Double?
 
-    public init(theme: Theme? = nil, accent: RGB? = nil, font: String? = nil, textScale: Double? = nil,
+    public init(theme: Theme? = nil, accent: RGB? = nil, font: String? = nil, textScale: Double?? = nil,
                 card: RGB?? = nil, dim: RGB?? = nil, cornerRadiusInPoints: Double? = nil) {
         self.theme = theme
         self.accent = accent

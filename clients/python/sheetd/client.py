@@ -143,11 +143,14 @@ class Client:
         self.call("SetReduceMotion", enabled=enabled)
 
     def set_appearance(self, theme: Optional[str] = None, accent: Optional[str] = None, font: Optional[str] = None,
-                       text_scale: Optional[float] = None, card: Optional[str] = None, dim: Optional[str] = None,
+                       text_scale: Optional[object] = None, card: Optional[str] = None, dim: Optional[str] = None,
                        corner_radius: Optional[float] = None) -> None:
-        """Changes how the sheet looks; what is left out stays. card or dim "theme": the theme's colour again."""
-        parameters = {"theme": theme, "accent": accent, "font": font, "textScale": text_scale, "cornerRadius": corner_radius}
+        """Changes how the sheet looks; what is left out stays. card or dim "theme": the theme's
+        colour again; text_scale "auto": each renderer's (a desktop session's text scaling)."""
+        parameters = {"theme": theme, "accent": accent, "font": font, "cornerRadius": corner_radius}
         parameters = {name: value for name, value in parameters.items() if value is not None}
+        if text_scale is not None:
+            parameters["textScale"] = None if text_scale == "auto" else text_scale
         for name, value in (("card", card), ("dim", dim)):
             if value is not None:
                 parameters[name] = None if value == "theme" else value

@@ -126,23 +126,25 @@ class Card:
 
 @dataclass(frozen=True)
 class Appearance:
-    """How renderers draw the sheet: theme (light, dark, auto), colours as #rrggbb (card and
-    dim None for the theme's), a fontconfig pattern, the text scale and the corners in points."""
+    """How renderers draw the sheet: theme (light, dark, auto, high-contrast,
+    high-contrast-dark), colours as #rrggbb (card and dim None for the theme's), a fontconfig
+    pattern, the text scale (None: auto, each renderer's) and the corners in points."""
     theme: str = "light"
     accent: str = "#3584e4"
     font: str = ""
-    text_scale: float = 1.0
+    text_scale: Optional[float] = 1.0
     card: Optional[str] = None
     dim: Optional[str] = None
     corner_radius: float = 28.0
 
     @classmethod
     def from_json(cls, value: dict, where: str = "appearance") -> "Appearance":
-        text_scale = _field(value, "textScale", where, _float)
+        text_scale = _field(value, "textScale", where, _float, optional=True)
         corner_radius = _field(value, "cornerRadius", where, _float)
-        if not (0.5 <= text_scale <= 3 and 0 <= corner_radius <= 64):
+        if not ((text_scale is None or 0.5 <= text_scale <= 3) and 0 <= corner_radius <= 64):
             raise ProtocolError(f"{where}: text scale {text_scale} or corner radius {corner_radius} outside 0.5-3 and 0-64")
-        return cls(_field(value, "theme", where, _one_of("light", "dark", "auto")), _field(value, "accent", where, _colour),
+        themes = _one_of("light", "dark", "auto", "high-contrast", "high-contrast-dark")
+        return cls(_field(value, "theme", where, themes), _field(value, "accent", where, _colour),
                    _field(value, "font", where, _string), text_scale,
                    _field(value, "card", where, _colour, optional=True), _field(value, "dim", where, _colour, optional=True),
                    corner_radius)
