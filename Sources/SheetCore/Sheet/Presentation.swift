@@ -108,8 +108,10 @@ public struct SheetPresentation: Sendable, Hashable, BitwiseCopyable {
     public var headphonesPlugged = false
 
     /// The sheet is spoken now.
+    @inline(__always)
     public var speaking: Bool { speech == .on || (speech == .headset && headphonesPlugged) }
-    /// Touches explore: as set, or while the sheet is spoken.
+    /// Touches explore: as set, or while the sheet is spoken. Read for every frame: inlined.
+    @inline(__always)
     public var exploresByTouch: Bool { touchExploration ?? speaking }
 
     public static let edgeBandRange = 4.0...200.0
