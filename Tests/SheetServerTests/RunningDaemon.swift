@@ -204,3 +204,18 @@ func replayEnd(_ file: String, _ flags: [String] = []) throws -> [String: Any] {
     let last = result.stdout.split(separator: "\n").last { $0.contains("\"kind\":\"sheet\"") }!
     return try JSONSerialization.jsonObject(with: Data(last.utf8)) as! [String: Any]
 }
+
+/// Kills every process but this one whose command line or environment names `text` (a test's
+/// folder): what a bus or a server a test started has started in turn, and outlives it.
+func killProcesses(mentioning text: String) {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
+    for entry in entries {
+        guard let pid = Int32(entry), pid != getpid() else { continue }
+        for file in ["cmdline", "environ"] {
+            guard let bytes = FileManager.default.contents(atPath: "/proc/\(entry)/\(file)"),
+                  String(decoding: bytes, as: UTF8.self).contains(text) else { continue }
+            kill(pid, SIGKILL)
+            break
+        }
+    }
+}

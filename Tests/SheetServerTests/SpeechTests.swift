@@ -172,6 +172,8 @@ final class SpeechServer {
         }
         close(keeper)
         close(descriptor)
+        // Its output modules outlive it: each was started with this folder's configuration.
+        killProcesses(mentioning: folder.path)
     }
 
     /// The next line the recording module wrote: `begin LANGUAGE WORDS` or `end …`.

@@ -335,6 +335,56 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// Orca itself (Debian's, 43) in a session of the test's own names the sheet as it opens:
+    /// its speech reaches speech-dispatcher (a private one whose output module records what it
+    /// is given). Orca 43 reads the keyboard through X, so sway runs Xwayland for it.
+    @Test func orcaNamesTheSheetAsItOpens() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/orca") else {
+            throw DaemonTestError("/usr/bin/orca is missing: `make deps` installs orca for the screen reader test")
+        }
+        let speech = try SpeechServer()
+        let bus = try MessageBus(session: true, runtime: try temporaryFolder().path)
+        let sway = try HeadlessSway(width: 540, height: 960, xwayland: true)
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let settings = PythonClientTests.root.appendingPathComponent("examples/settings.yaml").path
+        let config = try temporaryFile("sheetd.yaml", "content: \(settings)\n")
+        let daemon = try RunningDaemon(["--config", config, "--input", "none", "--screen", "540x960", "--initial", "hidden"], socketPath: socket)
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
+                                    environment: ["WAYLAND_DISPLAY": sway.display, "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                                                  "AT_SPI_BUS_ADDRESS": nil])
+        let frames = try FrameLogReader(frameLog)
+        _ = try frames.next { $0["state"] as? String == "resting" }
+
+        let orca = Process()
+        orca.executableURL = URL(fileURLWithPath: "/usr/bin/orca")
+        orca.arguments = ["--debug-file=\(folder.appendingPathComponent("orca.debug").path)"]
+        orca.environment = speech.environment.merging(["PATH": "/usr/bin:/bin", "DISPLAY": sway.x11Display ?? "",
+                                                       "WAYLAND_DISPLAY": sway.display, "DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+        let orcaLog = folder.appendingPathComponent("orca.log").path
+        _ = FileManager.default.createFile(atPath: orcaLog, contents: nil)
+        orca.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: orcaLog))
+        orca.standardError = orca.standardOutput
+        try orca.run()
+        defer { kill(orca.processIdentifier, SIGKILL); orca.waitUntilExit() }
+        func orcaSays(_ words: String...) throws -> String {
+            while true {
+                let line = try speech.next()
+                if line.hasPrefix("begin "), words.allSatisfy(line.contains) { return line }
+            }
+        }
+        // Up and speaking: then the sheet opens.
+        _ = try orcaSays("Screen reader on")
+        try daemon.client().present()
+        let said = try orcaSays("Settings", "dialog")
+        #expect(said.contains("Settings") && said.contains("dialog"), "\(said)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     /// `theme: auto` under a desktop session follows the session's colour scheme and contrast
     /// from the settings portal (a stand-in on a session bus of the test's own: the real
     /// portal's backends need a display), as they change: dark at start, high contrast once the
@@ -441,12 +491,15 @@ final class HeadlessSway {
     let background = RGB(hex: 0x336699)
     /// WAYLAND_DISPLAY for clients: the socket's full path.
     let display: String
+    /// DISPLAY of its Xwayland (`xwayland: true`): for X11 clients such as Orca 43, which reads
+    /// the keyboard through X.
+    let x11Display: String?
     let logPath: String
 
     static let unprivileged: (uid: uid_t, gid: gid_t) = (65534, 65534)
 
     /// `transform`: the output's, `90` turns it a quarter (a portrait panel mounted sideways).
-    init(width: Int, height: Int, scale: Int = 1, transform: Int = 0) throws {
+    init(width: Int, height: Int, scale: Int = 1, transform: Int = 0, xwayland: Bool = false) throws {
         for tool in ["/usr/bin/sway", "/usr/bin/grim"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw DaemonTestError("\(tool) is missing: `make deps` installs sway and grim for the Wayland test")
         }
@@ -457,9 +510,9 @@ final class HeadlessSway {
         logPath = folder.appendingPathComponent("sway.log").path
         guard mkfifo(ready, 0o600) == 0 else { throw DaemonTestError("mkfifo \(ready)") }
         try """
-            xwayland disable
+            \(xwayland ? "" : "xwayland disable")
             output * resolution \(width)x\(height) scale \(scale) transform \(transform == 0 ? "normal" : "\(transform)") bg \(background) solid_color
-            exec echo "$WAYLAND_DISPLAY" > \(ready)
+            exec echo "$WAYLAND_DISPLAY $DISPLAY" > \(ready)
             """.write(toFile: config, atomically: true, encoding: .utf8)
         if root {
             for path in [folder.path, ready, config] { chown(path, Self.unprivileged.uid, Self.unprivileged.gid) }
@@ -485,8 +538,25 @@ final class HeadlessSway {
             throw DaemonTestError("\(error); log:\n\((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
         }
         guard let name = line else { throw DaemonTestError("sway exited: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")") }
-        let socketName = String(decoding: name, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        display = folder.appendingPathComponent(socketName).path
+        let names = String(decoding: name, as: UTF8.self).split(separator: " ").map(String.init)
+        display = folder.appendingPathComponent(names.first ?? "").path
+        x11Display = xwayland ? names.dropFirst().first : nil
+        // Xwayland lets in its own user only: root's X clients are let in too.
+        if xwayland, root, let x11Display {
+            for tool in ["/usr/bin/Xwayland", "/usr/bin/xhost"] where !FileManager.default.isExecutableFile(atPath: tool) {
+                throw DaemonTestError("\(tool) is missing: `make deps` installs xwayland and x11-xserver-utils for the Orca test")
+            }
+            let xhost = Process()
+            xhost.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            xhost.arguments = ["--reuid=\(Self.unprivileged.uid)", "--regid=\(Self.unprivileged.gid)", "--clear-groups",
+                               "/usr/bin/xhost", "+SI:localuser:root"]
+            xhost.environment = ["PATH": "/usr/bin:/bin", "DISPLAY": x11Display, "HOME": folder.path]
+            xhost.standardOutput = FileHandle.nullDevice
+            xhost.standardError = FileHandle.nullDevice
+            try xhost.run()
+            xhost.waitUntilExit()
+            guard xhost.terminationStatus == 0 else { throw DaemonTestError("xhost on \(x11Display) failed") }
+        }
     }
 
     deinit {
@@ -636,16 +706,7 @@ final class MessageBus {
             process.waitUntilExit()
         }
         // What the bus started outlives it (at-spi-bus-launcher's accessibility bus and its
-        // registry): each was given the runtime folder, on its command line or in its environment.
-        guard let runtime, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
-        for entry in entries {
-            guard let pid = Int32(entry), pid != getpid() else { continue }
-            for file in ["cmdline", "environ"] {
-                guard let bytes = FileManager.default.contents(atPath: "/proc/\(entry)/\(file)"),
-                      String(decoding: bytes, as: UTF8.self).contains(runtime) else { continue }
-                kill(pid, SIGKILL)
-                break
-            }
-        }
+        // registry): each was given the runtime folder.
+        if let runtime { killProcesses(mentioning: runtime) }
     }
 }
