@@ -8,8 +8,10 @@ import SheetProtocol
 ///
 /// The tree is the sheet (a `dialog`, modal or not, named by the content's title), holding the
 /// close button (where a person may close the sheet) and the list, which holds one node per
-/// item in the list's order: a `list item`, or a `toggle button` for a switch and a `check box`
-/// for a check, named by its label, described by its second line, with its place in its section.
+/// item in the list's order: a `list item` named by its label, described by its second line,
+/// with its place in its section; a switch or a check is a list item that is `checkable` and
+/// `checked` when on. (Orca counts a list's items by that role: switches as `toggle button`
+/// siblings made a list of six read as two.)
 public struct AccessibleTree: Sendable, Equatable {
     /// AT-SPI's roles (`AtspiRole`) that the sheet uses.
     public enum Role: UInt32, Sendable {
@@ -19,8 +21,6 @@ public struct AccessibleTree: Sendable, Equatable {
         case pushButton = 43
         case list = 31
         case listItem = 32
-        case checkBox = 7
-        case toggleButton = 62
 
         /// libatspi's name for it (what `getRoleName` gives).
         public var name: String {
@@ -31,8 +31,6 @@ public struct AccessibleTree: Sendable, Equatable {
             case .pushButton: "push button"
             case .list: "list"
             case .listItem: "list item"
-            case .checkBox: "check box"
-            case .toggleButton: "toggle button"
             }
         }
     }
@@ -161,20 +159,18 @@ public struct AccessibleTree: Sendable, Equatable {
             var states = everyone
             if !item.disabled { states.formUnion([.focusable]) } else { states.subtract([.enabled, .sensitive]) }
             if state.focus == .item(item.id) { states.insert(.focused) }
-            let role: Role
+            let role = Role.listItem
             var action = Action(name: "click", description: "Activates the item", command: .activate)
             switch item.accessory {
             case .toggle(let isOn)?:
-                role = .toggleButton
                 states.insert(.checkable)
-                if isOn { states.formUnion([.checked, .pressed]) }
+                if isOn { states.insert(.checked) }
                 action = Action(name: "toggle", description: "Turns it on or off", command: .activate)
             case .check(let isChecked)?:
-                role = .checkBox
                 states.insert(.checkable)
                 if isChecked { states.insert(.checked) }
             default:
-                role = .listItem
+                break
             }
             let members = content.items.indices.filter { content.items[$0].section == item.section }
             let place = (members.firstIndex(of: index) ?? 0) + 1

@@ -307,11 +307,11 @@ import Testing
                                uniquingKeysWith: { a, _ in a })
         #expect(items.keys.sorted() == ["About this device", "Bluetooth", "Brightness", "Dark style", "VPN", "Wi-Fi"])
         let wifi = items["Wi-Fi"] ?? [:], vpn = items["VPN"] ?? [:], dark = items["Dark style"] ?? [:]
-        #expect(wifi["role"] as? String == "toggle button" && wifi["description"] as? String == "Home network")
+        #expect(wifi["role"] as? String == "list item" && wifi["description"] as? String == "Home network")
         #expect(Set(wifi["states"] as? [String] ?? []).isSuperset(of: ["checked", "checkable", "focusable", "enabled", "sensitive"]))
         #expect(wifi["place"] as? String == "1 of 3" && wifi["actions"] as? [String] == ["toggle"])
         #expect(!(vpn["states"] as? [String] ?? []).contains("sensitive") && vpn["actions"] == nil, "disabled: \(vpn)")
-        #expect(dark["role"] as? String == "check box" && (dark["states"] as? [String] ?? []).contains("checked"))
+        #expect(dark["role"] as? String == "list item" && Set(dark["states"] as? [String] ?? []).isSuperset(of: ["checkable", "checked"]))
         #expect(items["Brightness"]?["description"] as? String == "80 %" && items["Brightness"]?["place"] as? String == "1 of 3")
         #expect(items["About this device"]?["role"] as? String == "list item")
 
@@ -335,8 +335,8 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
-    /// Orca itself (Debian's, 43) in a session of the test's own names the sheet as it opens:
-    /// its speech reaches speech-dispatcher (a private one whose output module records what it
+    /// Orca itself (Debian's, 43) in a session of the test's own names the sheet as it opens,
+    /// and the item the focus moves to, with its state: its speech reaches speech-dispatcher (a private one whose output module records what it
     /// is given). Orca 43 reads the keyboard through X, so sway runs Xwayland for it.
     @Test func orcaNamesTheSheetAsItOpens() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/orca") else {
@@ -380,6 +380,10 @@ import Testing
         try daemon.client().present()
         let said = try orcaSays("Settings", "dialog")
         #expect(said.contains("Settings") && said.contains("dialog"), "\(said)")
+        // The focus on Wi-Fi (a switch that is on), as a key or a screen reader puts it there.
+        try daemon.client().focus("wifi")
+        let item = try orcaSays("Wi-Fi", "checked")
+        #expect(!item.contains("not checked"), "\(item)")
         renderer.process.terminate()
         #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
         #expect(daemon.stop() == 0)
