@@ -36,7 +36,11 @@ import Testing
         // The renderer's first frame, the sheet at rest, says it is up: the finger comes then,
         // however long the renderer took to start (a replay that started with the daemon once
         // ran out under the whole suite's load before the renderer subscribed).
-        _ = try frames.next { $0["state"] as? String == "resting" }
+        do {
+            _ = try frames.next { $0["state"] as? String == "resting" }
+        } catch {
+            throw DaemonTestError("\(error)\nsheet-render (running: \(renderer.process.isRunning)): \(renderer.log)\nsheetd: \(daemon.log)\nsway: \((try? String(contentsOfFile: sway.logPath, encoding: .utf8))?.suffix(2000) ?? "")")
+        }
         // From the card's top at half (a panel of 1080 x 1920 on the 540 x 960 output) up to
         // 200 px, the frames stamped in the recent past, 16 ms apart; the finger stays down.
         let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: socket))
