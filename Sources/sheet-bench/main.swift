@@ -97,6 +97,50 @@ func benchmarkCore(passes: Int) {
            "allocations/frame", "\(allocations) in all; \(produced) outputs a pass")
 }
 
+/// The same stream with touch exploration on, over a list of twenty items: one finger moves the
+/// focus and nothing is dragged. Exploration must allocate nothing per frame either.
+func benchmarkExplore(passes: Int) {
+    let frames = makeFrames(count: 300_000)
+    let warmUp = 20_000
+    var outputs: [EngineOutput] = []
+    outputs.reserveCapacity(256)
+    var configuration = EngineConfiguration()
+    configuration.sheet.presentation.touchExploration = true
+    let content = SheetContent(title: "Settings", items: (0..<20).map {
+        SheetItem(id: "item-\($0)", label: "Item \($0)", accessory: $0 % 3 == 0 ? .toggle(isOn: false) : nil)
+    })
+    var rates: [Double] = []
+    var allocations: UInt64 = 0
+    var produced = 0
+    for _ in 0..<passes {
+        var engine = Engine(configuration: configuration)
+        engine.setContent(content, at: .zero, into: &outputs)
+        engine.perform(.present(nil), at: .zero, into: &outputs)
+        outputs.removeAll(keepingCapacity: true)
+        for frame in frames.prefix(warmUp) {
+            engine.process(frame, into: &outputs)
+            outputs.removeAll(keepingCapacity: true)
+        }
+        produced = 0
+        let allocationsBefore = sheetd_allocation_count()
+        let start = now()
+        for frame in frames.dropFirst(warmUp) {
+            engine.process(frame, into: &outputs)
+            produced &+= outputs.count
+            outputs.removeAll(keepingCapacity: true)
+        }
+        let elapsed = now() - start
+        allocations += sheetd_allocation_count() - allocationsBefore
+        rates.append(Double(frames.count - warmUp) / elapsed)
+    }
+    rates.sort()
+    let measured = Double(frames.count - warmUp)
+    report("explore: frames per second, touch exploration on", rates[rates.count / 2], "frames/s",
+           "median of \(rates.count) passes of \(Int(measured)) frames, one core")
+    report("explore: heap allocations per frame after warm-up", Double(allocations) / (measured * Double(rates.count)),
+           "allocations/frame", "\(allocations) in all; \(produced) outputs a pass")
+}
+
 // MARK: Readers, end to end through sheetctl
 
 /// Writes a recording of about `megabytes` MB by repeating a block of gestures with later times.
@@ -222,7 +266,7 @@ func argument(_ name: String) -> String? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
 }
-/// `--only core,live`: just those groups (reader, core, keys, live, content, render, daemon, forwarded), e.g.
+/// `--only core,live`: just those groups (reader, core, explore, keys, live, content, render, daemon, forwarded), e.g.
 /// under `perf record`; `--passes N`: the core's passes (5), e.g. 1 under valgrind.
 /// Says what is wrong with the command line, on standard error, and exits with status 2.
 func refuse(_ message: String) -> Never {
@@ -230,7 +274,7 @@ func refuse(_ message: String) -> Never {
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     exit(2)
 }
-let knownGroups: Set = ["reader", "core", "keys", "live", "content", "render", "daemon", "forwarded"]
+let knownGroups: Set = ["reader", "core", "explore", "keys", "live", "content", "render", "daemon", "forwarded"]
 let groups = argument("--only").map { Set($0.split(separator: ",").map(String.init)) }
 if let unknown = groups?.subtracting(knownGroups), !unknown.isEmpty {
     refuse("--only: no group \(unknown.sorted().joined(separator: ", ")) (groups: \(knownGroups.sorted().joined(separator: ", ")))")
@@ -248,6 +292,7 @@ if runs("reader") {
     }
 }
 if runs("core") { benchmarkCore(passes: passes) }
+if runs("explore") { benchmarkExplore(passes: passes) }
 if runs("keys") { benchmarkKeys() }
 if runs("live") { benchmarkLivePath() }
 if runs("content") { benchmarkContent() }

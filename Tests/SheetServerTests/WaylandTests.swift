@@ -329,6 +329,8 @@ import Testing
         #expect(events.contains("object:state-changed:focused Bluetooth 1 "), "\(events)")
         #expect(events.contains("object:state-changed:checked Wi-Fi 0 "), "\(events)")
         #expect(events.contains("object:announcement Settings 1 Settings, sheet, closed"), "\(events)")
+        let dismissed = lines["dismissed-states"] as? [String] ?? ["none read"]
+        #expect(!dismissed.contains("showing") && !dismissed.contains("visible"), "a dismissed sheet stops showing: \(dismissed)")
 
         let content = try daemon.client().content()
         #expect(content.items.first { $0.id == "wifi" }?.accessory == .toggle(isOn: false), "the click reached sheetd as a tap")

@@ -106,4 +106,8 @@ GLib.timeout_add(int(timeout * 1000), give_up)
 pyatspi.Registry.start()
 if "sheet" not in found:
     print(json.dumps({"error": "no sheet-render with a sheet on the accessibility bus"}), flush=True)
+else:
+    # Dismissed, the sheet no longer shows.
+    states = found["sheet"].getState()
+    print(json.dumps({"dismissed-states": sorted(pyatspi.stateToString(s) for s in states.getStates())}), flush=True)
 print(json.dumps({"events": loop_events}), flush=True)
