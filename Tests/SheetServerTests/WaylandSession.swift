@@ -1,0 +1,251 @@
+import Foundation
+import Glibc
+import SheetCore
+import SheetRenderKit
+import SheetTestSupport
+
+// What the Wayland, screen reader and portal tests run beside the code under test: a headless
+// sway (with Xwayland when asked), its screenshots, a window of its own, and a message bus.
+
+/// A PNG from grim, decoded.
+struct Screenshot {
+    let width: Int
+    let height: Int
+    let rgb: [UInt8]
+
+    func pixel(_ x: Int, _ y: Int) -> RGB {
+        let at = (y * width + x) * 3
+        return RGB(rgb[at], rgb[at + 1], rgb[at + 2])
+    }
+
+    var pixels: [RGB] { (0..<(width * height)).map { RGB(rgb[$0 * 3], rgb[$0 * 3 + 1], rgb[$0 * 3 + 2]) } }
+}
+
+/// sway, headless (no GPU: pixman; no input devices), in a runtime folder of its own, as the
+/// user `nobody` when the tests run as root. Its configuration gives the output a size and a
+/// plain background and, once it is up, writes the socket's name into a FIFO the test waits on.
+final class HeadlessSway {
+    let folder: URL
+    let process = Process()
+    let background = RGB(hex: 0x336699)
+    /// WAYLAND_DISPLAY for clients: the socket's full path.
+    let display: String
+    /// DISPLAY of its Xwayland (`xwayland: true`): for X11 clients such as Orca 43, which reads
+    /// the keyboard through X.
+    let x11Display: String?
+    let logPath: String
+
+    static let unprivileged: (uid: uid_t, gid: gid_t) = (65534, 65534)
+
+    /// `transform`: the output's, `90` turns it a quarter (a portrait panel mounted sideways).
+    init(width: Int, height: Int, scale: Int = 1, transform: Int = 0, xwayland: Bool = false) throws {
+        for tool in ["/usr/bin/sway", "/usr/bin/grim"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw DaemonTestError("\(tool) is missing: `make deps` installs sway and grim for the Wayland test")
+        }
+        folder = try temporaryFolder()
+        let root = getuid() == 0
+        let ready = folder.appendingPathComponent("ready").path
+        let config = folder.appendingPathComponent("config").path
+        logPath = folder.appendingPathComponent("sway.log").path
+        guard mkfifo(ready, 0o600) == 0 else { throw DaemonTestError("mkfifo \(ready)") }
+        try """
+            \(xwayland ? "" : "xwayland disable")
+            output * resolution \(width)x\(height) scale \(scale) transform \(transform == 0 ? "normal" : "\(transform)") bg \(background) solid_color
+            exec echo "$WAYLAND_DISPLAY $DISPLAY" > \(ready)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        if root {
+            for path in [folder.path, ready, config] { chown(path, Self.unprivileged.uid, Self.unprivileged.gid) }
+        }
+        chmod(folder.path, 0o700)
+
+        process.executableURL = URL(fileURLWithPath: root ? "/usr/bin/setpriv" : "/usr/bin/sway")
+        process.arguments = (root ? ["--reuid=\(Self.unprivileged.uid)", "--regid=\(Self.unprivileged.gid)", "--clear-groups", "/usr/bin/sway"] : [])
+            + ["--config", config]
+        process.environment = [
+            "PATH": "/usr/bin:/bin", "HOME": folder.path, "XDG_RUNTIME_DIR": folder.path,
+            "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
+        ]
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = FileHandle.nullDevice
+        let reader = open(ready, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard reader >= 0 else { throw DaemonTestError("cannot open \(ready)") }
+        defer { close(reader) }
+        try process.run()
+        let line: [UInt8]?
+        do { line = try DescriptorLines(reader, what: "word from sway").next() } catch {
+            throw DaemonTestError("\(error); log:\n\((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+        }
+        guard let name = line else { throw DaemonTestError("sway exited: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")") }
+        let names = String(decoding: name, as: UTF8.self).split(separator: " ").map(String.init)
+        display = folder.appendingPathComponent(names.first ?? "").path
+        x11Display = xwayland ? names.dropFirst().first : nil
+        // Xwayland lets in its own user only: root's X clients are let in too.
+        if xwayland, root, let x11Display {
+            for tool in ["/usr/bin/Xwayland", "/usr/bin/xhost"] where !FileManager.default.isExecutableFile(atPath: tool) {
+                throw DaemonTestError("\(tool) is missing: `make deps` installs xwayland and x11-xserver-utils for the Orca test")
+            }
+            let xhost = Process()
+            xhost.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            xhost.arguments = ["--reuid=\(Self.unprivileged.uid)", "--regid=\(Self.unprivileged.gid)", "--clear-groups",
+                               "/usr/bin/xhost", "+SI:localuser:root"]
+            xhost.environment = ["PATH": "/usr/bin:/bin", "DISPLAY": x11Display, "HOME": folder.path]
+            xhost.standardOutput = FileHandle.nullDevice
+            xhost.standardError = FileHandle.nullDevice
+            try xhost.run()
+            xhost.waitUntilExit()
+            guard xhost.terminationStatus == 0 else { throw DaemonTestError("xhost on \(x11Display) failed") }
+        }
+    }
+
+    deinit {
+        // SIGKILL: the test runner's children may inherit SIGTERM ignored.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The output as grim reads it back.
+    func screenshot() throws -> Screenshot {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/grim")
+        process.arguments = ["-t", "png", "-"]
+        process.environment = ["WAYLAND_DISPLAY": display]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let bytes = out.fileHandleForReading.readDataToEndOfFile()
+        let problems = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw DaemonTestError("grim: \(String(decoding: problems, as: UTF8.self))") }
+        let picture = try PNG.decode(Array(bytes))
+        return Screenshot(width: picture.width, height: picture.height, rgb: picture.rgb)
+    }
+
+    /// sheetd with `daemon`'s flags, then `sheet-render --backend wayland` on this compositor
+    /// following it, and the renderer's frame log.
+    func session(daemon flags: [String]) throws -> (RunningDaemon, Renderer, FrameLogReader) {
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let daemon = try RunningDaemon(flags, socketPath: socket)
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
+                                    environment: ["WAYLAND_DISPLAY": display])
+        return (daemon, renderer, try FrameLogReader(frameLog))
+    }
+
+    /// A window of its own (`sheet-wayland-probe --key-window`), focused as the compositor
+    /// shows it, that says which keys it gets.
+    func window() throws -> ProbeWindow { try ProbeWindow(display: display) }
+
+    /// A virtual keyboard that stays until the process returned is killed (`wtype` sleeping an
+    /// hour).
+    func plugKeyboard() throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/wtype")
+        process.arguments = ["-s", "3600000"]
+        process.environment = ["WAYLAND_DISPLAY": display]
+        try process.run()
+        return process
+    }
+
+    /// `wtype ARGUMENTS`: a virtual keyboard types into the surface that has the keyboard; the
+    /// compositor has handled the keys once it returns.
+    func type(_ arguments: String...) throws {
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/wtype"), arguments, environment: ["WAYLAND_DISPLAY": display])
+        guard result.status == 0 else { throw DaemonTestError("wtype \(arguments.joined(separator: " ")): \(result.stderr)") }
+    }
+
+    /// A finger of the virtual pointer dragged from `from` to `to` over `milliseconds`, held
+    /// still `hold` ms and lifted, on a layout `extents` big (the output's logical size).
+    func drag(extents: (Int, Int), from: (Int, Int), to: (Int, Int), milliseconds: Int, hold: Int) throws {
+        let arguments = ["--drag", extents.0, extents.1, from.0, from.1, to.0, to.1, milliseconds, hold].map { "\($0)" }
+        let result = try runProcess(builtExecutable("sheet-wayland-probe"), arguments, environment: ["WAYLAND_DISPLAY": display])
+        guard result.status == 0 else { throw DaemonTestError("sheet-wayland-probe: \(result.stderr)") }
+    }
+
+    /// `reached` or `missed`: whether a window below got a click at (x, y) (`sheet-wayland-probe`).
+    func click(x: Int, y: Int) throws -> String {
+        let result = try runProcess(builtExecutable("sheet-wayland-probe"), ["\(x)", "\(y)"], environment: ["WAYLAND_DISPLAY": display])
+        guard result.status == 0 else { throw DaemonTestError("sheet-wayland-probe: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// `sheet-wayland-probe --touch-window` on a compositor: a window that writes each key it gets
+/// into a FIFO this reads.
+final class ProbeWindow {
+    let process = Process()
+    private let descriptor: Int32
+    private let lines: DescriptorLines
+
+    init(display: String) throws {
+        let folder = try temporaryFolder()
+        let log = folder.appendingPathComponent("window").path
+        guard mkfifo(log, 0o600) == 0 else { throw DaemonTestError("mkfifo \(log)") }
+        descriptor = open(log, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw DaemonTestError("cannot open \(log)") }
+        lines = DescriptorLines(descriptor, what: "key in the window")
+        let shown = Pipe()
+        process.executableURL = builtExecutable("sheet-wayland-probe")
+        process.arguments = ["--key-window", log]
+        process.environment = ProcessInfo.processInfo.environment.merging(["WAYLAND_DISPLAY": display]) { $1 }
+        process.standardOutput = shown
+        try process.run()
+        let said = try DescriptorLines(shown.fileHandleForReading.fileDescriptor, what: "word from the window").next()
+        guard said.map({ String(decoding: $0, as: UTF8.self) }) == "shown" else { throw DaemonTestError("the window was not shown") }
+    }
+
+    deinit {
+        // SIGKILL: the test runner's children may inherit SIGTERM blocked.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        close(descriptor)
+    }
+
+    /// The name of the next key the window got (`Tab`, `x`), skipping its touches.
+    func nextKey() throws -> String {
+        while true {
+            guard let line = try lines.next() else { throw DaemonTestError("the window went away") }
+            let text = String(decoding: line, as: UTF8.self)
+            if text.hasPrefix("key ") { return String(text.dropFirst(4)) }
+        }
+    }
+}
+
+/// A message bus of a test's own: a session bus (`--session`'s configuration), or the one
+/// `config` names.
+final class MessageBus {
+    let process = Process()
+    let address: String
+    private let runtime: String?
+
+    /// `runtime`: the XDG_RUNTIME_DIR of what the bus starts (at-spi-bus-launcher puts its bus there).
+    init(session: Bool = false, config: String? = nil, runtime: String? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        self.runtime = runtime
+        if let runtime { process.environment = ["PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime, "HOME": runtime] }
+        process.arguments = (session ? ["--session"] : ["--config-file=\(config ?? "")"]) + ["--nofork", "--print-address=1"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        guard let line = try DescriptorLines(out.fileHandleForReading.fileDescriptor, what: "the bus's address").next() else {
+            throw DaemonTestError("dbus-daemon exited without an address")
+        }
+        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        // What the bus started outlives it (at-spi-bus-launcher's accessibility bus and its
+        // registry): each was given the runtime folder.
+        if let runtime { killProcesses(mentioning: runtime) }
+    }
+}
