@@ -1,5 +1,6 @@
 import SheetCore
 import SheetProtocol
+import Synchronization
 
 /// How the sheet looks: the colours of a theme, the shapes' sizes, the text's font and size, and
 /// what lies under the dim. `Look()` is the standard appearance's light theme over a mid-gray
@@ -418,10 +419,7 @@ public struct ListScene: Sendable, Equatable {
         sizes.itemHeightInPoints = self.itemHeight
         sizes.twoLineItemHeightInPoints = clamp(twoLineItemHeight ?? self.itemHeight * 72 / 56, 1, screens)
         sizes.sectionHeaderHeightInPoints = clamp(headerHeight ?? self.itemHeight * 48 / 56, 0, screens)
-        var layout = ListLayout()
-        layout.layOut(items, order: Array(items.indices), configuration: sizes)
-        self.layout = layout
-        tallest = layout.heights.max() ?? self.itemHeight
+        (layout, tallest) = ListScene.laidOut(items, sizes: sizes)
         let reach = layout.height + screens
         self.scroll = clamp(scroll, -reach, reach)
         self.othersScale = clamp(othersScale, 0, 4)
@@ -434,6 +432,30 @@ public struct ListScene: Sendable, Equatable {
         }
         self.moving = moving.filter { positions.contains($0.position) && $0.position != lifted?.position }
             .map { Moving(position: $0.position, offset: clamp($0.offset, -reach, reach)) }
+    }
+
+    /// The last layout made, by what it was made of: a renderer builds a scene for every state
+    /// it draws, and the items and sizes change only with the content or the screen (a drag of
+    /// a 1,024-item list laid it out again every frame, about 5 % of the frame).
+    private struct Memo {
+        var items: [SheetItem]
+        var sizes: ListConfiguration
+        var layout: ListLayout
+        var tallest: Double
+    }
+    private static let memo = Mutex<Memo?>(nil)
+
+    /// `items` laid out at `sizes`, and the tallest row: the last one made when they are the same
+    /// (the same items compare at once when they share their array, as a renderer's do).
+    static func laidOut(_ items: [SheetItem], sizes: ListConfiguration) -> (ListLayout, Double) {
+        if let hit = memo.withLock({ memo in memo.flatMap { $0.sizes == sizes && $0.items == items ? ($0.layout, $0.tallest) : nil } }) {
+            return hit
+        }
+        var layout = ListLayout()
+        layout.layOut(items, order: Array(items.indices), configuration: sizes)
+        let tallest = layout.heights.max() ?? sizes.itemHeightInPoints
+        memo.withLock { $0 = Memo(items: items, sizes: sizes, layout: layout, tallest: tallest) }
+        return (layout, tallest)
     }
 
     /// `state` with `items` (the content's, in the list's order), zoomed by `zoom` for a
