@@ -15,7 +15,7 @@ PYTHON ?= python3
 # Debian 12 refuses `pip install` into the system Python (PEP 668).
 VENV ?= .build/venv
 
-.PHONY: all build release tools test coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check
+.PHONY: all build release tools test coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint
 
 all: build
 
@@ -219,6 +219,11 @@ deb:
 
 deb-check: deb
 	packaging/deb-check
+
+# What the package installs, file by file, and sheetd's and sheet-render's resident memory at
+# rest and through a replayed drag, against the targets (docs/performance.md).
+footprint: deb tools
+	Tests/footprint/run
 
 # docs/images/wayland-sway.png: the sheet over a window in headless sway, taken with grim.
 wayland-screenshot:
