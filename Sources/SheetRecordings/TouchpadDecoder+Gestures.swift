@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SheetCore
 
 /// libinput's gesture rules for a touchpad (`evdev-mt-touchpad-gestures.c`): the finger count,

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SheetCore
 
 /// libinput's touchpad rules (as of 1.22, the version Debian 12 ships), applied to a pad's kernel
