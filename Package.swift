@@ -18,7 +18,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
@@ -27,9 +26,12 @@ let package = Package(
     targets: [
         // The pure core: touch frames in, gestures and sheet states out. No I/O, no clocks.
         .target(name: "SheetCore", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
-        // YAML that is plain data: libyaml's events checked for anchors, aliases and depth
-        // before Yams composes (the configuration, content files, `libinput record` headers).
-        .target(name: "SheetYAML", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // libyaml from Debian (libyaml-dev), through pkg-config.
+        .systemLibrary(name: "CLibYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // YAML that is plain data, composed from libyaml's events in one pass that refuses
+        // anchors, aliases and deep nesting (the configuration, content files, `libinput
+        // record` headers): no Foundation, no ICU.
+        .target(name: "SheetYAML", dependencies: ["CLibYAML"]),
         // libmtdev from Debian (libmtdev-dev), through pkg-config: protocol A devices, read as
         // libinput reads them.
         .systemLibrary(name: "CMtdev", pkgConfig: "mtdev", providers: [.apt(["libmtdev-dev"])]),
@@ -37,7 +39,6 @@ let package = Package(
         // (protocol B; protocol A through libmtdev).
         .target(name: "SheetRecordings", dependencies: [
             "SheetCore", "SheetYAML", "CMtdev",
-            .product(name: "Yams", package: "Yams"),
         ]),
         // What travels on the socket: the published State, Gesture and Device, the varlink
         // envelope, a small JSON reader and writer. Imports only the core, for the one type per
@@ -50,7 +51,6 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .target(name: "SheetConfig", dependencies: [
             "SheetCore", "SheetProtocol", "SheetService", "SheetYAML", "CEvdev",
-            .product(name: "Yams", package: "Yams"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // libinput and libudev from Debian (libinput-dev, libudev-dev), through pkg-config.
@@ -95,7 +95,6 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Yams", package: "Yams"),
         ]),
         // libdrm from Debian (libdrm-dev) and the kernel's framebuffer header: the display backends.
         .systemLibrary(name: "CDisplay", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),

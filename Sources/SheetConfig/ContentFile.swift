@@ -1,6 +1,6 @@
 import SheetCore
 import SheetProtocol
-import Yams
+import SheetYAML
 
 /// Content from a file (JSON or YAML: `title`, `items`, `guarded`, `lang`) or from the `content:` key
 /// of sheetd.yaml. Errors say `FILE:LINE: reason`. An item has an `id` and a `label`, and may
@@ -50,7 +50,7 @@ public enum ContentFile {
                 }
                 content.title = title.string
             case "guarded":
-                guard case .scalar(let flag) = value, let guarded = Bool.construct(from: flag) else {
+                guard case .scalar(let flag) = value, let guarded = flag.bool else {
                     throw ConfigurationError(file: path, line: line, reason: "`guarded` wants true or false")
                 }
                 content.guarded = guarded
@@ -101,7 +101,7 @@ public enum ContentFile {
                 throw ConfigurationError(file: path, line: valueNode.mark?.line, reason: "item \(index): `\(key.string)` wants a single value")
             }
             if key.string == "on" || key.string == "disabled" {
-                guard let flag = Bool.construct(from: value) else {
+                guard let flag = value.bool else {
                     throw ConfigurationError(file: path, line: valueNode.mark?.line, reason: "item \(index): `\(key.string)` wants true or false")
                 }
                 json[key.string] = .bool(flag)

@@ -5,7 +5,6 @@ import SheetCore
 import SheetProtocol
 import SheetService
 import SheetYAML
-import Yams
 
 /// Everything a person can configure, in one place: the file `/etc/sheetd/sheetd.yaml` sets
 /// it, command-line flags override it. Each key is documented in `docs/configuration.md`.
@@ -118,7 +117,7 @@ public struct Settings: Sendable {
         case "present-gesture":
             do {
                 engine.sheet.presentation.gestures = try PresentGestures(
-                    names: value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                    names: value.split(separator: ",").map(\.withoutBlanks))
             } catch {
                 throw SettingError("`present-gesture` wants none, edge-swipe, bottom-bar, or both as a list; got `\(value)`")
             }
@@ -379,17 +378,8 @@ public struct Settings: Sendable {
         let root: Node?
         do {
             root = try PlainYAML.compose(text)
-        } catch let refusal as PlainYAML.Refusal {
-            throw ConfigurationError(file: path, line: refusal.line, reason: refusal.reason)
-        } catch let error as YamlError {
-            switch error {
-            case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-                throw ConfigurationError(file: path, line: mark.line, reason: "not valid YAML: \(problem)")
-            default:
-                throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
-            }
         } catch {
-            throw ConfigurationError(file: path, line: nil, reason: "not valid YAML: \(error)")
+            throw ConfigurationError(file: path, line: error.line, reason: error.reason)
         }
         return root
     }
@@ -514,5 +504,14 @@ extension Settings {
         }
         do { try settings.validate() } catch { throw .flag(error.reason) }
         return settings
+    }
+}
+
+extension StringProtocol {
+    /// Without spaces and tabs at either end.
+    var withoutBlanks: String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

@@ -1,6 +1,5 @@
 import SheetCore
 import SheetYAML
-import Yams
 
 /// Reads `libinput record` YAML (file format version 1) as a stream.
 ///
@@ -369,19 +368,8 @@ public final class LibinputRecordReader: KernelEventSource {
     private func compose(_ text: String, firstLine: Int) throws -> Node? {
         do {
             return try PlainYAML.compose(text)
-        } catch let refusal as PlainYAML.Refusal {
-            throw RecordingError(file: path, line: firstLine + refusal.line - 1, reason: refusal.reason)
-        } catch let error as YamlError {
-            var line = firstLine
-            var problem = "\(error)"
-            switch error {
-            case .scanner(_, let text, let mark, _), .parser(_, let text, let mark, _), .composer(_, let text, let mark, _):
-                line = firstLine + mark.line - 1
-                problem = text
-            default:
-                break
-            }
-            throw RecordingError(file: path, line: line, reason: "not valid YAML: \(problem)")
+        } catch {
+            throw RecordingError(file: path, line: firstLine + error.line - 1, reason: error.reason)
         }
     }
 

@@ -1,6 +1,7 @@
 // Benchmarks for the per-frame path and the recording readers. Run with `make bench`
 // (a release build); it prints one line per figure. Not a test: figures depend on the machine.
 import CAllocationCounter
+import Foundation
 import SheetCore
 import SheetRecordings
 import SheetReplay

@@ -164,7 +164,7 @@ import SheetCore
         let name = yaml.firstIndex { $0.hasPrefix("    name:") }!
         yaml[name] = "    name: *other"
         try expectError("alias.yml", yaml.joined(separator: "\n"), line: name + 1, containing: "aliases (*name) are not accepted")
-        // A key given twice is named on its second line (Yams says neither where nor which).
+        // A key given twice is named on its second line (Yams, used before, said neither where nor which).
         try expectError("twice.yml", "# libinput record\nversion: 1\nndevices: 1\nversion: 1\ndevices:\n", line: 4,
                         containing: "`version` is set twice")
         yaml[name] = "    name: touch"
