@@ -61,28 +61,29 @@ func feed(_ frame: TouchFrame, to engine: inout Engine, into outputs: inout [Eng
     engine.process(frame, into: &outputs)
 }
 
-func benchmarkCore(passes: Int) {
-    let frames = makeFrames(count: 1_000_000)
-    let warmUp = 20_000
+/// Passes (five unless told) of `frames` through an engine `makeEngine` makes, each warmed up
+/// on the first frames (which grows every buffer to its working size): the frames per second of
+/// each pass (sorted; the median says more than one pass on a shared machine), the allocations
+/// after warm-up in all, and the outputs of the last pass.
+@inline(__always)
+func measureStream(_ frames: [TouchFrame], warmUp: Int, passes: Int, makeEngine: () -> Engine,
+                   feed: (TouchFrame, inout Engine, inout [EngineOutput]) -> Void) -> (rates: [Double], allocations: UInt64, produced: Int) {
     var outputs: [EngineOutput] = []
     outputs.reserveCapacity(256)
-    var produced = 0
     var rates: [Double] = []
     var allocations: UInt64 = 0
-    // Passes (five unless told), each with a new engine warmed up on the first frames (which
-    // grows every buffer to its working size); the median says more than one pass on a shared
-    // machine.
+    var produced = 0
     for _ in 0..<passes {
-        var engine = Engine(configuration: EngineConfiguration())
+        var engine = makeEngine()
         for frame in frames.prefix(warmUp) {
-            feed(frame, to: &engine, into: &outputs)
+            feed(frame, &engine, &outputs)
             outputs.removeAll(keepingCapacity: true)
         }
         produced = 0
         let allocationsBefore = sheetd_allocation_count()
         let start = now()
         for frame in frames.dropFirst(warmUp) {
-            feed(frame, to: &engine, into: &outputs)
+            feed(frame, &engine, &outputs)
             produced &+= outputs.count
             outputs.removeAll(keepingCapacity: true)
         }
@@ -90,7 +91,15 @@ func benchmarkCore(passes: Int) {
         allocations += sheetd_allocation_count() - allocationsBefore
         rates.append(Double(frames.count - warmUp) / elapsed)
     }
-    rates.sort()
+    return (rates.sorted(), allocations, produced)
+}
+
+func benchmarkCore(passes: Int) {
+    let frames = makeFrames(count: 1_000_000)
+    let warmUp = 20_000
+    let (rates, allocations, produced) = measureStream(frames, warmUp: warmUp, passes: passes,
+                                                       makeEngine: { Engine(configuration: EngineConfiguration()) },
+                                                       feed: { feed($0, to: &$1, into: &$2) })
     let measured = Double(frames.count - warmUp)
     report("core: frames per second", rates[rates.count / 2], "frames/s",
            "median of \(rates.count) passes of \(Int(measured)) frames, \(Int(rates[0] / 1000))k…\(Int(rates[rates.count - 1] / 1000))k, one core")
@@ -103,38 +112,18 @@ func benchmarkCore(passes: Int) {
 func benchmarkExplore(passes: Int) {
     let frames = makeFrames(count: 300_000)
     let warmUp = 20_000
-    var outputs: [EngineOutput] = []
-    outputs.reserveCapacity(256)
     var configuration = EngineConfiguration()
     configuration.sheet.presentation.touchExploration = true
     let content = SheetContent(title: "Settings", items: (0..<20).map {
         SheetItem(id: "item-\($0)", label: "Item \($0)", accessory: $0 % 3 == 0 ? .toggle(isOn: false) : nil)
     })
-    var rates: [Double] = []
-    var allocations: UInt64 = 0
-    var produced = 0
-    for _ in 0..<passes {
+    let (rates, allocations, produced) = measureStream(frames, warmUp: warmUp, passes: passes, makeEngine: {
         var engine = Engine(configuration: configuration)
+        var outputs: [EngineOutput] = []
         engine.setContent(content, at: .zero, into: &outputs)
         engine.perform(.present(nil), at: .zero, into: &outputs)
-        outputs.removeAll(keepingCapacity: true)
-        for frame in frames.prefix(warmUp) {
-            engine.process(frame, into: &outputs)
-            outputs.removeAll(keepingCapacity: true)
-        }
-        produced = 0
-        let allocationsBefore = sheetd_allocation_count()
-        let start = now()
-        for frame in frames.dropFirst(warmUp) {
-            engine.process(frame, into: &outputs)
-            produced &+= outputs.count
-            outputs.removeAll(keepingCapacity: true)
-        }
-        let elapsed = now() - start
-        allocations += sheetd_allocation_count() - allocationsBefore
-        rates.append(Double(frames.count - warmUp) / elapsed)
-    }
-    rates.sort()
+        return engine
+    }, feed: { frame, engine, outputs in engine.process(frame, into: &outputs) })
     let measured = Double(frames.count - warmUp)
     report("explore: frames per second, touch exploration on", rates[rates.count / 2], "frames/s",
            "median of \(rates.count) passes of \(Int(measured)) frames, one core")

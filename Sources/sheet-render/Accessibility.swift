@@ -176,7 +176,7 @@ final class Accessibility: @unchecked Sendable {
 
     private func send(_ event: AccessibleTree.Event) {
         let object = "org.a11y.atspi.Event.Object"
-        func path(_ node: String) -> String { "\(Self.nodesPath)/\(node)" }
+        let path = Self.path(of:)
         func body(_ detail: String, _ one: Int32, _ two: Int32, _ data: GV.Value) -> GV.Value {
             GV.tuple([GV.string(detail), GV.int32(one), GV.int32(two), GV.variant(data), GV.array("{sv}", [])])
         }
@@ -218,13 +218,8 @@ final class Accessibility: @unchecked Sendable {
         return tree.index(of: String(path.dropFirst(prefix.count))).map(Target.node)
     }
 
-    private func reference(_ target: Target) -> GV.Value {
-        switch target {
-        case .root, .cache: GV.reference(connection.uniqueName, Self.rootPath)
-        case .node(let index):
-            GV.reference(connection.uniqueName, "\(Self.nodesPath)/\(shared.withLock { $0.tree.nodes[index].path })")
-        }
-    }
+    /// The object path of the node whose path element is `node`.
+    private static func path(of node: String) -> String { "\(nodesPath)/\(node)" }
 
     private static let null = ("", "/org/a11y/atspi/null")
 
@@ -246,7 +241,7 @@ final class Accessibility: @unchecked Sendable {
         case (.node(let index), _, "Name"): return GV.string(tree.nodes[index].name)
         case (.node(let index), _, "Description"): return GV.string(tree.nodes[index].description)
         case (.node(let index), _, "Parent"):
-            if let parent = tree.nodes[index].parent { return GV.reference(me, "\(Self.nodesPath)/\(tree.nodes[parent].path)") }
+            if let parent = tree.nodes[index].parent { return GV.reference(me, Self.path(of: tree.nodes[parent].path)) }
             return GV.reference(me, Self.rootPath)
         case (.node(let index), _, "ChildCount"): return GV.int32(Int32(tree.nodes[index].children.count))
         case (.node(let index), _, "AccessibleId"): return GV.string(tree.nodes[index].element ?? tree.nodes[index].path)
@@ -271,7 +266,7 @@ final class Accessibility: @unchecked Sendable {
             return nil
         }
         let me = connection.uniqueName
-        func node(_ index: Int) -> GV.Value { GV.reference(me, "\(Self.nodesPath)/\(tree.nodes[index].path)") }
+        func node(_ index: Int) -> GV.Value { GV.reference(me, Self.path(of: tree.nodes[index].path)) }
         let children: [Int] = switch target {
         case .root: [0]
         case .node(let index): tree.nodes[index].children
@@ -346,7 +341,7 @@ final class Accessibility: @unchecked Sendable {
                 let (cx, cy, cw, ch) = tree.nodes[index].extents
                 return px >= cx && px < cx &+ cw && py >= cy && py < cy &+ ch
             }
-            return GV.tuple([hit.map { GV.reference(connection.uniqueName, "\(Self.nodesPath)/\(tree.nodes[$0].path)") }
+            return GV.tuple([hit.map { GV.reference(connection.uniqueName, Self.path(of: tree.nodes[$0].path)) }
                              ?? GV.reference(Self.null.0, Self.null.1)])
         case "GetLayer": return GV.tuple([GV.uint32(node.parent == nil ? 7 : 3)])
         case "GetMDIZOrder": return GV.tuple([GV.int16(0)])

@@ -49,13 +49,6 @@ enum GV {
         return g_variant_get_int32(child)
     }
 
-    static func uint32(in value: Value, at index: Int) -> UInt32? {
-        let child = child(value, index)
-        defer { g_variant_unref(child) }
-        guard let type = g_variant_get_type_string(child), String(cString: type) == "u" else { return nil }
-        return g_variant_get_uint32(child)
-    }
-
     static func string(in value: Value, at index: Int) -> String? {
         let child = child(value, index)
         defer { g_variant_unref(child) }
@@ -104,7 +97,7 @@ struct BusConnection: @unchecked Sendable {
     var uniqueName: String { g_dbus_connection_get_unique_name(raw).map { String(cString: $0) } ?? "" }
 
     /// A method call, waited for at most `timeoutMilliseconds`; the reply (the caller unrefs
-    /// it) or the error's name and message.
+    /// it) or the error's message.
     func call(_ destination: String, _ path: String, _ interface: String, _ method: String, _ parameters: GV.Value?,
               reply: String?, timeoutMilliseconds: Int32 = 2000) -> Result<GV.Value, BusFailure> {
         var error: UnsafeMutablePointer<GError>?
@@ -112,10 +105,7 @@ struct BusConnection: @unchecked Sendable {
         defer { if let type { g_variant_type_free(type) } }
         guard let result = g_dbus_connection_call_sync(raw, destination, path, interface, method, parameters, type,
                                                        G_DBUS_CALL_FLAGS_NONE, timeoutMilliseconds, nil, &error) else {
-            let remote = error.flatMap { g_dbus_error_get_remote_error($0) }
-            let name = remote.map { String(cString: $0) } ?? ""
-            g_free(remote)
-            return .failure(BusFailure(takeMessage(error), name: name))
+            return .failure(BusFailure(takeMessage(error)))
         }
         return .success(result)
     }
@@ -128,13 +118,8 @@ struct BusConnection: @unchecked Sendable {
 
 struct BusFailure: Error, CustomStringConvertible {
     let description: String
-    /// The D-Bus error's name, when the other side answered with one.
-    var name = ""
 
-    init(_ description: String, name: String = "") {
-        self.description = description
-        self.name = name
-    }
+    init(_ description: String) { self.description = description }
 }
 
 /// A thread that only waits and dispatches: GLib's main loop on a context of its own, where
