@@ -455,10 +455,21 @@ final class FrameLogReader {
 
     deinit { close(descriptor) }
 
+    /// How many frames were read, and the last one's line: a wait that runs out says what the
+    /// renderer drew before it stopped drawing.
+    private(set) var count = 0
+    private var last: [UInt8] = []
+
     /// The state of the first frame from now on that satisfies `match`.
     func next(_ match: ([String: Any]) -> Bool) throws -> [String: Any] {
         while true {
-            guard let line = try lines.next() else { throw DaemonTestError("the frame log ended before the frame looked for") }
+            let line: [UInt8]?
+            do { line = try lines.next() } catch {
+                throw DaemonTestError("\(error) after \(count) frame(s); the last: \(String(decoding: last, as: UTF8.self))")
+            }
+            guard let line else { throw DaemonTestError("the frame log ended before the frame looked for") }
+            count += 1
+            last = line
             let frame = try JSONSerialization.jsonObject(with: Data(line)) as! [String: Any]
             let state = frame["state"] as! [String: Any]
             if match(state) { return state }

@@ -34,6 +34,7 @@ final class HeadlessSway {
     /// the keyboard through X.
     let x11Display: String?
     let logPath: String
+    private var mouse: Process?
 
     static let unprivileged: (uid: uid_t, gid: gid_t) = (65534, 65534)
 
@@ -100,6 +101,10 @@ final class HeadlessSway {
 
     deinit {
         // SIGKILL: the test runner's children may inherit SIGTERM ignored.
+        if let mouse, mouse.isRunning {
+            kill(mouse.processIdentifier, SIGKILL)
+            mouse.waitUntilExit()
+        }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -126,12 +131,13 @@ final class HeadlessSway {
     }
 
     /// sheetd with `daemon`'s flags, then `sheet-render --backend wayland` on this compositor
-    /// following it, and the renderer's frame log.
+    /// following it (with a mouse plugged first, `plugPointer`), and the renderer's frame log.
     func session(daemon flags: [String]) throws -> (RunningDaemon, Renderer, FrameLogReader) {
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         let frameLog = folder.appendingPathComponent("frames").path
         guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        try plugPointer()
         let daemon = try RunningDaemon(flags, socketPath: socket)
         let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
                                     environment: ["WAYLAND_DISPLAY": display])
@@ -151,6 +157,25 @@ final class HeadlessSway {
         process.environment = ["WAYLAND_DISPLAY": display]
         try process.run()
         return process
+    }
+
+    /// A mouse that stays plugged (`sheet-wayland-probe --pointer`) until sway goes, there once
+    /// this returns: a client that connects afterwards binds its pointer as it starts, so a
+    /// click or a drag later reaches it for certain (with only the probe's own pointer, plugged
+    /// for the click, a renderer that read of the new device late never saw the click). sway
+    /// draws its cursor where the last click or drag left it.
+    func plugPointer() throws {
+        guard mouse == nil else { return }
+        let process = Process()
+        let said = Pipe()
+        process.executableURL = builtExecutable("sheet-wayland-probe")
+        process.arguments = ["--pointer"]
+        process.environment = ["WAYLAND_DISPLAY": display]
+        process.standardOutput = said
+        try process.run()
+        mouse = process
+        let line = try DescriptorLines(said.fileHandleForReading.fileDescriptor, what: "word from the pointer").next()
+        guard line.map({ String(decoding: $0, as: UTF8.self) }) == "plugged" else { throw DaemonTestError("the pointer was not plugged") }
     }
 
     /// `wtype ARGUMENTS`: a virtual keyboard types into the surface that has the keyboard; the

@@ -6,6 +6,9 @@
 // keyboard (NAME: what the key types, as xkbcommon names it)
 // (the e2e run's window beneath a non-modal sheet). --key-window FILE: the same, shown once the
 // seat has a keyboard and the window has bound it (the keys test's window beneath the sheet).
+// sheet-wayland-probe --pointer: a mouse that stays plugged: a virtual pointer added to the
+// seat, `plugged` printed once the compositor has it, kept until the process is stopped (so
+// that every client has bound its wl_pointer before a click comes).
 // sheet-wayland-probe --drag W H X0 Y0 X1 Y1 MS HOLD: a finger of the virtual pointer: pressed
 // at (X0, Y0) of a layout W×H (the outputs' logical size, rotated as they are), moved to
 // (X1, Y1) in steps of 10 ms over MS milliseconds, held still HOLD ms, released. The steps are
@@ -320,6 +323,15 @@ if arguments.count == 10, arguments[1] == "--drag" {
                to: (Double(numbers[4]), Double(numbers[5])), milliseconds: numbers[6], hold: numbers[7])
     say("dragged", to: 1)
     wl_display_disconnect(state.display)
+    exit(0)
+}
+if arguments.count == 2, arguments[1] == "--pointer" {
+    let state = connectProbe()
+    guard let manager = state.pointerManager, let seat = state.seat else { fail("the compositor has no wl_seat or wlr virtual pointer") }
+    _ = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(manager, seat)
+    state.roundtrip()
+    say("plugged", to: 1)
+    while wl_display_dispatch(state.display) >= 0 {}
     exit(0)
 }
 if arguments.count == 3, arguments[1] == "--touch-window" || arguments[1] == "--key-window" {
