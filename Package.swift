@@ -20,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
     ],
     targets: [
@@ -82,11 +81,13 @@ let package = Package(
         // (fontconfig, HarfBuzz, FriBidi, FreeType underneath) and anti-aliased shapes.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo"]),
-        .executableTarget(name: "sheetctl", dependencies: [
+        // Each program's code, a library: `SheetPrograms` runs one of them by the name it is
+        // called by, and the three executables are that one program (see README, "Footprint").
+        .target(name: "ControlProgram", dependencies: [
             "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig", "SheetRenderKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "sheetd", dependencies: [
+        .target(name: "DaemonProgram", dependencies: [
             "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRecordings", "SheetConfig", "SheetService",
             "CConcurrencyHook",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -94,7 +95,6 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // libdrm from Debian (libdrm-dev) and the kernel's framebuffer header: the display backends.
         .systemLibrary(name: "CDisplay", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
@@ -110,10 +110,15 @@ let package = Package(
         .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
         // a terminal, a Wayland compositor or into PNG files.
-        .executableTarget(name: "sheet-render", dependencies: [
+        .target(name: "RenderProgram", dependencies: [
             "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // sheetd, sheetctl and sheet-render: one program under three names (`argv[0]`).
+        .target(name: "SheetPrograms", dependencies: ["DaemonProgram", "ControlProgram", "RenderProgram"]),
+        .executableTarget(name: "sheetd", dependencies: ["SheetPrograms"]),
+        .executableTarget(name: "sheetctl", dependencies: ["SheetPrograms"]),
+        .executableTarget(name: "sheet-render", dependencies: ["SheetPrograms"]),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
         .target(name: "CAllocationCounter"),
         // Swift concurrency's global jobs handed to NIO's event loops (`GlobalJobs` in sheetd).
@@ -145,7 +150,7 @@ let package = Package(
         .testTarget(name: "FuzzInputTests", dependencies: ["sheet-fuzz", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
+            "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "RenderProgram", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
         ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py", "python_input_client.py", "python_atspi_reader.py", "python_portal_standin.py"]),

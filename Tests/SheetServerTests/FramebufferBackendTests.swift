@@ -3,7 +3,7 @@ import SheetCore
 import SheetProtocol
 import SheetRenderKit
 import Testing
-@testable import sheet_render
+@testable import RenderProgram
 
 /// A framebuffer in memory, laid out as a driver would report it, that records its pans: the
 /// fbdev backend's paging, copying and snapshot on a machine with no /dev/fb0 (the e2e VM runs

@@ -29,7 +29,7 @@ final class DRMBackend: Backend {
     private var configured = false
 
     var displaySize: (width: Int, height: Int)? { (Int(mode.hdisplay), Int(mode.vdisplay)) }
-    var refreshRate: Int? { sheet_render.refreshRate(millihertz: Int64(mode.vrefresh) * 1000) }
+    var refreshRate: Int? { RenderProgram.refreshRate(millihertz: Int64(mode.vrefresh) * 1000) }
     var eventDescriptor: Int32? { descriptor }
     var isReady: Bool { flipping == nil }
     var method: String { flipsWork ? "two dumb buffers, page flips on vblank" : "two dumb buffers, set directly (no page flips)" }

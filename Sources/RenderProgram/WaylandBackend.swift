@@ -357,7 +357,7 @@ final class WaylandBackend: Backend {
     fileprivate func outputMode(flags: UInt32, width: Int32, height: Int32, refresh: Int32) {
         if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 {
             outputMode = (width, height)
-            outputRefresh = sheet_render.refreshRate(millihertz: Int64(refresh))
+            outputRefresh = RenderProgram.refreshRate(millihertz: Int64(refresh))
         }
     }
 

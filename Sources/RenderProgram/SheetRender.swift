@@ -8,7 +8,6 @@ import SheetProtocol
 import SheetRenderKit
 import SheetService
 
-@main
 struct SheetRender: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sheet-render",

@@ -6,7 +6,6 @@ import SheetReplay
 import Glibc
 #endif
 
-@main
 struct SheetCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sheetctl",

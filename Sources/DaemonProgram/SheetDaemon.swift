@@ -5,7 +5,6 @@ import ArgumentParser
 import Logging
 import NIOCore
 import NIOPosix
-import ServiceLifecycle
 import SheetConfig
 import SheetCore
 import SheetInput
@@ -15,7 +14,6 @@ import SheetService
 
 /// The daemon: touch input through libinput (or a recording), the gesture and sheet engine,
 /// and the `io.sheetd.Sheet` varlink socket.
-@main
 struct SheetDaemon: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sheetd",
@@ -95,13 +93,6 @@ struct SheetDaemon: AsyncParsableCommand {
         return settings
     }
 
-    /// Swift concurrency's jobs run on NIO's event loops (`GlobalJobs`), set before anything
-    /// runs on the concurrency pool.
-    static func main() async {
-        GlobalJobs.runOnEventLoops()
-        await main(nil)
-    }
-
     func run() async throws {
         let settings = Self.withStateDirectory(try settings())
         if checkConfig {
@@ -166,15 +157,21 @@ struct SheetDaemon: AsyncParsableCommand {
         let resolve = engine.resolver(extra: extraFlags)
         let reloader = Reloader(resolve: { try Self.withStateDirectory(resolve()) }, loop: loop, server: server,
                                 limits: serverConfiguration, systemd: systemd, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: ServerService(server: server, systemd: systemd), successTerminationBehavior: .gracefullyShutdownGroup),
-                    .init(service: InputService(loop: loop), successTerminationBehavior: .gracefullyShutdownGroup),
-                    .init(service: ReloadService(hangups: hangups, reloader: reloader)),
-                ],
-                logger: logger))
-        try await group.run()
+        // READY=1 once the socket listens: a stop may come at any moment from here on (a
+        // SIGTERM a moment after READY=1 once killed the daemon without a clean stop).
+        systemd.notify("READY=1")
+        // SIGHUP → a reload, one at a time, while the loop runs. A reload the loop never took
+        // (one that came as it stopped) is left behind: the process is about to end.
+        let reloads = Task { for await _ in hangups { await reloader.reload() } }
+        // The input loop on a thread of its own (it blocks in poll, so not on the concurrency
+        // pool) until SIGTERM or SIGINT stops it; then every connection is closed and the
+        // socket the daemon made removed.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            LoopThread(loop: loop, done: continuation).start()
+        }
+        hangup.finish()
+        reloads.cancel()
+        await server.shutdown()
         systemd.notify("STOPPING=1")
         logger.notice("stopped")
     }
@@ -234,49 +231,6 @@ struct Reloader: Sendable {
             logger.error("reload refused, the settings stay as they were: \(error)")
             systemd.notify("READY=1\nSTATUS=reload refused: \(error)")
         }
-    }
-}
-
-/// SIGHUP → a reload, until the group shuts down.
-struct ReloadService: Service {
-    let hangups: AsyncStream<Void>
-    let reloader: Reloader
-
-    func run() async throws {
-        for await _ in hangups.cancelOnGracefulShutdown() { await reloader.reload() }
-    }
-}
-
-/// The input loop as a service: its own thread, stopped on graceful shutdown. The loop stops
-/// by itself on SIGTERM or SIGINT, and the group then shuts the other services down.
-struct InputService: Service {
-    let loop: EngineLoop
-
-    func run() async throws {
-        await withGracefulShutdownHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let thread = LoopThread(loop: loop, done: continuation)
-                thread.start()
-            }
-        } onGracefulShutdown: {
-            loop.inbox.stop()
-        }
-    }
-}
-
-/// The varlink server as a service: serves until graceful shutdown, then closes every
-/// connection and removes the socket it made.
-struct ServerService: Service {
-    let server: VarlinkServer
-    let systemd: Systemd
-
-    func run() async throws {
-        // SIGTERM is caught before the group runs its services: a stop may come at any moment
-        // from READY=1 on (a SIGTERM a moment after READY=1 once killed the daemon without a
-        // clean stop).
-        systemd.notify("READY=1")
-        try? await gracefulShutdown()
-        await server.shutdown()
     }
 }
 

@@ -47,7 +47,7 @@ final class FramebufferBackend: Backend {
         let line = Int64(v.pixclock).multipliedReportingOverflow(by: across)
         let frame = line.partialValue.multipliedReportingOverflow(by: down)
         guard !line.overflow, !frame.overflow, frame.partialValue > 0 else { return 60 }
-        return sheet_render.refreshRate(millihertz: 1_000_000_000_000_000 / frame.partialValue)
+        return RenderProgram.refreshRate(millihertz: 1_000_000_000_000_000 / frame.partialValue)
     }
     /// How frames reach the screen, for the log.
     var method: String { pages.isEmpty ? "shadow buffer, damaged rows copied" : "two pages, panned" }
