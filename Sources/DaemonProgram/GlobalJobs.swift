@@ -2,7 +2,7 @@ import CConcurrencyHook
 import NIOCore
 import NIOPosix
 
-/// Swift concurrency's global jobs (those of tasks bound to no actor: the service group, a
+/// Swift concurrency's global jobs (those of tasks bound to no actor: the daemon's run, a
 /// reload, the signal stream) run on NIO's singleton event loops, which sleep until they have
 /// work, rather than on libdispatch's worker pool, whose monitor wakes the process every
 /// second once it has started: at rest the daemon wakes for nothing but the watchdog.

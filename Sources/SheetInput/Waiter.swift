@@ -60,7 +60,7 @@ public final class Waiter: @unchecked Sendable {
 
     /// Catches `signals` (below 64) for the whole process from now on: a handler records each
     /// one and wakes this waiter, and `takeSignals` hands them to its thread. No thread waits
-    /// for a signal that has not come (the dispatch sources a service group traps signals with
+    /// for a signal that has not come (the dispatch sources swift-service-lifecycle traps signals with
     /// start libdispatch's worker pool, whose monitor then wakes the process every second).
     /// One waiter per process catches signals.
     public func catchSignals(_ signals: [Int32]) {
