@@ -82,7 +82,8 @@ let package = Package(
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo"]),
         // Each program's code, a library: `SheetPrograms` runs one of them by the name it is
-        // called by, and the three executables are that one program (see README, "Footprint").
+        // called by, and the three executables are that one program (docs/performance.md,
+        // "Footprint").
         .target(name: "ControlProgram", dependencies: [
             "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig", "SheetRenderKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -139,7 +140,7 @@ let package = Package(
         // test's proof that a hidden sheet lets input through.
         .executableTarget(name: "sheet-wayland-probe", dependencies: ["CWayland", "CXKBCommon"], path: "Tests/WaylandProbe"),
         // Fixtures and temporary files for the test targets.
-        .target(name: "SheetTestSupport", dependencies: ["SheetCore", "SheetProtocol"], path: "Tests/SheetTestSupport"),
+        .target(name: "SheetTestSupport", dependencies: ["SheetCore", "SheetProtocol", "SheetRecordings"], path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
         .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "SheetConfig", "sheetctl", "SheetTestSupport"]),

@@ -35,7 +35,7 @@ struct CommandHandler {
             let presentation = engine.configuration.sheet.presentation
             choices.presentation = presentation
             let gestures = presentation.gestures.members.map { $0.name.description }
-            logger.notice("presentation: gestures \(gestures.isEmpty ? "none" : gestures.joined(separator: ",")), \(presentation.modal ? "modal" : "not modal"), can open \(presentation.canOpen), can close \(presentation.canClose), touch exploration \(presentation.touchExploration)")
+            logger.notice("presentation: gestures \(gestures.isEmpty ? "none" : gestures.joined(separator: ",")), \(presentation.modal ? "modal" : "not modal"), can open \(presentation.canOpen), can close \(presentation.canClose), touch exploration \(presentation.touchExploration.map { "\($0)" } ?? "auto")")
         case .setAppearance:
             let appearance = engine.appearance
             choices.appearance = appearance

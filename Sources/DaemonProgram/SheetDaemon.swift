@@ -162,7 +162,7 @@ struct SheetDaemon: AsyncParsableCommand {
         systemd.notify("READY=1")
         // SIGHUP → a reload, one at a time, while the loop runs. A reload the loop never took
         // (one that came as it stopped) is left behind: the process is about to end.
-        let reloads = Task { for await _ in hangups { await reloader.reload() } }
+        Task { for await _ in hangups { await reloader.reload() } }
         // The input loop on a thread of its own (it blocks in poll, so not on the concurrency
         // pool) until SIGTERM or SIGINT stops it; then every connection is closed and the
         // socket the daemon made removed.
@@ -170,7 +170,6 @@ struct SheetDaemon: AsyncParsableCommand {
             LoopThread(loop: loop, done: continuation).start()
         }
         hangup.finish()
-        reloads.cancel()
         await server.shutdown()
         systemd.notify("STOPPING=1")
         logger.notice("stopped")

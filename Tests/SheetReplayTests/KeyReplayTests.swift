@@ -194,16 +194,7 @@ import SheetTestSupport
     /// Wi-Fi, a finger on the card hides it, Down shows it again on VPN.
     @Test(arguments: ReleaseRuleSet.allCases)
     func aTouchscreenAndAKeyboardRecordedTogetherReplayInTheirTimesOrder(policy: ReleaseRuleSet) throws {
-        var keys = SyntheticRecording(keys: SyntheticRecording.keyboard)
-        keys.at(0.2)
-        keys.key(KeyCode.tab)
-        keys.at(0.4)
-        keys.key(KeyCode.tab)
-        keys.at(1.5)
-        keys.key(KeyCode.down)
-        var touch = SyntheticRecording()
-        touch.at(1.0)
-        touch.tap(x: 540, y: 1880)
+        let (touch, keys) = touchscreenAndKeyboard(enter: false)
         let text = SyntheticRecording.libinputRecord(together: [touch, keys])
         var replayOptions = options(policy: policy, touches: false)
         replayOptions.content = Self.settings

@@ -9,18 +9,7 @@ import Testing
 /// through the decoding `sheetctl replay` uses: the daemon ends where the replay does.
 @Suite struct RecordedKeysInputTests {
     @Test func theDaemonPlaysATouchscreenAndAKeyboardRecordedTogetherAsTheReplayDoes() throws {
-        var keys = SyntheticRecording(keys: SyntheticRecording.keyboard)
-        keys.at(0.2)
-        keys.key(KeyCode.tab)
-        keys.at(0.4)
-        keys.key(KeyCode.tab)
-        keys.at(1.5)
-        keys.key(KeyCode.down)
-        keys.at(1.8)
-        keys.key(KeyCode.enter)
-        var touch = SyntheticRecording()
-        touch.at(1.0)
-        touch.tap(x: 540, y: 1880)
+        let (touch, keys) = touchscreenAndKeyboard(enter: true)
         let file = try temporaryFile("together.yml", SyntheticRecording.libinputRecord(together: [touch, keys]))
         let content = PythonClientTests.root.appendingPathComponent("examples/settings.yaml").path
         let config = try temporaryFile("sheetd.yaml", "content: \(content)\n")

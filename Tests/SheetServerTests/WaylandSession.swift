@@ -131,8 +131,9 @@ final class HeadlessSway {
     }
 
     /// sheetd with `daemon`'s flags, then `sheet-render --backend wayland` on this compositor
-    /// following it (with a mouse plugged first, `plugPointer`), and the renderer's frame log.
-    func session(daemon flags: [String]) throws -> (RunningDaemon, Renderer, FrameLogReader) {
+    /// following it (with a mouse plugged first, `plugPointer`, and `environment`'s variables
+    /// set for it), and the renderer's frame log.
+    func session(daemon flags: [String], environment: [String: String?] = [:]) throws -> (RunningDaemon, Renderer, FrameLogReader) {
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         let frameLog = folder.appendingPathComponent("frames").path
@@ -140,7 +141,7 @@ final class HeadlessSway {
         try plugPointer()
         let daemon = try RunningDaemon(flags, socketPath: socket)
         let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
-                                    environment: ["WAYLAND_DISPLAY": display])
+                                    environment: environment.merging(["WAYLAND_DISPLAY": display]) { $1 })
         return (daemon, renderer, try FrameLogReader(frameLog))
     }
 

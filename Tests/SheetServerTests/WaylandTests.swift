@@ -318,17 +318,10 @@ import Testing
         let runtime = try temporaryFolder().path
         let bus = try MessageBus(session: true, runtime: runtime)
         let sway = try HeadlessSway(width: 540, height: 960)
-        let folder = try temporaryFolder()
-        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
-        let frameLog = folder.appendingPathComponent("frames").path
-        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
         let settings = PythonClientTests.root.appendingPathComponent("examples/settings.yaml").path
         let config = try temporaryFile("sheetd.yaml", "content: \(settings)\n")
-        let daemon = try RunningDaemon(["--config", config, "--input", "none", "--screen", "540x960"], socketPath: socket)
-        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
-                                    environment: ["WAYLAND_DISPLAY": sway.display, "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                                                  "AT_SPI_BUS_ADDRESS": nil])
-        let frames = try FrameLogReader(frameLog)
+        let (daemon, renderer, frames) = try sway.session(daemon: ["--config", config, "--input", "none", "--screen", "540x960"],
+                                                          environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil])
         _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
 
         let script = PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_atspi_reader.py").path
@@ -392,16 +385,10 @@ import Testing
         let bus = try MessageBus(session: true, runtime: try temporaryFolder().path)
         let sway = try HeadlessSway(width: 540, height: 960, xwayland: true)
         let folder = try temporaryFolder()
-        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
-        let frameLog = folder.appendingPathComponent("frames").path
-        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
         let settings = PythonClientTests.root.appendingPathComponent("examples/settings.yaml").path
         let config = try temporaryFile("sheetd.yaml", "content: \(settings)\n")
-        let daemon = try RunningDaemon(["--config", config, "--input", "none", "--screen", "540x960", "--initial", "hidden"], socketPath: socket)
-        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
-                                    environment: ["WAYLAND_DISPLAY": sway.display, "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                                                  "AT_SPI_BUS_ADDRESS": nil])
-        let frames = try FrameLogReader(frameLog)
+        let (daemon, renderer, frames) = try sway.session(daemon: ["--config", config, "--input", "none", "--screen", "540x960", "--initial", "hidden"],
+                                                          environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil])
         _ = try frames.next { $0["state"] as? String == "resting" }
 
         let orca = Process()
