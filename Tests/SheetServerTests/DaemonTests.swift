@@ -94,7 +94,7 @@ struct DaemonTests {
         // Someone else: may read, may not control.
         if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
             let copy = daemon.folder.appendingPathComponent("sheetctl")
-            try FileManager.default.copyItem(at: builtExecutable("sheetctl"), to: copy)
+            try installExecutable(builtExecutable("sheetctl"), at: copy)
             let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy.path]
             let state = try runTool("", ["state", "--socket", daemon.socketPath], prefix: nobody)
             #expect(state.status == 0, "\(state.stderr)")

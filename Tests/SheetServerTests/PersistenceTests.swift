@@ -83,7 +83,7 @@ import Testing
         #expect(refused.parameters == .object(["parameter": .string("enabled")]))
         if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
             let copy = daemon.folder.appendingPathComponent("sheetctl")
-            try FileManager.default.copyItem(at: builtExecutable("sheetctl"), to: copy)
+            try installExecutable(builtExecutable("sheetctl"), at: copy)
             let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy.path]
             let denied = try runTool("", ["reduce-motion", "off", "--socket", daemon.socketPath], prefix: nobody)
             #expect(denied.status == 77, "\(denied.stderr)")

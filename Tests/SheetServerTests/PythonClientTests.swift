@@ -163,7 +163,7 @@ final class LineReadingProcess {
 
         if geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
             let copy = daemon.folder.appendingPathComponent("sheetctl")
-            try FileManager.default.copyItem(at: builtExecutable("sheetctl"), to: copy)
+            try installExecutable(builtExecutable("sheetctl"), at: copy)
             let lines = try temporaryFile("tap.jsonl", #"{"contacts":[{"slot":0,"phase":"down","x":540,"y":1500}]}"# + "\n")
             chmod(lines, 0o644)
             let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c",

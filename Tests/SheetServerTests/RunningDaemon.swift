@@ -167,6 +167,18 @@ func runTool(_ name: String, _ arguments: [String], prefix: [String] = []) throw
                           Array(prefix.dropFirst()) + (name.isEmpty ? [] : [builtExecutable(name).path]) + arguments)
 }
 
+/// Copies `source` to `destination` as an executable, through `install(1)` in a child process.
+/// A copy written by this process (as Foundation's `copyItem` does) is open for writing while
+/// other tests spawn daemons; a child forked in that moment can keep the descriptor, and every
+/// later exec of the copy fails with ETXTBSY ("Text file busy"). A child's descriptors are its own.
+func installExecutable(_ source: URL, at destination: URL) throws {
+    let log = destination.path + ".install.log"
+    let status = try spawnAndWait(["/usr/bin/install", "-m", "0755", source.path, destination.path], output: log)
+    guard status == 0 else {
+        throw DaemonTestError("install \(source.path) \(destination.path): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "exit \(status)")")
+    }
+}
+
 /// Starts `executable` with `environment`'s variables set (nil: removed) and in `directory`;
 /// what it prints comes through the pipes returned.
 func startProcess(_ executable: URL, _ arguments: [String], environment changes: [String: String?] = [:],

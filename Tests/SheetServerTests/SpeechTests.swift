@@ -144,8 +144,8 @@ final class SpeechServer {
             printf 'begin %s %s\\n' "$1" "$2" > \(said)
             sleep 5
             printf 'end %s %s\\n' "$1" "$2" > \(said)
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+            """.write(toFile: script + ".text", atomically: true, encoding: .utf8)
+        try installExecutable(URL(fileURLWithPath: script + ".text"), at: URL(fileURLWithPath: script))
         try """
             AddModule "recorder" "sd_generic" "recorder.conf"
             DefaultModule recorder
