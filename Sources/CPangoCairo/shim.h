@@ -20,9 +20,11 @@ static inline FriBidiParType sheet_fribidi_paragraph(int right_to_left) {
 extern int wcwidth(wchar_t c);
 static inline int sheet_wcwidth(uint32_t c) { return wcwidth((wchar_t)c); }
 
-// librsvg (librsvg2-dev): the items' SVG icons, drawn with the same Cairo. Its header would
-// bring a second copy of Cairo's into another module; these are its two calls the renderer
-// kit makes, as librsvg 2.46 and later declare them (Debian 12 ships 2.54).
+// librsvg: the items' SVG icons, drawn with the same Cairo. The renderer opens it with dlopen
+// the first time it draws an SVG icon (SheetRenderKit's SVGLibrary), so a program that draws
+// none never loads it. Its header would bring a second copy of Cairo's into another module;
+// these are the two calls made, as librsvg 2.46 and later declare them (Debian 12 ships 2.54),
+// as the types of the pointers dlsym gives.
 typedef struct _RsvgHandle RsvgHandle;
 typedef struct {
     double x;
@@ -30,6 +32,6 @@ typedef struct {
     double width;
     double height;
 } RsvgRectangle;
-extern RsvgHandle *rsvg_handle_new_from_file(const char *filename, GError **error);
-extern gboolean rsvg_handle_render_document(RsvgHandle *handle, cairo_t *cr, const RsvgRectangle *viewport,
-                                            GError **error);
+typedef RsvgHandle *(*sheet_rsvg_handle_new_from_file)(const char *filename, GError **error);
+typedef gboolean (*sheet_rsvg_handle_render_document)(RsvgHandle *handle, cairo_t *cr, const RsvgRectangle *viewport,
+                                                       GError **error);

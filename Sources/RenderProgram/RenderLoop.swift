@@ -33,6 +33,7 @@ final class RenderLoop {
     /// The painter's icons, and how many of the names no theme has were said.
     private let icons: IconCache?
     private var missingSaid: Set<String> = []
+    private var svgUnavailableSaid = false
     /// Where a compositor's touches go (wayland), told when the daemon comes back.
     private let forwarder: InputForwarder?
     /// Where the states drawn are spoken: while the daemon says the sheet is spoken (`speech:`
@@ -189,7 +190,12 @@ final class RenderLoop {
 
     /// Each icon name no theme has, said once (a content's typo, or a theme not installed).
     private func sayMissingIcons() {
-        guard let icons, icons.missingCount > missingSaid.count else { return }
+        guard let icons else { return }
+        if !svgUnavailableSaid, let why = icons.svgUnavailable {
+            log.say("sheet-render: \(why); those icons are drawn without")
+            svgUnavailableSaid = true
+        }
+        guard icons.missingCount > missingSaid.count else { return }
         let names = icons.missing.subtracting(missingSaid).sorted()
         let themes = icons.theme.names.joined(separator: ", ")
         log.say("sheet-render: no icon named \(names.joined(separator: ", ")) in the icon themes (\(themes.isEmpty ? "none installed" : themes)); drawn without")

@@ -143,6 +143,18 @@ public enum VarlinkErrorName {
 public enum VarlinkMethods {
     /// Method name → its parameters' names, from `description`'s `method Name(a: T, b: ?U) -> (…)`
     /// lines (a signature may span lines; types may hold parentheses, as enums do).
+    /// Where `word` (ASCII) first occurs in `text`, by the standard library alone: the
+    /// `firstRange(of:)` of _StringProcessing would page in its 0.4 MB of code at every start.
+    static func firstRange(of word: String, in text: Substring) -> Range<Substring.Index>? {
+        let bytes = text.utf8, needle = word.utf8
+        var start = bytes.startIndex
+        while start != bytes.endIndex {
+            if bytes[start...].starts(with: needle) { return start..<bytes.index(start, offsetBy: needle.count) }
+            bytes.formIndex(after: &start)
+        }
+        return nil
+    }
+
     public static func parameters(in description: String) -> [String: Set<String>] {
         var methods: [String: Set<String>] = [:]
         // Comments end at their line; the rest is read as one text.
@@ -150,7 +162,7 @@ public enum VarlinkMethods {
                                                                                   omittingEmptySubsequences: false)[0] }
             .joined(separator: " ")
         var rest = Substring(text)
-        while let found = rest.firstRange(of: "method ") {
+        while let found = firstRange(of: "method ", in: rest) {
             rest = rest[found.upperBound...]
             guard let open = rest.firstIndex(of: "(") else { break }
             let name = rest[..<open].filter { $0 != " " }

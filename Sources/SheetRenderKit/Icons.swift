@@ -168,6 +168,9 @@ public final class IconCache: Sendable {
         var order: [Key] = []
         var bytes = 0
         var missing: Set<String> = []
+        /// SVG icons found but not drawn, since librsvg could not be loaded (`svgUnavailable`).
+        var undrawable: Set<String> = []
+        var svgUnavailable: SVGUnavailable?
     }
 
     public init(theme: IconTheme = IconTheme(), cacheBytes: Int = 8 << 20) {
@@ -182,8 +185,19 @@ public final class IconCache: Sendable {
         let symbolic = name.hasSuffix("-symbolic")
         let key = Key(name: name, size: size, colour: symbolic ? colour : .black)
         if let image = state.withLock({ $0.images[key] }) { return image }
-        if state.withLock({ $0.missing.contains(name) }) { return nil }
-        guard let path = theme.path(for: name, size: size), let image = Self.draw(path, size: size, recolour: symbolic ? colour : nil) else {
+        if state.withLock({ $0.missing.contains(name) || $0.undrawable.contains(name) }) { return nil }
+        guard let path = theme.path(for: name, size: size) else {
+            state.withLock { state in if state.missing.count < 4096 { state.missing.insert(name) } }
+            return nil
+        }
+        if path.hasSuffix(".svg"), case .failure(let why) = SVGLibrary.shared {
+            state.withLock { state in
+                state.svgUnavailable = why
+                if state.undrawable.count < 4096 { state.undrawable.insert(name) }
+            }
+            return nil
+        }
+        guard let image = Self.draw(path, size: size, recolour: symbolic ? colour : nil) else {
             state.withLock { state in if state.missing.count < 4096 { state.missing.insert(name) } }
             return nil
         }
@@ -203,6 +217,8 @@ public final class IconCache: Sendable {
     /// Names asked for that no theme has, and how many.
     public var missing: Set<String> { state.withLock { $0.missing } }
     public var missingCount: Int { state.withLock { $0.missing.count } }
+    /// Why SVG icons are not drawn (librsvg could not be loaded), once one was asked for.
+    public var svgUnavailable: SVGUnavailable? { state.withLock { $0.svgUnavailable } }
 
     /// The file at `path` in a `size` square, centred, its aspect kept.
     static func draw(_ path: String, size: Int, recolour: RGB?) -> TextImage? {
@@ -211,10 +227,10 @@ public final class IconCache: Sendable {
         let cairo = cairo_create(surface)!
         defer { cairo_destroy(cairo) }
         if path.hasSuffix(".svg") {
-            guard let handle = rsvg_handle_new_from_file(path, nil) else { return nil }
+            guard case .success(let svg) = SVGLibrary.shared, let handle = svg.newFromFile(path, nil) else { return nil }
             defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
             var viewport = RsvgRectangle(x: 0, y: 0, width: Double(size), height: Double(size))
-            guard rsvg_handle_render_document(handle, cairo, &viewport, nil) != 0 else { return nil }
+            guard svg.renderDocument(handle, cairo, &viewport, nil) != 0 else { return nil }
         } else {
             guard let png = cairo_image_surface_create_from_png(path), cairo_surface_status(png) == CAIRO_STATUS_SUCCESS else { return nil }
             defer { cairo_surface_destroy(png) }
@@ -247,4 +263,32 @@ public final class IconCache: Sendable {
         }
         return TextImage(width: size, height: size, pixels: pixels, baseline: size, isEllipsized: false, unknownGlyphs: 0)
     }
+}
+
+/// librsvg, opened the first time an SVG icon is drawn rather than when a program starts: it
+/// brings libxml2, ICU and libstdc++ with it, about 4 MiB resident (0.7 MiB of it data the
+/// loader relocates), which the daemon, sheetctl and a sheet without icons never use. The
+/// package depends on it by name, since the program's ELF header no longer does.
+struct SVGLibrary: @unchecked Sendable {
+    static let soname = "librsvg-2.so.2"
+    let newFromFile: sheet_rsvg_handle_new_from_file
+    let renderDocument: sheet_rsvg_handle_render_document
+
+    /// The library's two calls, or why they cannot be had (for the renderer to say once).
+    static let shared: Result<SVGLibrary, SVGUnavailable> = {
+        guard let library = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
+            return .failure(SVGUnavailable(reason: dlerror().map { String(cString: $0) } ?? "\(soname) cannot be loaded"))
+        }
+        guard let new = dlsym(library, "rsvg_handle_new_from_file"), let render = dlsym(library, "rsvg_handle_render_document") else {
+            return .failure(SVGUnavailable(reason: "\(soname) has no rsvg_handle_render_document (librsvg 2.46 or later is needed)"))
+        }
+        return .success(SVGLibrary(newFromFile: unsafeBitCast(new, to: sheet_rsvg_handle_new_from_file.self),
+                                   renderDocument: unsafeBitCast(render, to: sheet_rsvg_handle_render_document.self)))
+    }()
+}
+
+/// Why SVG icons cannot be drawn: dlopen's or dlsym's words.
+public struct SVGUnavailable: Error, Sendable, CustomStringConvertible {
+    public let reason: String
+    public var description: String { "SVG icons cannot be drawn: \(reason)" }
 }

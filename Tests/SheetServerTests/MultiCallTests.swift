@@ -27,4 +27,22 @@ struct MultiCallTests {
         #expect(result.status == 64)
         #expect(result.stderr.contains("sheet-copy: called by a name it does not have; it is sheetd, sheetctl, sheet-render"), "\(result.stderr)")
     }
+
+    /// One program, but not one set of loaded libraries for all: librsvg (with libxml2 and ICU)
+    /// is opened only when a renderer draws an SVG icon, so a daemon whose content
+    /// names icons never maps it.
+    @Test func theDaemonNeverLoadsTheIconLibraries() throws {
+        let content = try temporaryFile("content.yaml", "title: Icons\nitems:\n  - {id: b, label: B, icon: network-wireless-symbolic}\n")
+        let config = try temporaryFile("sheetd.yaml", "content: \(content)\n")
+        let daemon = try RunningDaemon(["--config", config, "--input", "none", "--input-socket", "none"])
+        #expect(try daemon.client().content().items.first?.icon == "network-wireless-symbolic")
+        // /proc's files have no size: read to the end, not as far as stat says.
+        let file = try #require(FileHandle(forReadingAtPath: "/proc/\(daemon.process.processIdentifier)/maps"))
+        let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+        #expect(maps.contains("libinput.so"), "the daemon's maps are read: \(maps.prefix(400))")
+        for library in ["librsvg-2.so", "libxml2.so", "libicuuc.so"] {
+            #expect(!maps.contains(library), "sheetd maps \(library)")
+        }
+        #expect(daemon.stop() == 0)
+    }
 }

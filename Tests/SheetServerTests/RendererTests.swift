@@ -125,6 +125,7 @@ struct RendererTests {
         #expect(said == 1 && renderer.log.contains("no icon named no-such-icon-symbolic in the icon themes (Adwaita, hicolor)"),
                 "\(renderer.log)")
         #expect(!renderer.log.contains("network-wireless-symbolic"))
+        #expect(!renderer.log.contains("SVG icons cannot be drawn"), "librsvg is opened for the first SVG icon: \(renderer.log)")
         #expect(daemon.stop() == 0)
     }
 
