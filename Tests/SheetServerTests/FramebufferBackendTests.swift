@@ -224,7 +224,7 @@ final class MemoryFramebuffer: FramebufferDevice {
             #expect(error.description.hasPrefix("/nonexistent/fb0: "), "\(error)")
         }
         do {
-            _ = try DRMBackend(path: "/dev/null", format: .xrgb8888, looks: Looks(backgroundPath: nil), painter: Painter())
+            _ = try DRMBackend(device: try KernelDRM(path: "/dev/null"), format: .xrgb8888, looks: Looks(backgroundPath: nil), painter: Painter())
             Issue.record("/dev/null taken for a DRM device")
         } catch {
             #expect(error.description.hasPrefix("/dev/null: not a mode-setting device") && error.status == 69, "\(error)")
