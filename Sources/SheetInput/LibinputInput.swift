@@ -42,9 +42,9 @@ public final class LibinputInput {
     public let mode: Mode
     let logger: Logger
     let classifier: DeviceClassifier
-    private var context: OpaquePointer!
+    /// libinput's context (`LibinputContext`), or a test's events.
+    private let source: any LibinputSource
     private var udev: OpaquePointer?
-    private let interface: UnsafeMutablePointer<libinput_interface>
 
     /// Every device seen, used or not, in the order seen.
     public private(set) var devices: [InputDevice] = [] {
@@ -103,7 +103,7 @@ public final class LibinputInput {
     /// A key device went away since the last `takeKeys`: its keys held are let go.
     private var keyDeviceLost = false
     /// Knobs, read with libevdev beside libinput (made when first asked for).
-    private lazy var knobs = KnobInput(libinputDescriptor: libinput_get_fd(context), logger: logger)
+    private lazy var knobs = KnobInput(libinputDescriptor: source.fileDescriptor, logger: logger)
 
     public init(mode: Mode, classifier: DeviceClassifier = DeviceClassifier(), keyReading: KeyReading = KeyReading(),
                 logger: Logger) throws(InputError) {
@@ -111,36 +111,29 @@ public final class LibinputInput {
         self.classifier = classifier
         self.keyReading = keyReading
         self.logger = logger
-        interface = .allocate(capacity: 1)
-        interface.initialize(to: libinput_interface(
-            open_restricted: { path, flags, userData in
-                guard let path, let userData else { return -EINVAL }
-                let input = Unmanaged<LibinputInput>.fromOpaque(userData).takeUnretainedValue()
-                return input.openRestricted(String(cString: path), flags: flags)
-            },
-            close_restricted: { descriptor, _ in close(descriptor) }))
-        let me = Unmanaged.passUnretained(self).toOpaque()
+        let context: LibinputContext
+        switch mode {
+        case .udev:
+            guard let udev = udev_new() else { throw .udev(call: "udev_new") }
+            guard let made = LibinputContext(udev: udev) else { throw .libinput(call: "libinput_udev_create_context", argument: "") }
+            context = made
+        case .paths:
+            guard let made = LibinputContext(udev: nil) else { throw .libinput(call: "libinput_path_create_context", argument: "") }
+            context = made
+        }
+        source = context
+        // From here the open and log callbacks find this input through the context.
+        libinput_set_user_data(context.context, Unmanaged.passUnretained(self).toOpaque())
+        installLogHandler(context.context)
         switch mode {
         case .udev(let seat):
-            guard let udev = udev_new() else { throw .udev(call: "udev_new") }
-            self.udev = udev
-            guard let context = libinput_udev_create_context(interface, me, udev) else {
-                throw .libinput(call: "libinput_udev_create_context", argument: "")
-            }
-            self.context = context
-            installLogHandler()
-            guard libinput_udev_assign_seat(context, seat) == 0 else {
+            guard libinput_udev_assign_seat(context.context, seat) == 0 else {
                 throw .libinput(call: "libinput_udev_assign_seat", argument: seat)
             }
         case .paths(let paths):
-            guard let context = libinput_path_create_context(interface, me) else {
-                throw .libinput(call: "libinput_path_create_context", argument: "")
-            }
-            self.context = context
-            installLogHandler()
             var added = 0
             for path in paths {
-                if libinput_path_add_device(context, path) != nil {
+                if libinput_path_add_device(context.context, path) != nil {
                     added += 1
                 } else if !devices.contains(where: { $0.node == path }) {
                     devices.append(InputDevice(node: path, name: "?", kind: .other, used: false,
@@ -151,17 +144,25 @@ public final class LibinputInput {
         }
     }
 
+    /// Reads `source`'s events as libinput's (tests give their own); devices it adds are
+    /// taken as they come, without the open callback's judgement.
+    init(source: LibinputSource, mode: Mode = .paths([]), classifier: DeviceClassifier = DeviceClassifier(),
+         keyReading: KeyReading = KeyReading(), logger: Logger) {
+        self.mode = mode
+        self.classifier = classifier
+        self.keyReading = keyReading
+        self.logger = logger
+        self.source = source
+    }
+
     deinit {
-        if let context { libinput_unref(context) }
         if let udev { udev_unref(udev) }
-        interface.deinitialize(count: 1)
-        interface.deallocate()
     }
 
     /// Readable when libinput has events: poll it, then call `dispatch`.
-    public var fileDescriptor: Int32 { knobs.set >= 0 ? knobs.set : libinput_get_fd(context) }
+    public var fileDescriptor: Int32 { knobs.set >= 0 ? knobs.set : source.fileDescriptor }
 
-    private func installLogHandler() {
+    private func installLogHandler(_ context: OpaquePointer) {
         libinput_log_set_priority(context, LIBINPUT_LOG_PRIORITY_INFO)
         libinput_log_set_handler(context) { context, priority, format, arguments in
             guard let context, let format, let arguments else { return }
@@ -265,12 +266,11 @@ public final class LibinputInput {
         var seat = Seat()
         swap(&seat, &self.seat)
         defer { swap(&seat, &self.seat) }
-        libinput_dispatch(context)
+        source.dispatch()
         var read = false
-        while let event = libinput_get_event(context) {
+        while let event = source.next(screen: screen) {
             read = true
             handle(event, screen: screen, seat: &seat, into: &frames)
-            libinput_event_destroy(event)
         }
         if !knobs.isEmpty {
             let before = keyEvents.count
@@ -295,14 +295,15 @@ public final class LibinputInput {
     public func judgeKeysAgain(by reading: KeyReading, screen: ScreenSize, into frames: inout TouchFrameBatch) -> Bool {
         guard reading != keyReading else { return false }
         keyReading = reading
-        libinput_suspend(context)
-        dispatch(screen: screen, into: &frames)
-        for node in knobs.closeAll() {
-            devices.removeAll { $0.node == node }
-            keyDeviceLost = true
+        let resumed = source.reopen {
+            dispatch(screen: screen, into: &frames)
+            for node in knobs.closeAll() {
+                devices.removeAll { $0.node == node }
+                keyDeviceLost = true
+            }
+            keyDevices.removeAll()
         }
-        keyDevices.removeAll()
-        if libinput_resume(context) != 0 { logger.error("libinput_resume failed: input devices are not read again") }
+        if !resumed { logger.error("libinput_resume failed: input devices are not read again") }
         dispatch(screen: screen, into: &frames)
         return true
     }
@@ -344,92 +345,49 @@ public final class LibinputInput {
         devices.removeAll { device in gone.contains { $0.node == device.node } }
     }
 
-    private func deviceIndex(_ device: OpaquePointer) -> Int? {
-        guard let raw = libinput_device_get_user_data(device) else { return nil }
-        return Int(bitPattern: raw) - 1
-    }
-
-    private func handle(_ event: OpaquePointer, screen: ScreenSize, seat: inout Seat, into frames: inout TouchFrameBatch) {
-        let type = libinput_event_get_type(event)
-        let device = libinput_event_get_device(event)!
-        switch type {
-        case LIBINPUT_EVENT_DEVICE_ADDED:
+    private func handle(_ event: LibinputEvent, screen: ScreenSize, seat: inout Seat, into frames: inout TouchFrameBatch) {
+        switch event {
+        case .deviceAdded(let device):
             added(device)
-        case LIBINPUT_EVENT_DEVICE_REMOVED:
+        case .deviceRemoved(let device):
             removed(device, seat: &seat, into: &frames)
-        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION, LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
-            guard let index = deviceIndex(device) else { return }
-            let touch = libinput_event_get_touch_event(event)!
-            let seatSlot = libinput_event_touch_get_seat_slot(touch)
-            guard seatSlot >= 0, seatSlot < Self.seatSlots else { return }
+        case .touch(let touch, let device, let seatSlot, let eventPosition):
+            guard let index = source.index(of: device), seatSlot >= 0, seatSlot < Self.seatSlots else { return }
             let slot = Int(seatSlot)
-            // The frame's time is read from its TOUCH_FRAME: libinput stamps every event of an
-            // evdev frame with the time of its SYN_REPORT.
             seat.frame.source = .touchscreen
-            switch type {
-            case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
-                var position = Point(x: libinput_event_touch_get_x_transformed(touch, UInt32(screen.widthInPixels)),
-                                     y: libinput_event_touch_get_y_transformed(touch, UInt32(screen.heightInPixels)))
+            switch touch {
+            case .down, .motion:
+                var position = eventPosition
                 if !(0...Double(screen.widthInPixels)).contains(position.x) || !(0...Double(screen.heightInPixels)).contains(position.y) {
                     position = clamped(position, on: screen, device: index)
                 }
                 seat.slotPosition[slot] = position
-                let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move
-                if phase == .down { seat.slotDevice[slot] = index }
-                seat.frame.contacts.append(Contact(slot: slot, phase: phase, positionInPixels: position))
-            default:
-                let phase: ContactPhase = type == LIBINPUT_EVENT_TOUCH_UP ? .up : .cancel
-                seat.frame.contacts.append(Contact(slot: slot, phase: phase, positionInPixels: seat.slotPosition[slot]))
+                if touch == .down { seat.slotDevice[slot] = index }
+                seat.frame.contacts.append(Contact(slot: slot, phase: touch == .down ? .down : .move, positionInPixels: position))
+            case .up, .cancel:
+                seat.frame.contacts.append(Contact(slot: slot, phase: touch == .up ? .up : .cancel, positionInPixels: seat.slotPosition[slot]))
                 seat.slotDevice[slot] = nil
             }
-        case LIBINPUT_EVENT_TOUCH_FRAME:
-            let touch = libinput_event_get_touch_event(event)!
-            seat.frame.time = Timestamp(microseconds: Int64(libinput_event_touch_get_time_usec(touch)))
+        case .touchFrame(let device, let time):
+            seat.frame.time = time
             if !seat.frame.contacts.isEmpty {
-                if let index = deviceIndex(device) { seat.countFrame(of: index) }
+                if let index = source.index(of: device) { seat.countFrame(of: index) }
                 frames.take(&seat.frame)
             }
-        case LIBINPUT_EVENT_POINTER_SCROLL_FINGER:
-            guard let index = deviceIndex(device) else { return }
-            let pointer = libinput_event_get_pointer_event(event)!
-            let time = Timestamp(microseconds: Int64(libinput_event_pointer_get_time_usec(pointer)))
-            var delta = Vector(dx: 0, dy: 0)
-            var present = 0
-            if libinput_event_pointer_has_axis(pointer, LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL) != 0 {
-                delta.dx = libinput_event_pointer_get_scroll_value(pointer, LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL)
-                present += 1
-            }
-            if libinput_event_pointer_has_axis(pointer, LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL) != 0 {
-                delta.dy = libinput_event_pointer_get_scroll_value(pointer, LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL)
-                present += 1
-            }
+        case .scroll(let device, let time, let horizontal, let vertical):
+            guard let index = source.index(of: device) else { return }
+            let delta = Vector(dx: horizontal ?? 0, dy: vertical ?? 0)
             // A zero on every axis it reports is libinput's "scroll stop": the fingers lifted.
-            let motion: TouchpadMotion = present > 0 && delta.dx == 0 && delta.dy == 0 ? .scrollStop : .scroll(delta)
+            let stop = (horizontal != nil || vertical != nil) && delta.dx == 0 && delta.dy == 0
+            padApply(stop ? .scrollStop : .scroll(delta), device: index, time: time, screen: screen, seat: &seat, into: &frames)
+        case .swipe(let phase, let device, let time, let fingers, let delta, let cancelled):
+            guard phase != .begin, let index = source.index(of: device) else { return }
+            let motion: TouchpadMotion = phase == .update ? .swipe(fingers: fingers, delta) : .swipeEnd(fingers: fingers, cancelled: cancelled)
             padApply(motion, device: index, time: time, screen: screen, seat: &seat, into: &frames)
-        case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN, LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE, LIBINPUT_EVENT_GESTURE_SWIPE_END:
-            guard let index = deviceIndex(device) else { return }
-            let gesture = libinput_event_get_gesture_event(event)!
-            let fingers = Int(libinput_event_gesture_get_finger_count(gesture))
-            let time = Timestamp(microseconds: Int64(libinput_event_gesture_get_time_usec(gesture)))
-            switch type {
-            case LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE:
-                let delta = Vector(dx: libinput_event_gesture_get_dx_unaccelerated(gesture),
-                                   dy: libinput_event_gesture_get_dy_unaccelerated(gesture))
-                padApply(.swipe(fingers: fingers, delta), device: index, time: time, screen: screen, seat: &seat, into: &frames)
-            case LIBINPUT_EVENT_GESTURE_SWIPE_END:
-                let cancelled = libinput_event_gesture_get_cancelled(gesture) != 0
-                padApply(.swipeEnd(fingers: fingers, cancelled: cancelled), device: index, time: time, screen: screen, seat: &seat, into: &frames)
-            default:
-                break
-            }
-        case LIBINPUT_EVENT_KEYBOARD_KEY:
-            guard deviceIndex(device) != nil, let keyboard = libinput_event_get_keyboard_event(event) else { return }
-            let code = libinput_event_keyboard_get_key(keyboard)
-            guard code <= UInt32(UInt16.max), keyEvents.count < Self.maximumKeysPerDispatch else { return }
-            let pressed = libinput_event_keyboard_get_key_state(keyboard) == LIBINPUT_KEY_STATE_PRESSED
-            keyEvents.append(KeyEvent(time: Timestamp(microseconds: Int64(libinput_event_keyboard_get_time_usec(keyboard))),
-                                      input: .key(UInt16(code)), action: pressed ? .press : .release))
-        default:
+        case .key(let device, let time, let code, let pressed):
+            guard source.index(of: device) != nil, code <= UInt32(UInt16.max), keyEvents.count < Self.maximumKeysPerDispatch else { return }
+            keyEvents.append(KeyEvent(time: time, input: .key(UInt16(code)), action: pressed ? .press : .release))
+        case .other:
             break
         }
     }
@@ -448,42 +406,40 @@ public final class LibinputInput {
     }
 
     private func added(_ device: OpaquePointer) {
-        let name = String(cString: libinput_device_get_name(device))
-        let node = "/dev/input/" + String(cString: libinput_device_get_sysname(device))
+        let facts = source.facts(of: device)
+        let name = facts.name
+        let node = "/dev/input/" + facts.sysname
         let kind: InputDeviceKind
         let reason: String
-        if let key = keyDevices[node], libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_KEYBOARD) != 0 {
+        if let key = keyDevices[node], facts.keyboard {
             kind = key.kind
             reason = key.reason
-        } else if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
+        } else if facts.touch {
             kind = .touchscreen
             reason = "has libinput's touch capability"
-        } else if libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0,
-                  libinput_device_config_scroll_get_methods(device) & LIBINPUT_CONFIG_SCROLL_2FG.rawValue != 0 {
+        } else if facts.pointer, facts.twoFingerScroll {
             // A touchpad is what can scroll with two fingers: semi-multitouch pads have no
             // gesture capability (libinput turns gestures off on them) but scroll all the same.
             kind = .touchpad
-            reason = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_GESTURE) != 0
+            reason = facts.gesture
                 ? "a touchpad: two-finger scroll and three-finger swipe pan the sheet"
                 : "a touchpad without gestures (semi-multitouch): two-finger scroll pans the sheet"
-            // The virtual contact must move the way the fingers do.
-            _ = libinput_device_config_scroll_set_natural_scroll_enabled(device, 0)
-            _ = libinput_device_config_scroll_set_method(device, LIBINPUT_CONFIG_SCROLL_2FG)
+            source.configureTouchpad(device)
         } else {
             note(InputDevice(node: node, name: name, kind: .other, used: false, reason: "neither touch capability nor two-finger scrolling"))
             logger.info("ignoring \(node) \"\(name)\": neither touch capability nor two-finger scrolling")
-            if case .paths = mode { libinput_path_remove_device(device) }
+            source.release(device)
             return
         }
         note(InputDevice(node: node, name: name, kind: kind, used: true, reason: reason))
         let index = devices.firstIndex(where: { $0.node == node })!
-        libinput_device_set_user_data(device, UnsafeMutableRawPointer(bitPattern: index + 1))
+        source.setIndex(index, of: device)
         logger.notice("using \(kind.rawValue) \(node) \"\(name)\": \(reason)")
     }
 
     private func removed(_ device: OpaquePointer, seat: inout Seat, into frames: inout TouchFrameBatch) {
-        guard let index = deviceIndex(device) else { return }
-        libinput_device_set_user_data(device, nil)
+        guard let index = source.index(of: device) else { return }
+        source.setIndex(nil, of: device)
         devices[index].used = false
         devices[index].reason = "removed"
         logger.notice("\(devices[index].node) \"\(devices[index].name)\" removed")
