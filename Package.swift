@@ -1,6 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// The three programs are linked by packaging/ld-as-needed (lld, --as-needed before every
+// library): what they call of the renderer's libraries goes through CLazyLibraries' stubs, so
+// those libraries are not loaded at start.
+let asNeeded: [LinkerSetting] = [.unsafeFlags(["-Xclang-linker", "--ld-path=\(Context.packageDirectory)/packaging/ld-as-needed"])]
+
 let package = Package(
     name: "sheetd",
     platforms: [.macOS(.v14)],
@@ -80,7 +85,10 @@ let package = Package(
         // Pango over Cairo from Debian (libpango1.0-dev, libcairo2-dev): text in every script
         // (fontconfig, HarfBuzz, FriBidi, FreeType underneath) and anti-aliased shapes.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
-        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo"]),
+        // The renderer's libraries opened on first use, not at start: their functions' stubs
+        // (a process that draws nothing, the daemon, never maps Cairo, Pango or what is under them).
+        .target(name: "CLazyLibraries", exclude: ["functions.def"]),
+        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo", "CLazyLibraries"]),
         // Each program's code, a library: `SheetPrograms` runs one of them by the name it is
         // called by, and the three executables are that one program (docs/performance.md,
         // "Footprint").
@@ -112,14 +120,14 @@ let package = Package(
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
         // a terminal, a Wayland compositor or into PNG files.
         .target(name: "RenderProgram", dependencies: [
-            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio",
+            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio", "CLazyLibraries",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // sheetd, sheetctl and sheet-render: one program under three names (`argv[0]`).
         .target(name: "SheetPrograms", dependencies: ["DaemonProgram", "ControlProgram", "RenderProgram"]),
-        .executableTarget(name: "sheetd", dependencies: ["SheetPrograms"]),
-        .executableTarget(name: "sheetctl", dependencies: ["SheetPrograms"]),
-        .executableTarget(name: "sheet-render", dependencies: ["SheetPrograms"]),
+        .executableTarget(name: "sheetd", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),
+        .executableTarget(name: "sheetctl", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),
+        .executableTarget(name: "sheet-render", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
         .target(name: "CAllocationCounter"),
         // Swift concurrency's global jobs handed to NIO's event loops (`GlobalJobs` in sheetd).
@@ -145,7 +153,7 @@ let package = Package(
         .testTarget(name: "SheetRecordingsTests", dependencies: ["SheetRecordings", "SheetTestSupport"]),
         .testTarget(name: "SheetReplayTests", dependencies: ["SheetReplay", "SheetRenderKit", "SheetConfig", "sheetctl", "SheetTestSupport"]),
         .testTarget(name: "SheetProtocolTests", dependencies: ["SheetProtocol", "SheetCore", "SheetTestSupport"]),
-        .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "SheetProtocol", "SheetCore", "SheetTestSupport"]),
+        .testTarget(name: "SheetRenderKitTests", dependencies: ["SheetRenderKit", "CLazyLibraries", "SheetProtocol", "SheetCore", "SheetTestSupport"]),
         .testTarget(name: "SheetConfigTests", dependencies: ["SheetConfig", "SheetTestSupport"]),
         .testTarget(name: "SheetInputTests", dependencies: ["SheetInput", "SheetRecordings", "SheetTestSupport"]),
         .testTarget(name: "FuzzInputTests", dependencies: ["sheet-fuzz", "SheetTestSupport"]),
