@@ -1,4 +1,4 @@
-// Stubs for the functions of the renderer's libraries, each opening its library on first call
+// Stubs for the functions of the libraries in functions.def, each opening its library on first call
 // (see include/LazyLibraries.h). Each stub is one indirect jump through its slot; an empty
 // slot sends the call, with its arguments untouched, to `sheet_lazy_slow`, which opens the
 // library, fills the slots of all its functions and jumps to the one asked for.

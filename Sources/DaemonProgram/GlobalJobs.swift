@@ -17,8 +17,11 @@ enum GlobalJobs {
     nonisolated(unsafe) private(set) static var installed = false
 
     /// Installs the hook; false when another was there already. Call before any task runs.
+    /// The jobs are few (a run, a reload, signals), so the singleton group has one loop, not
+    /// one per core: a thread, its stack and its heap arena fewer for each core past the first.
     @discardableResult
     static func runOnEventLoops() -> Bool {
+        NIOSingletons.groupLoopCountSuggestion = 1
         installed = sheetd_install_global_enqueue { pointer in
             guard let pointer else { return }
             let job = unsafeBitCast(pointer, to: UnownedJob.self)

@@ -3,10 +3,12 @@
 
 #include <stddef.h>
 
-// The renderer's libraries (Cairo, Pango, FriBidi, GIO, libxkbcommon, libspeechd, libdrm) are
-// not linked to the program: each of their functions that it calls is a stub here, and the
-// first call opens the stub's library (dlopen) and looks up all of its functions. A process
-// that draws nothing (the daemon) never maps them or the two dozen libraries under them.
+// Libraries most processes of the program never call (the renderer's: Cairo, Pango, FriBidi,
+// GIO, libxkbcommon, libspeechd, libdrm; libinput's stack with GLib; zlib) are not linked
+// to it: each of their functions that it calls is a stub here, and the first call opens the
+// stub's library (dlopen) and looks up all of its functions. A process that draws nothing and
+// reads no device (a daemon fed by a compositor or plugins) maps none of them, nor the two
+// dozen libraries under them. The list is functions.def.
 
 // Opens the library `soname` (one of functions.def) and resolves its functions now, so that a
 // program can say clearly that a library is missing before its first call. 0 when done (or
