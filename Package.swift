@@ -124,7 +124,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // sheetd, sheetctl and sheet-render: one program under three names (`argv[0]`).
-        .target(name: "SheetPrograms", dependencies: ["DaemonProgram", "ControlProgram", "RenderProgram"]),
+        .target(name: "SheetPrograms", dependencies: ["DaemonProgram", "ControlProgram", "RenderProgram", "CConcurrencyHook"]),
         .executableTarget(name: "sheetd", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),
         .executableTarget(name: "sheetctl", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),
         .executableTarget(name: "sheet-render", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),

@@ -5,7 +5,11 @@
 // its jobs go to libdispatch's pool, whose monitor wakes the process every second. Referenced
 // here by name, the linker resolves the variable in either build.
 #include "ConcurrencyHook.h"
+#include <errno.h>
+#include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
 
 // The runtime's declaration: a Swift-calling-convention function taking the job and the
 // original enqueue, which the hook below does not call.
@@ -27,4 +31,23 @@ bool sheetd_install_global_enqueue(void (*handler)(void *job)) {
     sheetd_enqueue_hook expected = NULL;
     return __atomic_compare_exchange_n(&swift_task_enqueueGlobal_hook, &expected, enqueue_global, false,
                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+// libdispatch's interface for a run loop that serves the main queue (CoreFoundation's on
+// Linux uses the same two): the handle, an eventfd written when the queue gets work, and the
+// callback that drains it on the main thread.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *message);
+
+_Noreturn void sheetd_run_main_queue(void) {
+    int handle = _dispatch_get_main_queue_handle_4CF();
+    struct pollfd wait = {.fd = handle, .events = POLLIN};
+    for (;;) {
+        // Jobs enqueued before the handle existed are drained by the first turn.
+        _dispatch_main_queue_callback_4CF(NULL);
+        while (poll(&wait, 1, -1) < 0 && errno == EINTR) {
+        }
+        uint64_t count;
+        (void)!read(handle, &count, sizeof count);
+    }
 }

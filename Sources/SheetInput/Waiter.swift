@@ -81,6 +81,13 @@ public final class Waiter: @unchecked Sendable {
             action.sa_flags = SA_RESTART
             sigaction(signal, &action, nil)
         }
+        // A mask is inherited through exec: a parent that blocks these (a test runner, a
+        // shell's job) would leave them pending forever. Unblocked on this thread, which the
+        // kernel then chooses for them while the others keep the mask they were made with.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        for signal in signals { sigaddset(&unblocked, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     }
 
     /// The signals caught since the last call, as a set of bits (bit n: signal n). A plain

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CConcurrencyHook
 import ControlProgram
 import DaemonProgram
-import Dispatch
 import RenderProgram
 
 /// One program under three names, chosen by the name it is called by (`argv[0]`, as busybox
@@ -21,7 +21,7 @@ public enum SheetPrograms {
     /// daemon and sheetctl run as Swift's asynchronous main does: a task on the main actor,
     /// begun at once on this thread (a task begun on the global executor would start
     /// libdispatch's worker pool, whose monitor wakes an idle daemon every second), its later
-    /// turns drained from the main queue.
+    /// turns drained from the main queue by this thread (`sheetd_run_main_queue`).
     @MainActor public static func main() -> Never {
         let called = CommandLine.arguments.first ?? ""
         let name = called.split(separator: "/").last.map(String.init) ?? ""
@@ -35,7 +35,7 @@ public enum SheetPrograms {
                 if name == "sheetd" { await runDaemon() } else { await runControl() }
                 exit(0)
             }
-            dispatchMain()
+            sheetd_run_main_queue()
         default:
             // Not a name it has (a copy under another name): say which it has, rather than
             // start a daemon nobody asked for.
