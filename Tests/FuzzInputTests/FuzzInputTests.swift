@@ -12,27 +12,14 @@ struct FuzzInputTests {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let fuzz = builtExecutable("sheet-fuzz").path
-        #expect(try run(fuzz, ["--seeds", folder.path]).status == 0)
+        #expect(try runProgram(fuzz, ["--seeds", folder.path]).status == 0)
         var inputs = [folder.appendingPathComponent(target).path]
         let kept = fixtures.appendingPathComponent("fuzz/\(target)").path
         if FileManager.default.fileExists(atPath: kept) { inputs.append(kept) }
-        let result = try run(fuzz, [target] + inputs)
+        let result = try runProgram(fuzz, [target] + inputs)
         #expect(result.status == 0, "\(result.output)")
         let seeds = try FileManager.default.contentsOfDirectory(atPath: inputs[0]).count
         #expect(seeds > 0)
         #expect(result.output.hasPrefix("\(target): "), "\(result.output)")
-    }
-
-    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
     }
 }

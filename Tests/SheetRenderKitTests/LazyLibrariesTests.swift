@@ -61,31 +61,18 @@ import Testing
         """.write(toFile: main, atomically: false, encoding: .utf8)
         let sources = examples.deletingLastPathComponent().appendingPathComponent("Sources/CLazyLibraries")
         let probe = folder.appendingPathComponent("probe").path
-        let built = try run("/usr/bin/env", [
+        let built = try runProgram("/usr/bin/env", [
             "clang", "-O1", "-fno-builtin", "-I", sources.appendingPathComponent("include").path,
             "-DSHEET_LAZY_FUNCTIONS=\"\(list)\"", main, sources.appendingPathComponent("LazyLibraries.c").path,
             "-ldl", "-lpthread", "-o", probe,
         ])
         try #require(built.status == 0, "\(built.output)")
-        let called = try run(probe, [])
+        let called = try runProgram(probe, [])
         #expect(called.status == 0)
         #expect(called.output == "10 12 3\n1 2 3 4 5 6 7 8 9 2.5 end\n")
-        let missing = try run(probe, ["none"])
+        let missing = try runProgram(probe, ["none"])
         #expect(missing.status == 127)
         #expect(missing.output.hasPrefix("probe: libsheetd-none.so.0: cannot open shared object file"), "\(missing.output)")
         #expect(missing.output.hasSuffix("(needed for sheet_none)\n"), "\(missing.output)")
-    }
-
-    func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
     }
 }

@@ -61,3 +61,18 @@ public struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// Runs `executable` with `arguments` to its end: its status, and its standard output and
+/// error together.
+public func runProgram(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output)
+}
