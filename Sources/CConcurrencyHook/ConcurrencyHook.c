@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 // The runtime's declaration: a Swift-calling-convention function taking the job and the
@@ -45,7 +46,8 @@ _Noreturn void sheetd_run_main_queue(void) {
     for (;;) {
         // Jobs enqueued before the handle existed are drained by the first turn.
         _dispatch_main_queue_callback_4CF(NULL);
-        while (poll(&wait, 1, -1) < 0 && errno == EINTR) {
+        while (poll(&wait, 1, -1) < 0) {
+            if (errno != EINTR) abort();  // the handle is gone: nothing would run again
         }
         uint64_t count;
         (void)!read(handle, &count, sizeof count);

@@ -181,15 +181,16 @@ __asm__(".text\n.p2align 4\n.type sheet_lazy_slow,@function\nsheet_lazy_slow:\n"
         "\tjmpq *(%r11)\n"
         ".size sheet_lazy_slow, .-sheet_lazy_slow\n");
 #elif defined(__aarch64__)
-// x9 and x10 are free at a call; the last branch is through x16, which a function's BTI
-// landing pad accepts. The slow path keeps x0-x8 (x8: where a large result goes) and q0-q7.
+// x9 and x10 are free at a call; the slot is read with acquire order (ldar), pairing with the
+// release that filled it; the last branch is through x16, which a function's BTI landing pad
+// accepts. The slow path keeps x0-x8 (x8: where a large result goes) and q0-q7.
 #define LIBRARY(key, soname)
 #define FUNCTION(key, name)                                                                      \
     __asm__(".text\n.p2align 2\n.globl " #name "\n.hidden " #name "\n.type " #name ",%function\n" \
             #name ":\n"                                                                          \
             "\tadrp x9, sheet_lazy_slot_" #name "\n"                                             \
             "\tadd x9, x9, :lo12:sheet_lazy_slot_" #name "\n"                                    \
-            "\tldr x16, [x9]\n"                                                                  \
+            "\tldar x16, [x9]\n"                                                                 \
             "\tcbz x16, 1f\n"                                                                    \
             "\tbr x16\n"                                                                         \
             "1:\tb sheet_lazy_slow\n"                                                            \

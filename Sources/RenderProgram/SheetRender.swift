@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import CDisplay
+import CLazyLibraries
 import SheetClient
 import SheetProtocol
 import SheetRenderKit
@@ -113,6 +114,11 @@ struct SheetRender: ParsableCommand {
         let log = Log(quiet: backend == "term" && isatty(2) == 1)
         let status: Int32
         do {
+            // The libraries every renderer draws with, opened now (they open at their first
+            // call otherwise): one that is missing is said before a display or terminal is
+            // touched, rather than ending the process in the middle of a frame.
+            try openLibraries(["libcairo.so.2", "libpango-1.0.so.0", "libpangocairo-1.0.so.0", "libfribidi.so.0",
+                               "libglib-2.0.so.0", "libgobject-2.0.so.0", "libz.so.1"])
             let looks = try Looks(backgroundPath: background, prefersDark: prefer == "dark")
             let frames = try frameLog.map { path throws(RenderError) in try FrameLog(path: path) }
             let (painter, fallback) = Painter.standard(font: font)
@@ -125,6 +131,10 @@ struct SheetRender: ParsableCommand {
             // terminal, and under a session only when asked.
             let speaks: SpeechChoice = speech == "on" ? .on
                 : speech == "follow" || (speech == "auto" && ["drm", "fbdev"].contains(output.name)) ? .following : .off
+            // And what this backend will call later, while it holds the display: keymaps and
+            // D-Bus under a compositor, speech-dispatcher's client when it may speak.
+            try openLibraries((output.name == "wayland" ? ["libxkbcommon.so.0", "libgio-2.0.so.0"] : [])
+                + (speaks == .off ? [] : ["libspeechd.so.2"]))
             // In a desktop or phone session (the wayland backend), as GTK 4 does.
             let reader = accessibility == "on" && output.name == "wayland" ? Accessibility.start(socketPath: socketPath, log: log) : nil
             let session = prefer == "auto" && output.name == "wayland" ? SessionPreferences.start(log: log) : nil
@@ -144,6 +154,14 @@ struct SheetRender: ParsableCommand {
         }
         log.flush()
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Opens `sonames` (libraries of CLazyLibraries) now; the first that cannot be is the error.
+    private func openLibraries(_ sonames: [String]) throws(RenderError) {
+        var message = [CChar](repeating: 0, count: 512)
+        for soname in sonames where sheet_lazy_library_open(soname, &message, message.count) != 0 {
+            throw .unavailable(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
     }
 
     private func makeBackend(looks: Looks, painter: Painter, forwarder: InputForwarder?, log: Log) throws(RenderError) -> any Backend {
