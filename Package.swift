@@ -1,9 +1,9 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The three programs are linked by packaging/ld-as-needed (lld, --as-needed before every
-// library): what they call of the renderer's libraries goes through CLazyLibraries' stubs, so
-// those libraries are not loaded at start.
+// The three programs are linked by packaging/ld-as-needed (the toolchain's lld with --as-needed
+// and libstdc++'s archive ahead of the libraries): what they call of the libraries in
+// CLazyLibraries goes through its stubs, so those libraries are not loaded at start.
 let asNeeded: [LinkerSetting] = [.unsafeFlags(["-Xclang-linker", "--ld-path=\(Context.packageDirectory)/packaging/ld-as-needed"])]
 
 let package = Package(
@@ -85,8 +85,9 @@ let package = Package(
         // Pango over Cairo from Debian (libpango1.0-dev, libcairo2-dev): text in every script
         // (fontconfig, HarfBuzz, FriBidi, FreeType underneath) and anti-aliased shapes.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
-        // The renderer's libraries opened on first use, not at start: their functions' stubs
-        // (a process that draws nothing, the daemon, never maps Cairo, Pango or what is under them).
+        // Libraries opened at the first call of one of their functions, not at start (the
+        // renderer's, libinput's with GLib, zlib): a daemon that draws nothing and reads no
+        // device never maps them (Sources/CLazyLibraries/functions.def).
         .target(name: "CLazyLibraries", exclude: ["functions.def"]),
         .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo", "CLazyLibraries"]),
         // Each program's code, a library: `SheetPrograms` runs one of them by the name it is
@@ -130,7 +131,8 @@ let package = Package(
         .executableTarget(name: "sheet-render", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),
         // Benchmarks: `make bench`. The C target counts heap allocations by wrapping malloc.
         .target(name: "CAllocationCounter"),
-        // Swift concurrency's global jobs handed to NIO's event loops (`GlobalJobs` in sheetd).
+        // Swift concurrency's global jobs handed to NIO's event loops (`GlobalJobs` in sheetd),
+        // and the main queue drained by the main thread (`SheetPrograms`).
         .target(name: "CConcurrencyHook"),
         .executableTarget(name: "sheet-bench", dependencies: [
             "SheetReplay", "SheetRenderKit", "SheetInput", "SheetClient", "CAllocationCounter",
