@@ -71,7 +71,10 @@ build:
 release:
 	$(RELEASE_BUILD)
 
+# Before the tests: no C struct from a system header built with Swift's memberwise
+# initializer, which breaks when a newer release adds a member (packaging/check-c-structs).
 test: deps
+	packaging/check-c-structs
 	$(SWIFT) test
 
 # The daemon on a bundled recording, with a watcher that waits for its socket (examples/demo).

@@ -28,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
     ],
     targets: [
+        // The C structs of system headers made zeroed and filled by name (`zeroed`), so a header
+        // whose struct grows a member does not break the build (packaging/check-c-structs).
+        .target(name: "SheetSystem"),
         // The pure core: touch frames in, gestures and sheet states out. No I/O, no clocks.
         .target(name: "SheetCore", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         // libyaml from Debian (libyaml-dev), through pkg-config.
@@ -63,7 +66,7 @@ let package = Package(
         // Input backends: libinput's udev seat and path contexts, and a recording on the real
         // clock. The only importer of libinput.
         .target(name: "SheetInput", dependencies: [
-            "SheetCore", "SheetProtocol", "SheetRecordings", "CLibInput", "CEvdev",
+            "SheetCore", "SheetProtocol", "SheetRecordings", "SheetSystem", "CLibInput", "CEvdev",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The varlink server on a Unix socket (swift-nio). Knows the protocol, not the core.
@@ -74,10 +77,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // systemd's service protocol without libsystemd: sd_notify and socket activation.
-        .target(name: "SheetService", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "SheetService", dependencies: ["SheetSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // A blocking varlink client for sheetctl, tests and renderers, and a subscription that
         // follows the daemon across restarts.
-        .target(name: "SheetClient", dependencies: ["SheetProtocol", "SheetCore"]),
+        .target(name: "SheetClient", dependencies: ["SheetProtocol", "SheetCore", "SheetSystem"]),
         // zlib from Debian (zlib1g-dev): PNG deflate and gzipped console fonts.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The renderer kit: a canvas (XRGB8888, RGB565, any stride), the scene of a published
@@ -89,12 +92,12 @@ let package = Package(
         // renderer's, libinput's with GLib, zlib): a daemon that draws nothing and reads no
         // device never maps them (Sources/CLazyLibraries/functions.def).
         .target(name: "CLazyLibraries", exclude: ["functions.def"]),
-        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "CZlib", "CPangoCairo", "CLazyLibraries"]),
+        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "SheetSystem", "CZlib", "CPangoCairo", "CLazyLibraries"]),
         // Each program's code, a library: `SheetPrograms` runs one of them by the name it is
         // called by, and the three executables are that one program (docs/performance.md,
         // "Footprint").
         .target(name: "ControlProgram", dependencies: [
-            "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig", "SheetRenderKit",
+            "SheetReplay", "SheetClient", "SheetProtocol", "SheetInput", "SheetConfig", "SheetRenderKit", "SheetSystem",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "DaemonProgram", dependencies: [
@@ -121,7 +124,7 @@ let package = Package(
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
         // a terminal, a Wayland compositor or into PNG files.
         .target(name: "RenderProgram", dependencies: [
-            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio", "CLazyLibraries",
+            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "SheetSystem", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio", "CLazyLibraries",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // sheetd, sheetctl and sheet-render: one program under three names (`argv[0]`).
@@ -135,7 +138,7 @@ let package = Package(
         // and the main queue drained by the main thread (`SheetPrograms`).
         .target(name: "CConcurrencyHook"),
         .executableTarget(name: "sheet-bench", dependencies: [
-            "SheetReplay", "SheetRenderKit", "SheetInput", "SheetClient", "CAllocationCounter",
+            "SheetReplay", "SheetRenderKit", "SheetInput", "SheetClient", "SheetSystem", "CAllocationCounter",
         ]),
         // Fuzzing (`make fuzz`): every parser that takes outside bytes, driven by libFuzzer when
         // built with -sanitize=fuzzer and -DSHEETD_FUZZING; otherwise it replays kept inputs.
@@ -148,7 +151,7 @@ let package = Package(
         ]),
         // A window below the sheet that clicks itself through a virtual pointer: the Wayland
         // test's proof that a hidden sheet lets input through.
-        .executableTarget(name: "sheet-wayland-probe", dependencies: ["CWayland", "CXKBCommon"], path: "Tests/WaylandProbe"),
+        .executableTarget(name: "sheet-wayland-probe", dependencies: ["CWayland", "CXKBCommon", "SheetSystem"], path: "Tests/WaylandProbe"),
         // Fixtures and temporary files for the test targets.
         .target(name: "SheetTestSupport", dependencies: ["SheetCore", "SheetProtocol", "SheetRecordings"], path: "Tests/SheetTestSupport"),
         .testTarget(name: "SheetCoreTests", dependencies: ["SheetCore", "SheetTestSupport"]),
@@ -161,7 +164,7 @@ let package = Package(
         .testTarget(name: "FuzzInputTests", dependencies: ["sheet-fuzz", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetTestSupport", "RenderProgram", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
+            "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetSystem", "SheetTestSupport", "RenderProgram", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
         ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py", "python_input_client.py", "python_atspi_reader.py", "python_portal_standin.py"]),

@@ -7,6 +7,7 @@ import SheetProtocol
 import SheetRecordings
 #if canImport(Glibc)
 import Glibc
+import SheetSystem
 #endif
 
 /// `sheetctl feed FILE|-`: a plugin on `io.sheetd.Input` that plays a recording into a running
@@ -361,6 +362,6 @@ struct RecordingPace {
 
 /// Sleeps until CLOCK_MONOTONIC reads `microseconds`.
 func sleep(until microseconds: Int64) {
-    var due = timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
+    var due = timespec.of(microseconds: microseconds)
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}
 }

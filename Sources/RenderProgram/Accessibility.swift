@@ -7,6 +7,7 @@ import SheetCore
 import SheetProtocol
 import SheetRenderKit
 import Synchronization
+import SheetSystem
 
 /// The sheet on the session's accessibility bus (AT-SPI 2), so that a screen reader (Orca)
 /// reads it as it reads a GTK 4 window: the tree `AccessibleTree` makes of each state drawn,
@@ -401,8 +402,8 @@ final class Accessibility: @unchecked Sendable {
 
     // MARK: GDBus's tables
 
-    nonisolated(unsafe) static var vtable = GDBusInterfaceVTable(
-        method_call: { _, _, path, interface, method, parameters, invocation, me in
+    nonisolated(unsafe) static var vtable = zeroed(GDBusInterfaceVTable.self) {
+        $0.method_call = { _, _, path, interface, method, parameters, invocation, me in
             let accessibility = Unmanaged<Accessibility>.fromOpaque(me!).takeUnretainedValue()
             var error = (name: "", message: "")
             if let reply = accessibility.method(String(cString: path!), String(cString: interface!), String(cString: method!),
@@ -411,33 +412,33 @@ final class Accessibility: @unchecked Sendable {
             } else {
                 g_dbus_method_invocation_return_dbus_error(invocation, error.name, error.message)
             }
-        },
-        get_property: { _, _, path, interface, property, error, me in
+        }
+        $0.get_property = { _, _, path, interface, property, error, me in
             let accessibility = Unmanaged<Accessibility>.fromOpaque(me!).takeUnretainedValue()
             if let value = accessibility.property(String(cString: path!), String(cString: interface!), String(cString: property!)) {
                 return value
             }
             g_set_error_literal(error, g_dbus_error_quark(), Int32(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue), "no such property here")
             return nil
-        },
-        set_property: { _, _, path, _, property, value, error, me in
+        }
+        $0.set_property = { _, _, path, _, property, value, error, me in
             let accessibility = Unmanaged<Accessibility>.fromOpaque(me!).takeUnretainedValue()
             if accessibility.setProperty(String(cString: path!), String(cString: property!), value!) { return 1 }
             g_set_error_literal(error, g_dbus_error_quark(), Int32(G_DBUS_ERROR_PROPERTY_READ_ONLY.rawValue), "read only")
             return 0
-        },
-        padding: (nil, nil, nil, nil, nil, nil, nil, nil))
+        }
+    }
 
-    nonisolated(unsafe) static var subtreeVTable = GDBusSubtreeVTable(
-        enumerate: { _, _, _, me in
+    nonisolated(unsafe) static var subtreeVTable = zeroed(GDBusSubtreeVTable.self) {
+        $0.enumerate = { _, _, _, me in
             let accessibility = Unmanaged<Accessibility>.fromOpaque(me!).takeUnretainedValue()
             let paths = accessibility.shared.withLock { $0.tree.nodes.map(\.path) }
             let list = g_malloc0(gsize(MemoryLayout<UnsafeMutablePointer<gchar>?>.stride * (paths.count + 1)))!
                 .assumingMemoryBound(to: UnsafeMutablePointer<gchar>?.self)
             for (index, path) in paths.enumerated() { list[index] = g_strdup(path) }
             return list
-        },
-        introspect: { _, _, _, node, me in
+        }
+        $0.introspect = { _, _, _, node, me in
             guard let node else { return nil }
             let accessibility = Unmanaged<Accessibility>.fromOpaque(me!).takeUnretainedValue()
             let path = String(cString: node)
@@ -451,12 +452,12 @@ final class Accessibility: @unchecked Sendable {
                 list[index] = g_dbus_interface_info_ref(g_dbus_node_info_lookup_interface(accessibility.interfaces, name))
             }
             return list
-        },
-        dispatch: { _, _, _, _, _, userData, me in
+        }
+        $0.dispatch = { _, _, _, _, _, userData, me in
             userData?.pointee = me
             return withUnsafePointer(to: &Accessibility.vtable) { $0 }
-        },
-        padding: (nil, nil, nil, nil, nil, nil, nil, nil))
+        }
+    }
 
     /// The interfaces served, as AT-SPI 2.46 defines them (at-spi2-core's xml/), the parts used.
     static let introspection = """

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CDisplay
 import SheetRenderKit
+import SheetSystem
 
 /// What a mode-setting device has, as values: its CRTCs, its connectors with their modes and
 /// encoders, and which CRTCs each encoder drives now or can drive.
@@ -193,7 +194,7 @@ final class KernelDRM: DRMDevice {
     }
 
     func waitForEvent(milliseconds: Int32) -> Bool {
-        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        var ready = pollfd.readable(descriptor)
         return poll(&ready, 1, milliseconds) > 0
     }
 }

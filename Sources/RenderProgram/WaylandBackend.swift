@@ -6,6 +6,7 @@ import CWayland
 import SheetCore
 import SheetProtocol
 import SheetRenderKit
+import SheetSystem
 
 /// `--backend wayland`: a client of the session's compositor (sway, labwc, Phosh, cage…), which
 /// holds the display, so the sheet is a surface among its others.
@@ -450,88 +451,100 @@ enum Listeners {
         Unmanaged<WaylandBackend>.fromOpaque(data!).takeUnretainedValue()
     }
 
-    static func make<T>(_ value: T) -> UnsafeMutablePointer<T> {
+    static func make<T>(_ type: T.Type, _ fill: (inout T) -> Void) -> UnsafeMutablePointer<T> {
         let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
-        pointer.initialize(to: value)
+        pointer.initialize(to: zeroed(type, fill))
         return pointer
     }
 
-    nonisolated(unsafe) static let registry = make(wl_registry_listener(
-        global: { data, _, name, interface, version in
+    nonisolated(unsafe) static let registry = make(wl_registry_listener.self) {
+        $0.global = { data, _, name, interface, version in
             backend(data).global(name: name, interface: String(cString: interface!), version: version)
-        },
-        global_remove: { _, _, _ in }))
+        }
+        $0.global_remove = { _, _, _ in }
+    }
 
-    nonisolated(unsafe) static let output = make(wl_output_listener(
-        geometry: { data, _, _, _, _, _, _, _, _, transform in backend(data).outputTransform(transform) },
-        mode: { data, _, flags, width, height, refresh in
+    nonisolated(unsafe) static let output = make(wl_output_listener.self) {
+        $0.geometry = { data, _, _, _, _, _, _, _, _, transform in backend(data).outputTransform(transform) }
+        $0.mode = { data, _, flags, width, height, refresh in
             backend(data).outputMode(flags: flags, width: width, height: height, refresh: refresh)
-        },
-        done: { _, _ in },
-        scale: { data, _, factor in backend(data).outputScale(factor) },
-        name: { _, _, _ in },
-        description: { _, _, _ in }))
+        }
+        $0.done = { _, _ in }
+        $0.scale = { data, _, factor in backend(data).outputScale(factor) }
+        $0.name = { _, _, _ in }
+        $0.description = { _, _, _ in }
+    }
 
-    nonisolated(unsafe) static let layerSurface = make(zwlr_layer_surface_v1_listener(
-        configure: { data, _, serial, width, height in backend(data).configure(serial: serial, width: width, height: height) },
-        closed: { data, _ in backend(data).closedByCompositor() }))
+    nonisolated(unsafe) static let layerSurface = make(zwlr_layer_surface_v1_listener.self) {
+        $0.configure = { data, _, serial, width, height in backend(data).configure(serial: serial, width: width, height: height) }
+        $0.closed = { data, _ in backend(data).closedByCompositor() }
+    }
 
-    nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener(
-        ping: { data, _, serial in backend(data).ping(serial) }))
+    nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener.self) {
+        $0.ping = { data, _, serial in backend(data).ping(serial) }
+    }
 
-    nonisolated(unsafe) static let xdgSurface = make(xdg_surface_listener(
-        configure: { data, _, serial in backend(data).xdgConfigure(serial: serial) }))
+    nonisolated(unsafe) static let xdgSurface = make(xdg_surface_listener.self) {
+        $0.configure = { data, _, serial in backend(data).xdgConfigure(serial: serial) }
+    }
 
-    nonisolated(unsafe) static let toplevel = make(xdg_toplevel_listener(
-        configure: { data, _, width, height, _ in backend(data).toplevelSize(width: width, height: height) },
-        close: { data, _ in backend(data).closedByCompositor() },
-        configure_bounds: { _, _, _, _ in },
-        wm_capabilities: { _, _, _ in }))
+    nonisolated(unsafe) static let toplevel = make(xdg_toplevel_listener.self) {
+        $0.configure = { data, _, width, height, _ in backend(data).toplevelSize(width: width, height: height) }
+        $0.close = { data, _ in backend(data).closedByCompositor() }
+        $0.configure_bounds = { _, _, _, _ in }
+        $0.wm_capabilities = { _, _, _ in }
+    }
 
-    nonisolated(unsafe) static let seat = make(wl_seat_listener(
-        capabilities: { data, _, capabilities in backend(data).seatCapabilities(capabilities) },
-        name: { _, _, _ in }))
+    nonisolated(unsafe) static let seat = make(wl_seat_listener.self) {
+        $0.capabilities = { data, _, capabilities in backend(data).seatCapabilities(capabilities) }
+        $0.name = { _, _, _ in }
+    }
 
-    nonisolated(unsafe) static let touch = make(wl_touch_listener(
-        down: { data, _, _, _, _, id, x, y in backend(data).touchDown(id: id, x: x, y: y) },
-        up: { data, _, _, _, id in backend(data).touchUp(id: id) },
-        motion: { data, _, _, id, x, y in backend(data).touchMotion(id: id, x: x, y: y) },
-        frame: { data, _ in backend(data).touchFrameEnded() },
-        cancel: { data, _ in backend(data).touchCancelled() },
-        shape: { _, _, _, _, _ in },
-        orientation: { _, _, _, _ in }))
+    nonisolated(unsafe) static let touch = make(wl_touch_listener.self) {
+        $0.down = { data, _, _, _, _, id, x, y in backend(data).touchDown(id: id, x: x, y: y) }
+        $0.up = { data, _, _, _, id in backend(data).touchUp(id: id) }
+        $0.motion = { data, _, _, id, x, y in backend(data).touchMotion(id: id, x: x, y: y) }
+        $0.frame = { data, _ in backend(data).touchFrameEnded() }
+        $0.cancel = { data, _ in backend(data).touchCancelled() }
+        $0.shape = { _, _, _, _, _ in }
+        $0.orientation = { _, _, _, _ in }
+    }
 
-    nonisolated(unsafe) static let keyboard = make(wl_keyboard_listener(
-        keymap: { data, _, format, descriptor, size in
+    nonisolated(unsafe) static let keyboard = make(wl_keyboard_listener.self) {
+        $0.keymap = { data, _, format, descriptor, size in
             backend(data).keyboardKeymap(format: format, descriptor: descriptor, size: size)
-        },
-        enter: { data, _, _, _, _ in backend(data).keyboardEntered() },
-        leave: { data, _, _, _ in backend(data).keyboardLeft() },
-        key: { data, _, _, _, key, state in
+        }
+        $0.enter = { data, _, _, _, _ in backend(data).keyboardEntered() }
+        $0.leave = { data, _, _, _ in backend(data).keyboardLeft() }
+        $0.key = { data, _, _, _, key, state in
             backend(data).keyboardKey(key, pressed: state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue)
-        },
-        modifiers: { data, _, _, depressed, latched, locked, group in
+        }
+        $0.modifiers = { data, _, _, depressed, latched, locked, group in
             backend(data).keyboardModifiers(depressed: depressed, latched: latched, locked: locked, group: group)
-        },
-        repeat_info: { _, _, _, _ in }))
+        }
+        $0.repeat_info = { _, _, _, _ in }
+    }
 
-    nonisolated(unsafe) static let pointer = make(wl_pointer_listener(
-        enter: { data, _, _, _, x, y in backend(data).pointerMotion(x: x, y: y) },
-        leave: { data, _, _, _ in backend(data).pointerLifted(as: .cancel) },
-        motion: { data, _, _, x, y in backend(data).pointerMotion(x: x, y: y) },
-        button: { data, _, _, _, button, state in
+    nonisolated(unsafe) static let pointer = make(wl_pointer_listener.self) {
+        $0.enter = { data, _, _, _, x, y in backend(data).pointerMotion(x: x, y: y) }
+        $0.leave = { data, _, _, _ in backend(data).pointerLifted(as: .cancel) }
+        $0.motion = { data, _, _, x, y in backend(data).pointerMotion(x: x, y: y) }
+        $0.button = { data, _, _, _, button, state in
             backend(data).pointerButton(button, pressed: state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue)
-        },
-        axis: { _, _, _, _, _ in },
-        frame: { _, _ in },
-        axis_source: { _, _, _ in },
-        axis_stop: { _, _, _, _ in },
-        axis_discrete: { _, _, _, _ in },
-        axis_value120: { _, _, _, _ in }))
+        }
+        $0.axis = { _, _, _, _, _ in }
+        $0.frame = { _, _ in }
+        $0.axis_source = { _, _, _ in }
+        $0.axis_stop = { _, _, _, _ in }
+        $0.axis_discrete = { _, _, _, _ in }
+        $0.axis_value120 = { _, _, _, _ in }
+    }
 
-    nonisolated(unsafe) static let buffer = make(wl_buffer_listener(
-        release: { data, buffer in backend(data).release(buffer) }))
+    nonisolated(unsafe) static let buffer = make(wl_buffer_listener.self) {
+        $0.release = { data, buffer in backend(data).release(buffer) }
+    }
 
-    nonisolated(unsafe) static let frame = make(wl_callback_listener(
-        done: { data, callback, _ in backend(data).frame(callback) }))
+    nonisolated(unsafe) static let frame = make(wl_callback_listener.self) {
+        $0.done = { data, callback, _ in backend(data).frame(callback) }
+    }
 }

@@ -4,6 +4,7 @@ import Glibc
 import CXKBCommon
 import SheetCore
 import SheetProtocol
+import SheetSystem
 
 /// The keymap the compositor sends with its keys, read with libxkbcommon, so that a key reaches
 /// sheetd as the kernel's code of what it types: a physical keyboard's keymap gives its own
@@ -25,7 +26,11 @@ final class WaylandKeymap {
         let reference = "evdev".withCString { rules in
             "pc105".withCString { model in
                 "us".withCString { layout in
-                    var names = xkb_rule_names(rules: rules, model: model, layout: layout, variant: nil, options: nil)
+                    var names = zeroed(xkb_rule_names.self) {
+                        $0.rules = rules
+                        $0.model = model
+                        $0.layout = layout
+                    }
                     return xkb_keymap_new_from_names(context, &names, XKB_KEYMAP_COMPILE_NO_FLAGS)
                 }
             }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SheetCore
 import SheetProtocol
+import SheetSystem
 
 /// Why a call to the daemon failed, naming the socket and the call.
 public enum ClientError: Error, CustomStringConvertible, Equatable {
@@ -63,7 +64,7 @@ public final class VarlinkClientConnection {
         }
         if let timeoutSeconds, timeoutSeconds > 0 {
             let whole = min(timeoutSeconds, 86_400)
-            var limit = timeval(tv_sec: Int(whole), tv_usec: Int((whole - whole.rounded(.down)) * 1_000_000))
+            var limit = timeval.of(seconds: Int(whole), microseconds: Int((whole - whole.rounded(.down)) * 1_000_000))
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         }

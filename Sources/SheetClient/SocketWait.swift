@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SheetSystem
 #endif
 
 /// Watches the folder of a socket for the socket appearing (created, moved in, or its mode or
@@ -69,7 +70,7 @@ extension VarlinkClientConnection {
                 let now = Self.nowMilliseconds()
                 if now >= deadline { throw error }
                 watch.start()
-                var polled = [pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0)]
+                var polled = [pollfd.readable(watch.descriptor)]
                 let wait = Int32(clamping: min(Int64(retryMilliseconds), deadline - now))
                 if poll(&polled, watch.isWatching ? 1 : 0, wait) > 0 { watch.drain() }
             }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SheetProtocol
+import SheetSystem
 
 /// Follows the sheet for a renderer: subscribes with `Monitor`, and when the daemon goes away
 /// (a restart, an upgrade, a crash) waits for its socket to come back and subscribes again.
@@ -107,14 +108,14 @@ public final class SheetSubscription {
             }
 
             // Nothing to hand out yet: wait.
-            var polled = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            var polled = descriptors.map { pollfd.readable($0) }
             var waitUntil = deadline
             switch phase {
             case .following(let connection):
-                polled.append(pollfd(fd: connection.fileDescriptor, events: Int16(POLLIN), revents: 0))
+                polled.append(pollfd.readable(connection.fileDescriptor))
             case .away:
                 if folderWatch.isWatching {
-                    polled.append(pollfd(fd: folderWatch.descriptor, events: Int16(POLLIN), revents: 0))
+                    polled.append(pollfd.readable(folderWatch.descriptor))
                 }
                 waitUntil = min(waitUntil, nextAttempt)
             case .connected:

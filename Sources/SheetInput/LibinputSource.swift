@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibInput
 import SheetCore
+import SheetSystem
 
 /// One libinput event read into values: what `LibinputInput` uses of it. The seam between
 /// libinput's context (`LibinputContext`) and what the input makes of its events, so that a
@@ -79,13 +80,14 @@ final class LibinputContext: LibinputSource {
     init?(udev: OpaquePointer?) {
         self.udev = udev
         interface = .allocate(capacity: 1)
-        interface.initialize(to: libinput_interface(
-            open_restricted: { path, flags, userData in
+        interface.initialize(to: zeroed(libinput_interface.self) {
+            $0.open_restricted = { path, flags, userData in
                 guard let path, let userData else { return -EINVAL }
                 let input = Unmanaged<LibinputInput>.fromOpaque(userData).takeUnretainedValue()
                 return input.openRestricted(String(cString: path), flags: flags)
-            },
-            close_restricted: { descriptor, _ in close(descriptor) }))
+            }
+            $0.close_restricted = { descriptor, _ in close(descriptor) }
+        })
         let made = if let udev { libinput_udev_create_context(interface, nil, udev) } else { libinput_path_create_context(interface, nil) }
         guard let context = made else {
             interface.deinitialize(count: 1)

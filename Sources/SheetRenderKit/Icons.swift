@@ -3,6 +3,7 @@ import SheetCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import SheetSystem
 #endif
 
 /// Finds a freedesktop icon by name, as the Icon Theme Specification says: in the theme's
@@ -229,7 +230,10 @@ public final class IconCache: Sendable {
         if path.hasSuffix(".svg") {
             guard case .success(let svg) = SVGLibrary.shared, let handle = svg.newFromFile(path, nil) else { return nil }
             defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-            var viewport = RsvgRectangle(x: 0, y: 0, width: Double(size), height: Double(size))
+            var viewport = zeroed(RsvgRectangle.self) {
+                $0.width = Double(size)
+                $0.height = Double(size)
+            }
             guard svg.renderDocument(handle, cairo, &viewport, nil) != 0 else { return nil }
         } else {
             guard let png = cairo_image_surface_create_from_png(path), cairo_surface_status(png) == CAIRO_STATUS_SUCCESS else { return nil }

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SheetSystem
 #endif
 
 /// The two sides of systemd's service protocol, without libsystemd: notifications
@@ -41,7 +42,7 @@ public struct Systemd: Sendable {
         defer { close(descriptor) }
         // A manager that does not read (a queue of 10 datagrams by default) must not stop the
         // daemon for ever: READY=1 and its kin wait a second at most.
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        var timeout = timeval.of(seconds: 1)
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

@@ -4,6 +4,7 @@
 import SheetRecordings
 #if canImport(Glibc)
 import Glibc
+import SheetSystem
 #endif
 
 /// CLOCK_MONOTONIC in microseconds (the clock of `timestampUSec`).
@@ -53,7 +54,7 @@ func unixSocket(_ type: Int32, path: String, bindIt: Bool) -> Int32 {
 /// Waits for a notification line starting with `prefix` (30 s at most).
 func waitForNotification(_ descriptor: Int32, _ prefix: String) {
     var buffer = [UInt8](repeating: 0, count: 4096)
-    var timeout = timeval(tv_sec: 60, tv_usec: 0)
+    var timeout = timeval.of(seconds: 60)
     setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     while true {
         let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
@@ -122,8 +123,8 @@ func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Boo
 
     var run = DaemonRun()
     run.latencies.reserveCapacity(subscribers * 2000)
-    var fds = clients.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-    fds.append(pollfd(fd: notify, events: Int16(POLLIN), revents: 0))
+    var fds = clients.map { pollfd.readable($0) }
+    fds.append(pollfd.readable(notify))
     var buffer = [UInt8](repeating: 0, count: 65536)
     var first = true
     let key = Array("\"timestampUSec\":".utf8)
@@ -161,7 +162,7 @@ func runDaemon(sheetd: String, recording: String, subscribers: Int, stalled: Boo
     // Idle: the sheet rests and no finger is down; count the daemon's context switches.
     let before = contextSwitches(pid: pid)
     let idleStart = monotonicMicroseconds()
-    var pause = timespec(tv_sec: 2, tv_nsec: 0)
+    var pause = timespec.of(seconds: 2, nanoseconds: 0)
     nanosleep(&pause, nil)
     let after = contextSwitches(pid: pid)
     run.idleWakeupsPerSecond = Double(after - before) / (Double(monotonicMicroseconds() - idleStart) / 1e6)

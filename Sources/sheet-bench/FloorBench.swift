@@ -5,6 +5,7 @@
 // this thread polls them and takes the time from the due time to each receipt.
 #if canImport(Glibc)
 import Glibc
+import SheetSystem
 #endif
 
 /// The writer side: its sockets, its wake-up pipe, and the due time it is sending.
@@ -58,7 +59,7 @@ func floorLatencies(subscribers: Int, frames: Int) -> [Int64] {
         for _ in 0..<frames {
             let due = monotonicMicroseconds() + 10_000
             let early = due - 300
-            var wake = timespec(tv_sec: Int(early / 1_000_000), tv_nsec: Int(early % 1_000_000) * 1000)
+            var wake = timespec.of(microseconds: early)
             while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
             while monotonicMicroseconds() < due {}
             writer.due = due
@@ -69,7 +70,7 @@ func floorLatencies(subscribers: Int, frames: Int) -> [Int64] {
 
     var latencies: [Int64] = []
     latencies.reserveCapacity(subscribers * frames)
-    var fds = pairs.map { pollfd(fd: $0.1, events: Int16(POLLIN), revents: 0) }
+    var fds = pairs.map { pollfd.readable($0.1) }
     var buffer = [UInt8](repeating: 0, count: 65536)
     while latencies.count < subscribers * frames {
         guard poll(&fds, nfds_t(fds.count), 5_000) > 0 else { break }
@@ -118,14 +119,14 @@ func forwardedFloorLatencies(frames: Int) -> [Int64] {
         _ = withUnsafeBytes(of: &stamp) { write(feed[0], $0.baseAddress, 8) }
         var received = 0
         while received < 600 {
-            var fds = [pollfd(fd: subscriber[1], events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd.readable(subscriber[1])]
             guard poll(&fds, 1, 5_000) > 0 else { break }
             let count = buffer.withUnsafeMutableBytes { recv(subscriber[1], $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
             if received == 0 { latencies.append(monotonicMicroseconds() - stamp) }
             received += count
         }
-        var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+        var pause = timespec.of(seconds: 0, nanoseconds: 10_000_000)
         nanosleep(&pause, nil)
     }
     close(feed[0])

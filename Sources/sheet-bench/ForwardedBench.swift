@@ -7,6 +7,7 @@ import Glibc
 import CAllocationCounter
 import SheetClient
 import SheetCore
+import SheetSystem
 
 /// Sends a NUL-terminated varlink call.
 private func sendCall(_ descriptor: Int32, _ text: String) {
@@ -46,7 +47,7 @@ func benchmarkForwarded(sheetd: String) {
     // Drains what the subscriber has. After a move, the first reply to arrive is the state it
     // caused (every move of a dragged card changes it), measured from when the frame was sent.
     func drain(waitingFor stamp: Int64?) {
-        var fds = [pollfd(fd: subscriber, events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd.readable(subscriber)]
         while poll(&fds, 1, stamp == nil ? 0 : 1000) > 0 {
             let received = monotonicMicroseconds()
             let count = buffer.withUnsafeMutableBytes { recv(subscriber, $0.baseAddress, $0.count, 0) }
@@ -64,7 +65,7 @@ func benchmarkForwarded(sheetd: String) {
         sendCall(feeder, "{\"method\":\"io.sheetd.Input.SendFrame\",\"parameters\":{\"device\":1,\"sequence\":\(sequence),\"time\":\(time),\"contacts\":[{\"slot\":0,\"phase\":\"\(phase)\",\"x\":540,\"y\":\(y)}]}}")
         drain(waitingFor: phase == "move" ? time : nil)
         _ = readReply(feeder, into: &replyBuffer)
-        var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+        var pause = timespec.of(seconds: 0, nanoseconds: 10_000_000)
         nanosleep(&pause, nil)
     }
     for _ in 0..<5 {
@@ -74,7 +75,7 @@ func benchmarkForwarded(sheetd: String) {
         for step in 1...100 { frame("move", y: 1000 - step * 6) }
         for step in 1...100 { frame("move", y: 400 + step * 6) }
         frame("up", y: 1000)
-        var settle = timespec(tv_sec: 1, tv_nsec: 0)
+        var settle = timespec.of(seconds: 1, nanoseconds: 0)
         nanosleep(&settle, nil)
         drain(waitingFor: nil)
     }
@@ -100,7 +101,7 @@ func benchmarkForwarded(sheetd: String) {
             clientFrames += 1
         }
         drain(waitingFor: nil)
-        var pause = timespec(tv_sec: 0, tv_nsec: 2_000_000)
+        var pause = timespec.of(seconds: 0, nanoseconds: 2_000_000)
         nanosleep(&pause, nil)
     }
     kill(pid, SIGTERM)

@@ -6,6 +6,7 @@ import SheetProtocol
 import SheetRecordings
 import SheetTestSupport
 import Testing
+import SheetSystem
 
 /// The input socket and reloads attacked: what a broken or hostile feeder and an operator's
 /// reload storm can do to the daemon, each followed by a client that must still be answered.
@@ -36,7 +37,7 @@ import Testing
         let pid = daemon.process.processIdentifier
         for _ in 0..<200 {
             kill(pid, SIGHUP)
-            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            var pause = timespec.of(seconds: 0, nanoseconds: 10_000_000)
             nanosleep(&pause, nil)
         }
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }

@@ -5,6 +5,7 @@ import SheetCore
 import SheetProtocol
 import SheetTestSupport
 import Testing
+import SheetSystem
 
 /// What the daemon keeps in its state directory: the content, its order and the resting detent,
 /// across a stop (SIGTERM) and a crash (SIGKILL), and what it does with a file it cannot use.
@@ -36,7 +37,7 @@ import Testing
         while true {
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
             if match(text) { return text }
-            var ready = pollfd(fd: notifications, events: Int16(POLLIN), revents: 0)
+            var ready = pollfd.readable(notifications)
             guard poll(&ready, 1, Int32(RunningDaemon.patienceSeconds * 1000)) > 0 else {
                 throw DaemonTestError("\(path) never matched; it holds: \(text)")
             }

@@ -3,6 +3,7 @@ import Glibc
 import SheetClient
 import SheetProtocol
 import SheetTestSupport
+import SheetSystem
 
 /// The real `sheetd`, started on a socket in a temporary folder, with a notify socket of the
 /// test's own standing in for systemd: the test waits for `READY=1` and for `STATUS=` lines
@@ -35,7 +36,7 @@ final class RunningDaemon {
         _ = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notifyDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        var timeout = timeval(tv_sec: Self.patienceSeconds, tv_usec: 0)
+        var timeout = timeval.of(seconds: Self.patienceSeconds)
         setsockopt(notifyDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 
         process.executableURL = builtExecutable("sheetd")
@@ -94,7 +95,7 @@ final class RunningDaemon {
 
     func client() throws -> SheetClient {
         let client = try SheetClient(path: socketPath)
-        var timeout = timeval(tv_sec: Self.patienceSeconds, tv_usec: 0)
+        var timeout = timeval.of(seconds: Self.patienceSeconds)
         setsockopt(client.connection.fileDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return client
     }
@@ -128,7 +129,7 @@ final class DescriptorLines {
                 buffer.removeFirst(newline + 1)
                 return line
             }
-            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            var ready = pollfd.readable(descriptor)
             guard poll(&ready, 1, Int32(RunningDaemon.patienceSeconds * 1000)) > 0 else {
                 throw DaemonTestError("no \(what) within \(RunningDaemon.patienceSeconds) s")
             }
@@ -142,7 +143,7 @@ final class DescriptorLines {
     /// Whether a whole line or more bytes can be read now (without waiting).
     var hasUnread: Bool {
         if buffer.contains(0x0A) { return true }
-        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        var ready = pollfd.readable(descriptor)
         return poll(&ready, 1, 0) > 0
     }
 }

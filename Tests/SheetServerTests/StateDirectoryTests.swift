@@ -5,6 +5,7 @@ import SheetCore
 import SheetProtocol
 import SheetTestSupport
 import Testing
+import SheetSystem
 
 /// A file system of its own for a state directory: a tmpfs of `kibibytes`, mounted on a new
 /// folder (root only; where mount(2) is not allowed the tests that need one do not run).
@@ -148,7 +149,7 @@ extension PersistenceTests {
         try change()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            var ready = pollfd(fd: notifications, events: Int16(POLLIN), revents: 0)
+            var ready = pollfd.readable(notifications)
             guard poll(&ready, 1, Int32(RunningDaemon.patienceSeconds * 1000)) > 0 else {
                 throw DaemonTestError("no save was given up in \(folder)")
             }

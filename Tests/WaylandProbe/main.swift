@@ -27,6 +27,7 @@ import Glibc
 #endif
 import CWayland
 import CXKBCommon
+import SheetSystem
 
 final class Probe {
     let display: OpaquePointer
@@ -166,7 +167,7 @@ final class Probe {
     /// Reads and handles the compositor's events, giving up after 30 s of silence.
     func dispatch() {
         guard wl_display_flush(display) >= 0 else { fail("writing to the compositor: \(String(cString: strerror(errno)))") }
-        var ready = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
+        var ready = pollfd.readable(wl_display_get_fd(display))
         guard poll(&ready, 1, 30_000) == 1 else { fail("no event from the compositor within 30 s") }
         guard wl_display_dispatch(display) >= 0 else { fail("the compositor closed the connection") }
     }
@@ -183,7 +184,7 @@ final class Probe {
             roundtrip()
         }
         func pause(_ milliseconds: Int) {
-            var interval = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+            var interval = timespec.of(seconds: milliseconds / 1000, nanoseconds: (milliseconds % 1000) * 1_000_000)
             var left = timespec()
             while nanosleep(&interval, &left) != 0 && errno == EINTR { interval = left }
         }
@@ -248,52 +249,80 @@ func probe(_ data: UnsafeMutableRawPointer?) -> Probe { Unmanaged<Probe>.fromOpa
 
 enum Listeners {
     /// Listeners live as long as the process: libwayland keeps their address.
-    static func make<T>(_ value: T) -> UnsafeMutablePointer<T> {
+    static func make<T>(_ type: T.Type, _ fill: (inout T) -> Void) -> UnsafeMutablePointer<T> {
         let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
-        pointer.initialize(to: value)
+        pointer.initialize(to: zeroed(type, fill))
         return pointer
     }
 
-    nonisolated(unsafe) static let registry = make(wl_registry_listener(
-        global: { data, _, name, interface, version in probe(data).global(name, String(cString: interface!), version) },
-        global_remove: { _, _, _ in }))
-    nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener(ping: { data, base, serial in xdg_wm_base_pong(base, serial) }))
-    nonisolated(unsafe) static let seat = make(wl_seat_listener(
-        capabilities: { data, _, caps in probe(data).capabilities(caps) },
-        name: { _, _, _ in }))
-    nonisolated(unsafe) static let output = make(wl_output_listener(
-        geometry: { data, _, _, _, _, _, _, _, _, transform in probe(data).quarterTurned = transform & 1 == 1 },
-        mode: { data, _, flags, width, height, _ in
+    nonisolated(unsafe) static let registry = make(wl_registry_listener.self) {
+        $0.global = { data, _, name, interface, version in probe(data).global(name, String(cString: interface!), version) }
+        $0.global_remove = { _, _, _ in }
+    }
+    nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener.self) {
+        $0.ping = { data, base, serial in xdg_wm_base_pong(base, serial) }
+    }
+    nonisolated(unsafe) static let seat = make(wl_seat_listener.self) {
+        $0.capabilities = { data, _, caps in probe(data).capabilities(caps) }
+        $0.name = { _, _, _ in }
+    }
+    nonisolated(unsafe) static let output = make(wl_output_listener.self) {
+        $0.geometry = { data, _, _, _, _, _, _, _, _, transform in probe(data).quarterTurned = transform & 1 == 1 }
+        $0.mode = { data, _, flags, width, height, _ in
             if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 { probe(data).outputSize = (width, height) }
-        },
-        done: { _, _ in }, scale: { _, _, _ in }, name: { _, _, _ in }, description: { _, _, _ in }))
-    nonisolated(unsafe) static let xdgSurface = make(xdg_surface_listener(configure: { data, _, serial in probe(data).configured = serial }))
-    nonisolated(unsafe) static let toplevel = make(xdg_toplevel_listener(
-        configure: { data, _, width, height, _ in probe(data).windowSize = (width, height) },
-        close: { _, _ in }, configure_bounds: { _, _, _, _ in }, wm_capabilities: { _, _, _ in }))
-    nonisolated(unsafe) static let frame = make(wl_callback_listener(done: { data, _, _ in probe(data).shown = true }))
-    nonisolated(unsafe) static let touch = make(wl_touch_listener(
-        down: { data, _, _, _, _, _, x, y in
+        }
+        $0.done = { _, _ in }
+        $0.scale = { _, _, _ in }
+        $0.name = { _, _, _ in }
+        $0.description = { _, _, _ in }
+    }
+    nonisolated(unsafe) static let xdgSurface = make(xdg_surface_listener.self) {
+        $0.configure = { data, _, serial in probe(data).configured = serial }
+    }
+    nonisolated(unsafe) static let toplevel = make(xdg_toplevel_listener.self) {
+        $0.configure = { data, _, width, height, _ in probe(data).windowSize = (width, height) }
+        $0.close = { _, _ in }
+        $0.configure_bounds = { _, _, _, _ in }
+        $0.wm_capabilities = { _, _, _ in }
+    }
+    nonisolated(unsafe) static let frame = make(wl_callback_listener.self) {
+        $0.done = { data, _, _ in probe(data).shown = true }
+    }
+    nonisolated(unsafe) static let touch = make(wl_touch_listener.self) {
+        $0.down = { data, _, _, _, _, _, x, y in
             say("down \(Int(Double(x) / 256)) \(Int(Double(y) / 256))", to: probe(data).touchLog)
-        },
-        up: { _, _, _, _, _ in }, motion: { _, _, _, _, _, _ in }, frame: { _, _ in }, cancel: { _, _ in },
-        shape: { _, _, _, _, _ in }, orientation: { _, _, _, _ in }))
-    nonisolated(unsafe) static let keyboard = make(wl_keyboard_listener(
-        keymap: { data, _, _, descriptor, size in probe(data).readKeymap(descriptor, size) },
-        enter: { _, _, _, _, _ in }, leave: { _, _, _, _ in },
-        key: { data, _, _, _, key, state in
+        }
+        $0.up = { _, _, _, _, _ in }
+        $0.motion = { _, _, _, _, _, _ in }
+        $0.frame = { _, _ in }
+        $0.cancel = { _, _ in }
+        $0.shape = { _, _, _, _, _ in }
+        $0.orientation = { _, _, _, _ in }
+    }
+    nonisolated(unsafe) static let keyboard = make(wl_keyboard_listener.self) {
+        $0.keymap = { data, _, _, descriptor, size in probe(data).readKeymap(descriptor, size) }
+        $0.enter = { _, _, _, _, _ in }
+        $0.leave = { _, _, _, _ in }
+        $0.key = { data, _, _, _, key, state in
             if state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue { say("key \(probe(data).name(of: key))", to: probe(data).touchLog) }
-        },
-        modifiers: { _, _, _, _, _, _, _ in }, repeat_info: { _, _, _, _ in }))
-    nonisolated(unsafe) static let pointer = make(wl_pointer_listener(
-        enter: { data, _, _, _, _, _ in probe(data).entered = true },
-        leave: { _, _, _, _ in },
-        motion: { _, _, _, _, _ in },
-        button: { data, _, _, _, button, state in
+        }
+        $0.modifiers = { _, _, _, _, _, _, _ in }
+        $0.repeat_info = { _, _, _, _ in }
+    }
+    nonisolated(unsafe) static let pointer = make(wl_pointer_listener.self) {
+        $0.enter = { data, _, _, _, _, _ in probe(data).entered = true }
+        $0.leave = { _, _, _, _ in }
+        $0.motion = { _, _, _, _, _ in }
+        $0.button = { data, _, _, _, button, state in
             if button == 0x110 && state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue { probe(data).pressed = true }
-        },
-        axis: { _, _, _, _, _ in }, frame: { _ , _ in }, axis_source: { _, _, _ in }, axis_stop: { _, _, _, _ in },
-        axis_discrete: { _, _, _, _ in }, axis_value120: { _, _, _, _ in }))
+        }
+        $0.axis = { _, _, _, _, _ in }
+        $0.frame = { _ , _ in }
+        $0.axis_source = { _, _, _ in }
+        $0.axis_stop = { _, _, _, _ in }
+        $0.axis_discrete = { _, _, _, _ in }
+        $0.axis_value120 = { _, _, _, _ in }
+    }
 }
 
 /// The compositor of WAYLAND_DISPLAY with its globals bound (and the seat's devices, after
