@@ -32,7 +32,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib \
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools test coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools test debian-13 coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
 
 all: build
 
@@ -80,6 +80,17 @@ test: deps
 # The daemon on a bundled recording, with a watcher that waits for its socket (examples/demo).
 demo: deps tools
 	examples/demo
+
+# The README's commands on Debian 13 (trixie) as a new user there would run them: in a tree
+# made by mmdebstrap from Debian's archive and kept in ~/.cache/sheetd/debian (a second run
+# reuses it), with the Swift toolchain bound in (Tests/debian/run). DEBIAN_13_TARGETS: what
+# runs there.
+DEBIAN_13_TARGETS ?= deps demo test deb-check
+
+debian-13:
+	@command -v mmdebstrap > /dev/null || { echo "make debian-13: installing mmdebstrap"; \
+		{ $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap; } > /dev/null; }
+	Tests/debian/run trixie $(DEBIAN_13_TARGETS)
 
 # Line coverage per module (llvm-cov, through swift test's own instrumentation): the whole
 # test suite, then a table of Sources/ folders; the JSON stays in .build/debug/codecov. Fails

@@ -193,7 +193,7 @@ enum GoldenTolerance {
 /// `SHEETD_UPDATE_GOLDENS=1`.
 func compareWithTolerance(_ canvas: Canvas, name: String) throws {
     let drawn = PNG.encode(canvas)
-    let golden = fixtures.appendingPathComponent("golden/\(name).png")
+    let golden = goldenImage(name)
     if ProcessInfo.processInfo.environment["SHEETD_UPDATE_GOLDENS"] == "1" {
         try Data(drawn).write(to: golden)
         return

@@ -120,7 +120,12 @@ struct ReadmeTests {
 
         // A picture a page shows and a command makes must be what the command makes now; a
         // command on any page writes `docs/images/` from the repository's root.
+        // Pictures with text are the bytes of one release's text stack (`goldenRelease`).
         for made in try FileManager.default.contentsOfDirectory(atPath: images.path) {
+            guard systemRelease == goldenRelease else {
+                print("skipped: docs/images/\(made) was drawn on \(goldenRelease), whose Pango and fonts lay out its text; this is \(systemRelease)")
+                continue
+            }
             let shown = Self.root.appendingPathComponent("docs/images/\(made)")
             #expect(try Data(contentsOf: images.appendingPathComponent(made)) == Data(contentsOf: shown),
                     "\(block) makes docs/images/\(made) differently now; run the command to refresh it")

@@ -76,3 +76,33 @@ public func runProgram(_ executable: String, _ arguments: [String]) throws -> (s
     process.waitUntilExit()
     return (process.terminationStatus, output)
 }
+
+/// The Debian release the tests run on (`debian-12`, `debian-13`), from /etc/os-release, or
+/// `ID-VERSION_ID` of another system.
+public let systemRelease: String = {
+    let text = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
+    var fields: [String: String] = [:]
+    for line in text.split(separator: "\n") {
+        let parts = line.split(separator: "=", maxSplits: 1)
+        if parts.count == 2 { fields[String(parts[0])] = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+    }
+    return "\(fields["ID"] ?? "unknown")-\(fields["VERSION_ID"] ?? "unknown")"
+}()
+
+/// The release whose Pango, HarfBuzz, FreeType and Noto fonts drew the goldens in
+/// `Tests/Fixtures/golden` and the pictures in docs/images.
+public let goldenRelease = "debian-12"
+
+/// The golden image `name` as this release draws it: `golden/RELEASE/NAME.png` where another
+/// release's text stack shapes and rasterises text differently (Debian 13: Pango 1.56,
+/// HarfBuzz 10), else `golden/NAME.png`. `SHEETD_UPDATE_GOLDENS=1` writes to the first on a
+/// release other than `goldenRelease`.
+public func goldenImage(_ name: String) -> URL {
+    let own = fixtures.appendingPathComponent("golden/\(systemRelease)/\(name).png")
+    if systemRelease != goldenRelease,
+       FileManager.default.fileExists(atPath: own.path) || ProcessInfo.processInfo.environment["SHEETD_UPDATE_GOLDENS"] == "1" {
+        try? FileManager.default.createDirectory(at: own.deletingLastPathComponent(), withIntermediateDirectories: true)
+        return own
+    }
+    return fixtures.appendingPathComponent("golden/\(name).png")
+}
