@@ -32,7 +32,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib \
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools test debian-13 coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools test catalogs debian-13 coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
 
 all: build
 
@@ -73,9 +73,21 @@ release:
 
 # Before the tests: no C struct from a system header built with Swift's memberwise
 # initializer, which breaks when a newer release adds a member (packaging/check-c-structs).
-test: deps
+test: deps catalogs
 	packaging/check-c-structs
 	$(SWIFT) test
+
+# The sheet's own words in each language of po/ (gettext catalogs: msgfmt --check), in
+# .build/share/locale, where the programs of a build in the tree find them (SheetCatalog);
+# `make install` puts them in $(DATADIR)/locale.
+LANGUAGES := $(basename $(notdir $(wildcard po/*.po)))
+CATALOGS := $(LANGUAGES:%=.build/share/locale/%/LC_MESSAGES/sheetd.mo)
+
+catalogs: $(CATALOGS)
+
+.build/share/locale/%/LC_MESSAGES/sheetd.mo: po/%.po
+	@mkdir -p $(dir $@)
+	msgfmt --check -o $@ $<
 
 # The daemon on a bundled recording, with a watcher that waits for its socket (examples/demo).
 demo: deps tools
@@ -112,7 +124,7 @@ e2e-deps:
 # The three programs alone, in release mode (what e2e, man and completions need): one program
 # under three names (Sources/SheetPrograms), linked under each name for the tests and tools;
 # `make install` installs it once, with the other two names as links.
-tools:
+tools: catalogs
 	@# swift build relinks when its inputs change, and the order file is not one of them.
 	@for tool in sheetd sheetctl sheet-render; do \
 		[ ! -e .build/release/$$tool ] || [ ! $(ORDER_FILE) -nt .build/release/$$tool ] || rm -f .build/release/$$tool; \
@@ -233,6 +245,9 @@ install: tools man completions
 	install -Dm644 udev/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	install -Dm644 packaging/sheetd.yaml $(DESTDIR)$(DATADIR)/sheetd/sheetd.yaml.example
 	install -d $(DESTDIR)$(SYSCONFDIR)/sheetd
+	for language in $(LANGUAGES); do \
+		install -Dm644 .build/share/locale/$$language/LC_MESSAGES/sheetd.mo $(DESTDIR)$(DATADIR)/locale/$$language/LC_MESSAGES/sheetd.mo || exit 1; \
+	done
 	install -Dm644 -t $(DESTDIR)$(MANDIR)/man1 .build/man/sheetctl.1 .build/man/sheet-render.1
 	install -Dm644 -t $(DESTDIR)$(MANDIR)/man5 .build/man/sheetd.yaml.5
 	install -Dm644 -t $(DESTDIR)$(MANDIR)/man8 .build/man/sheetd.8
@@ -246,6 +261,7 @@ uninstall:
 	rm -f $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	rm -rf $(DESTDIR)$(DATADIR)/sheetd
+	for language in $(LANGUAGES); do rm -f $(DESTDIR)$(DATADIR)/locale/$$language/LC_MESSAGES/sheetd.mo; done
 	rm -f $(DESTDIR)$(MANDIR)/man1/sheetctl.1 $(DESTDIR)$(MANDIR)/man1/sheet-render.1
 	rm -f $(DESTDIR)$(MANDIR)/man5/sheetd.yaml.5 $(DESTDIR)$(MANDIR)/man8/sheetd.8
 	rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/sheetctl $(DESTDIR)$(DATADIR)/bash-completion/completions/sheet-render

@@ -92,7 +92,10 @@ let package = Package(
         // renderer's, libinput's with GLib, zlib): a daemon that draws nothing and reads no
         // device never maps them (Sources/CLazyLibraries/functions.def).
         .target(name: "CLazyLibraries", exclude: ["functions.def"]),
-        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "SheetSystem", "CZlib", "CPangoCairo", "CLazyLibraries"]),
+        // glibc's gettext: the sheet's own words (spoken, and named to a screen reader) in the
+        // content's language, from the catalogs in po/.
+        .target(name: "CGettext"),
+        .target(name: "SheetRenderKit", dependencies: ["SheetProtocol", "SheetCore", "SheetSystem", "CZlib", "CPangoCairo", "CLazyLibraries", "CGettext"]),
         // Each program's code, a library: `SheetPrograms` runs one of them by the name it is
         // called by, and the three executables are that one program (docs/performance.md,
         // "Footprint").

@@ -161,7 +161,7 @@ final class Accessibility: @unchecked Sendable {
                       restingTop: state.isAtRest ? state.topInPixels : nil, screen: state.screen)
         guard key != shown else { return }
         shown = key
-        let tree = AccessibleTree(state: state, content: content)
+        let tree = AccessibleTree(state: state, content: content, words: SheetCatalog.shared.words(forTag: content?.language ?? ""))
         let open = !state.isClosed && state.state != .dragging
         var announcement: String?
         if open && !wasOpen { announcement = Announcer.opening(state, content: content) }
@@ -359,7 +359,7 @@ final class Accessibility: @unchecked Sendable {
     private func action(_ name: String, _ node: AccessibleTree.Node, _ parameters: GV.Value,
                         error: inout (name: String, message: String)) -> GV.Value? {
         if name == "GetActions" {
-            return GV.tuple([GV.array("(sss)", node.actions.map { GV.tuple([GV.string($0.name), GV.string($0.description), GV.string("")]) })])
+            return GV.tuple([GV.array("(sss)", node.actions.map { GV.tuple([GV.string($0.localizedName), GV.string($0.description), GV.string("")]) })])
         }
         guard let index = GV.int32(in: parameters, at: 0), index >= 0, Int(index) < node.actions.count else {
             error = ("org.freedesktop.DBus.Error.InvalidArgs", "no action at that index")
@@ -367,7 +367,8 @@ final class Accessibility: @unchecked Sendable {
         }
         let action = node.actions[Int(index)]
         switch name {
-        case "GetName", "GetLocalizedName": return GV.tuple([GV.string(action.name)])
+        case "GetName": return GV.tuple([GV.string(action.name)])
+        case "GetLocalizedName": return GV.tuple([GV.string(action.localizedName)])
         case "GetDescription": return GV.tuple([GV.string(action.description)])
         case "GetKeyBinding": return GV.tuple([GV.string("")])
         case "DoAction": return GV.tuple([GV.bool(ask(element: node.element, command: action.command))])

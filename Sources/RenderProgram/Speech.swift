@@ -19,7 +19,7 @@ enum SpeechChoice {
 /// language the content's (`lang`).
 final class Speech {
     private let connection: UnsafeMutablePointer<SPDConnection>
-    private var announcer = Announcer()
+    private var announcer = Announcer(words: { SheetCatalog.shared.words(forTag: $0) })
     private let log: Log
     private var failureSaid = false
     /// The language the server speaks in: the content's, or English.
@@ -36,7 +36,7 @@ final class Speech {
             throw .unavailable("speech: cannot reach speech-dispatcher (\(reason))")
         }
         self.connection = connection
-        speak(in: "")
+        speak(in: SheetCatalog.shared.spokenTag(forTag: ""))
     }
 
     /// The voice for `tag` (the content's language; English when it says none): the server
@@ -65,7 +65,7 @@ final class Speech {
             spd_set_voice_rate(connection, Int32(wanted.0))
             spd_set_volume(connection, Int32(wanted.1))
         }
-        speak(in: content?.language ?? "")
+        speak(in: SheetCatalog.shared.spokenTag(forTag: content?.language ?? ""))
         if spd_say(connection, SPD_TEXT, words.joined(separator: ". ")) < 0, !failureSaid {
             failureSaid = true
             log.say("sheet-render: speech-dispatcher refused a message; the sheet is not spoken")

@@ -66,7 +66,10 @@ public struct AccessibleTree: Sendable, Equatable {
     /// What a node does when an assistive technology asks (`org.a11y.atspi.Action`): a key
     /// command, on the node's element when it has one, sent to sheetd as `Focus`.
     public struct Action: Sendable, Equatable {
+        /// AT-SPI's name of the action (`click`, `toggle`), the same in every language.
         public var name: String
+        /// Its name in the content's language (`GetLocalizedName`), and what it does.
+        public var localizedName: String
         public var description: String
         public var command: FocusCommand
     }
@@ -112,8 +115,8 @@ public struct AccessibleTree: Sendable, Equatable {
     }
 
     /// The tree of `state`, showing `content` (its items in the list's order, as `GetContent`
-    /// gives them).
-    public init(state: SheetState, content: SheetContent?) {
+    /// gives them); the close button and the actions named in `words` (the content's language).
+    public init(state: SheetState, content: SheetContent?, words: SheetWords = .english) {
         let content = content?.withSectionsWrittenOut ?? SheetContent()
         language = content.language
         let shown = !state.isClosed
@@ -125,13 +128,13 @@ public struct AccessibleTree: Sendable, Equatable {
         var sheetStates = everyone
         if state.presentation.modal { sheetStates.insert(.modal) }
         if shown { sheetStates.insert(.active) }
-        var sheetActions = [Action(name: "expand", description: "Opens the sheet one step further", command: .pageUp),
-                            Action(name: "collapse", description: "Lowers the sheet one step", command: .pageDown)]
+        var sheetActions = [Action(name: "expand", localizedName: words[.expand], description: words[.expandDescription], command: .pageUp),
+                            Action(name: "collapse", localizedName: words[.collapse], description: words[.collapseDescription], command: .pageDown)]
         if state.presentation.canClose {
-            sheetActions.append(Action(name: "dismiss", description: "Closes the sheet", command: .back))
+            sheetActions.append(Action(name: "dismiss", localizedName: words[.dismiss], description: words[.dismissDescription], command: .back))
         }
         nodes = [Node(path: "sheet", role: state.presentation.modal ? .dialog : .panel,
-                      name: content.title.isEmpty ? "Sheet" : content.title, description: "", states: sheetStates,
+                      name: content.title.isEmpty ? words[.untitledSheet] : content.title, description: "", states: sheetStates,
                       parent: nil, children: [], actions: shown ? sheetActions : [], attributes: [],
                       extents: (left, top, width, height), element: nil)]
         let titleBar = state.list?.titleBarHeightInPixels ?? 0
@@ -139,8 +142,9 @@ public struct AccessibleTree: Sendable, Equatable {
             var states = everyone.union(.focusable)
             if state.focus == .close { states.insert(.focused) }
             let side = Int32(clamping: Int(titleBar.rounded()))
-            nodes.append(Node(path: "close", role: .pushButton, name: "Close", description: "", states: states, parent: 0,
-                              children: [], actions: [Action(name: "click", description: "Closes the sheet", command: .activate)],
+            nodes.append(Node(path: "close", role: .pushButton, name: words[.close], description: "", states: states, parent: 0,
+                              children: [], actions: [Action(name: "click", localizedName: words[.click], description: words[.clickCloseDescription],
+                                                             command: .activate)],
                               attributes: [], extents: (left + width - side, top, side, side), element: "close"))
             nodes[0].children.append(nodes.count - 1)
         }
@@ -160,12 +164,12 @@ public struct AccessibleTree: Sendable, Equatable {
             if !item.disabled { states.formUnion([.focusable]) } else { states.subtract([.enabled, .sensitive]) }
             if state.focus == .item(item.id) { states.insert(.focused) }
             let role = Role.listItem
-            var action = Action(name: "click", description: "Activates the item", command: .activate)
+            var action = Action(name: "click", localizedName: words[.click], description: words[.clickItemDescription], command: .activate)
             switch item.accessory {
             case .toggle(let isOn)?:
                 states.insert(.checkable)
                 if isOn { states.insert(.checked) }
-                action = Action(name: "toggle", description: "Turns it on or off", command: .activate)
+                action = Action(name: "toggle", localizedName: words[.toggle], description: words[.toggleDescription], command: .activate)
             case .check(let isChecked)?:
                 states.insert(.checkable)
                 if isChecked { states.insert(.checked) }

@@ -12,7 +12,8 @@ import SheetProtocol
 /// - when it closes: its title, `sheet` and `closed`.
 ///
 /// A state that changes nothing of these says nothing, so that the frames of a drag are
-/// silent. The words are English; content in another language still has its own labels read.
+/// silent. The sheet's own words are in the content's language (`SheetWords`, from the catalog
+/// `words` names for a language tag), its sentences in that language's order.
 public struct Announcer: Sendable {
     private var wasOpen = false
     private var focus: FocusedElement?
@@ -20,17 +21,23 @@ public struct Announcer: Sendable {
     private var focusValue: String?
     private var heard: SheetContent?
 
-    public init() {}
+    /// The words for content in a language tag (`SheetCatalog.shared.words(forTag:)`).
+    private let words: @Sendable (String) -> SheetWords
+
+    public init(words: @escaping @Sendable (String) -> SheetWords = { _ in .english }) {
+        self.words = words
+    }
 
     /// The utterances for `state` (with the content it shows), in the order to say them.
     public mutating func utterances(for state: SheetState, content: SheetContent?) -> [String] {
         var said: [String] = []
+        let words = self.words(content?.language ?? "")
         let closed = state.isClosed
         let open = !closed && state.state != .dragging
         if open && !wasOpen {
-            said.append(Self.opening(state, content: content))
+            said.append(Self.opening(state, content: content, words: words))
         } else if closed && wasOpen {
-            said.append(Self.closing(content: content))
+            said.append(Self.closing(content: content, words: words))
         }
         if closed || open { wasOpen = open }
         let element = closed ? nil : state.focus
@@ -39,72 +46,60 @@ public struct Announcer: Sendable {
         if element != focus {
             focus = element
             focusValue = nil
-            if let element, let words = Self.describe(element, in: content) {
-                said.append(words.full)
-                focusValue = words.value
+            if let element, let described = Self.describe(element, in: content, words: words) {
+                said.append(described.full)
+                focusValue = described.value
             }
         } else if let element, case .item = element, content != heard,
-                  let words = Self.describe(element, in: content), words.value != focusValue {
-            focusValue = words.value
-            if let value = words.value { said.append(value) }
+                  let described = Self.describe(element, in: content, words: words), described.value != focusValue {
+            focusValue = described.value
+            if let value = described.value { said.append(value) }
         }
         heard = content
         return said
     }
 
     /// What is said as the sheet opens: its name and where it rests (`Tickets, sheet, half open`).
-    public static func opening(_ state: SheetState, content: SheetContent?) -> String {
-        "\(name(of: content)), \(place(of: state))"
+    public static func opening(_ state: SheetState, content: SheetContent?, words: SheetWords = .english) -> String {
+        words.opening(title: content?.title ?? "", place: words.place(detent: (state.target ?? state.detent)?.description))
     }
 
-    /// What is said as it closes: `Tickets, sheet, closed`.
-    public static func closing(content: SheetContent?) -> String { "\(name(of: content)), closed" }
-
-    /// A sheet without a title is named by what it is alone.
-    static func name(of content: SheetContent?) -> String {
-        content.map(\.title).flatMap { $0.isEmpty ? nil : "\($0), sheet" } ?? "Sheet"
-    }
-
-    /// Where the sheet rests, or is going: `half open`, `fully open`, or a custom detent's name.
-    static func place(of state: SheetState) -> String {
-        switch (state.target ?? state.detent)?.description {
-        case "half": return "half open"
-        case "expanded": return "fully open"
-        case let name?: return "open at \(name)"
-        case nil: return "open"
-        }
+    /// What is said as it closes: `Tickets, sheet, closed` (a sheet without a title: `Sheet, closed`).
+    public static func closing(content: SheetContent?, words: SheetWords = .english) -> String {
+        words.closing(title: content?.title ?? "")
     }
 
     /// An element's words: in full (`Wi-Fi, switch, off, 1 of 2`), and its value alone.
-    static func describe(_ element: FocusedElement, in content: SheetContent?) -> (full: String, value: String?)? {
+    static func describe(_ element: FocusedElement, in content: SheetContent?,
+                         words: SheetWords) -> (full: String, value: String?)? {
         switch element {
         case .close:
-            return ("Close, button", nil)
+            return (words.list([words[.close], words[.button]]), nil)
         case .item(let id):
             guard let content = content?.withSectionsWrittenOut,
                   let index = content.items.firstIndex(where: { $0.id == id }) else { return nil }
             let item = content.items[index]
-            var words = [item.label]
-            if !item.subtitle.isEmpty { words.append(item.subtitle) }
+            var said = [item.label]
+            if !item.subtitle.isEmpty { said.append(item.subtitle) }
             var value: String?
             switch item.accessory {
             case .toggle(let isOn)?:
-                words.append("switch")
-                value = isOn ? "on" : "off"
+                said.append(words[.switchRole])
+                value = words[isOn ? .switchOn : .switchOff]
             case .check(let isChecked)?:
-                value = isChecked ? "checked" : "not checked"
+                value = words[isChecked ? .checked : .notChecked]
             case .chevron?:
-                words.append("button")
+                said.append(words[.button])
             case .value(let text)?:
                 value = text
             case nil:
                 break
             }
-            if let value { words.append(value) }
-            if item.disabled { words.append("dimmed") }
+            if let value { said.append(value) }
+            if item.disabled { said.append(words[.dimmed]) }
             let section = content.items.indices.filter { content.items[$0].section == item.section }
-            if let position = section.firstIndex(of: index) { words.append("\(position + 1) of \(section.count)") }
-            return (words.joined(separator: ", "), value)
+            if let position = section.firstIndex(of: index) { said.append(words.position(position + 1, of: section.count)) }
+            return (words.list(said), value)
         }
     }
 }

@@ -98,7 +98,80 @@ extension SpeechTests {
                                     folder: folder, environment: server.environment)
         try daemon.client().present()
         let said = try server.next()
-        #expect(said == "begin ko 설정, sheet, half open", "\(said)")
+        #expect(said == "begin ko 설정, 시트, 절반 열림", "\(said)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+}
+
+extension SpeechTests {
+    /// The sheet's own words in the content's language (its catalog in po/), else the
+    /// system's: opened, walked with Tab, a switch flipped, closed, and no English word said.
+    @Test(arguments: [
+        ("de", "", "Einstellungen", "WLAN", ["begin de Einstellungen, Blatt, halb geöffnet", "begin de Schließen, Schaltfläche",
+                                            "begin de WLAN, Schalter, aus, 1 von 2", "begin de an", "begin de Einstellungen, Blatt, geschlossen"]),
+        ("ko", "", "설정", "와이파이", ["begin ko 설정, 시트, 절반 열림", "begin ko 닫기, 버튼", "begin ko 와이파이, 스위치, 끔, 2개 중 1번째",
+                                  "begin ko 켬", "begin ko 설정, 시트, 닫힘"]),
+        ("", "fr_FR.UTF-8", "Paramètres", "Wi-Fi", ["begin fr Paramètres, feuille, à moitié ouverte", "begin fr Fermer, bouton",
+                                                    "begin fr Wi-Fi, interrupteur, désactivé, 1 sur 2", "begin fr activé",
+                                                    "begin fr Paramètres, feuille, fermée"]),
+    ])
+    func theSheetsOwnWordsAreInTheContentsLanguage(_ tag: String, _ locale: String, _ title: String, _ label: String,
+                                                    _ expected: [String]) throws {
+        let server = try SpeechServer()
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--initial", "hidden"], socketPath: socket)
+        try daemon.client().setContent(ContentChange(SheetContent(title: title, items: [
+            SheetItem(id: "wifi", label: label, accessory: .toggle(isOn: false), section: "1"),
+            SheetItem(id: "vpn", label: "VPN", section: "1"),
+        ], language: tag)))
+        var environment: [String: String?] = server.environment
+        environment["LANG"] = locale.isEmpty ? "C.UTF-8" : locale
+        if !locale.isEmpty {
+            // The system's locale, made as locale-gen makes it (speech-dispatcher will not start
+            // in a locale that is not there), in a folder of the test's own (LOCPATH).
+            let locales = folder.appendingPathComponent("locales")
+            try FileManager.default.createDirectory(at: locales, withIntermediateDirectories: true)
+            let parts = locale.split(separator: ".")
+            let made = try runProgram("/usr/bin/localedef", ["-i", String(parts[0]), "-f", "UTF-8",
+                                                               locales.appendingPathComponent(locale).path])
+            try #require(made.status == 0, "localedef: \(made.output)")
+            environment["LOCPATH"] = locales.path
+        }
+        environment.updateValue(nil, forKey: "LC_ALL")
+        environment.updateValue(nil, forKey: "LC_MESSAGES")
+        environment.updateValue(nil, forKey: "LANGUAGE")
+        let renderer = try Renderer(["--backend", "png", "--output", folder.path, "--socket", socket, "--speech", "on"],
+                                    folder: folder, environment: environment)
+        let keys = try InputClient(path: InputInterface.socketPath(besideSocket: socket))
+        let device = try keys.openKeys(name: "panel keys")
+        var sequence: Int64 = 0
+        func press(_ code: UInt16) throws {
+            for value: Int32 in [1, 0] {
+                sequence += 1
+                try keys.send(PluginKeyReport(sequence: sequence, timeInMicroseconds: LibinputInput.monotonicNow().microseconds,
+                                              keys: [.key(code: code, value: value)]), device: device)
+            }
+        }
+        var said: [String] = []
+        do {
+            try daemon.client().present()
+            said.append(try server.next())
+            for key in [KeyCode.tab, KeyCode.tab, KeyCode.enter, KeyCode.escape] {
+                try press(key)
+                said.append(try server.next())
+            }
+        } catch {
+            Issue.record("\(error) after \(said); sheet-render: \(renderer.log)")
+        }
+        #expect(said == expected, "sheet-render: \(renderer.log)")
+        let english: Set<String> = ["sheet", "half", "open", "closed", "Close", "button", "switch", "on", "off", "of"]
+        for line in said {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "," }).dropFirst(2)
+            #expect(english.isDisjoint(with: words.map(String.init)), "an English word in `\(line)`")
+        }
         renderer.process.terminate()
         #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
         #expect(daemon.stop() == 0)
@@ -155,9 +228,13 @@ final class SpeechServer {
             GenericExecuteSynth "\(script) \\'$LANGUAGE\\' \\'$DATA\\'"
             AddVoice "en" "MALE1" "en"
             AddVoice "ko" "MALE1" "ko"
+            AddVoice "de" "MALE1" "de"
+            AddVoice "fr" "MALE1" "fr"
             DefaultVoice "en"
             GenericLanguage "en" "en" "utf-8"
             GenericLanguage "ko" "ko" "utf-8"
+            GenericLanguage "de" "de" "utf-8"
+            GenericLanguage "fr" "fr" "utf-8"
             """.write(to: configuration.appendingPathComponent("modules/recorder.conf"), atomically: true, encoding: .utf8)
         environment = ["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
                        "XDG_RUNTIME_DIR": runtime.path]

@@ -1,0 +1,2 @@
+// Headers only: glibc's libintl and locale functions, which the Glibc module does not bring.
+#include "CGettext.h"
