@@ -1,5 +1,6 @@
 import ArgumentParser
 import SheetConfig
+import SheetCore
 import SheetRecordings
 import SheetRenderKit
 import SheetProtocol
@@ -108,18 +109,20 @@ struct ReplayCommand: AsyncParsableCommand {
             // whose preference it could follow).
             let look = Look(options.engine.appearance)
             let result = try Replay.run(path: file, options: options, output: output) { frame in
-                let sheet = frame.sheet
-                let list = content.flatMap { content in
-                    frame.list.map {
-                        ListScene(ListState($0, layout: options.engine.list, content: content, scale: screen.scale),
-                                  items: frame.order.map { content.items[$0] }, zoom: 1, height: screen.heightInPixels)
-                    }
+                // The state a daemon would publish, drawn as every renderer draws one (its focus
+                // ring too), with the items in the list's order as GetContent gives them.
+                let state = SheetState(frame.sheet, list: content == nil ? nil : frame.list, screen: screen,
+                                       layout: options.engine.list, content: content ?? SheetContent(), detents: [],
+                                       inputActive: false, appearance: options.engine.appearance,
+                                       presentation: options.engine.sheet.presentation)
+                let shown = content.map { content in
+                    var shown = content
+                    shown.items = frame.order.compactMap { content.items.indices.contains($0) ? content.items[$0] : nil }
+                    return shown
                 }
-                let scene = SheetScene(width: screen.widthInPixels, height: screen.heightInPixels, scale: screen.scale,
-                                       top: sheet.topInPixels, dim: sheet.dim, progress: sheet.progress, look: look,
-                                       title: content?.title, list: list, card: sheet.cardInPixels)
+                let scene = SheetScene(state, content: shown, look: look)
                 try pictures?.frame(scene)
-                animation?.frame(scene, at: sheet.time.microseconds)
+                animation?.frame(scene, at: frame.sheet.time.microseconds)
             }
             try pictures?.finish()
             try animation?.finish()

@@ -81,16 +81,17 @@ public final class SheetCatalog: Sendable {
                 if let previous { _ = uselocale(previous) }
                 if let locale { freelocale(locale) }
             }
-            let translated: UnsafeMutablePointer<CChar>?
-            if let count {
-                translated = dngettext(Self.domain, key, key, UInt(max(0, count)))
-            } else {
-                translated = dgettext(Self.domain, key)
+            // gettext gives the key's own pointer back when there is no translation: the key
+            // must live until the answer is read.
+            return key.withCString { keyPointer -> String in
+                let translated = if let count {
+                    dngettext(Self.domain, keyPointer, keyPointer, UInt(max(0, count)))
+                } else {
+                    dgettext(Self.domain, keyPointer)
+                }
+                guard let translated, UnsafePointer(translated) != keyPointer else { return message.english }
+                return String(cString: translated)
             }
-            guard let translated else { return message.english }
-            let text = String(cString: translated)
-            // gettext gives the key back when there is no translation.
-            return text == key ? message.english : text
         }
     }
 

@@ -145,6 +145,40 @@ import Testing
                 "the card at the picture's foot is the dark theme's")
     }
 
+    /// A recording of keys: Tab, Tab puts the focus on the first row, and the pictures draw its
+    /// ring as every renderer does (the accent round the row), in light, dark and high contrast.
+    @Test(arguments: ["", "theme: dark\n", "theme: high-contrast\n"])
+    func aKeyRecordingsPicturesShowTheFocusRing(_ configuration: String) throws {
+        var keys = SyntheticRecording(keys: SyntheticRecording.keyboard)
+        for _ in 0..<2 {
+            keys.wait(0.2)
+            keys.key(KeyCode.tab)
+        }
+        let folder = try temporaryFolder()
+        let recording = folder.appendingPathComponent("keys.evemu")
+        try keys.evemu().write(to: recording, atomically: true, encoding: .utf8)
+        let content = folder.appendingPathComponent("content.yaml")
+        try "title: Settings\nitems:\n  - {id: wifi, label: Wi-Fi}\n  - {id: vpn, label: VPN}\n"
+            .write(to: content, atomically: true, encoding: .utf8)
+        let config = folder.appendingPathComponent("sheetd.yaml")
+        try configuration.write(to: config, atomically: true, encoding: .utf8)
+        let pictures = folder.appendingPathComponent("pictures").path
+        let outcome = try CommandLineTests().run(["replay", recording.path, "--screen", "360x640", "--content", content.path,
+                                                  "--config", config.path, "--png", pictures])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: pictures).sorted()
+        let first = try PNG.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(pictures)/\(names.first!)"))))
+        let last = try PNG.decode(Array(try Data(contentsOf: URL(fileURLWithPath: "\(pictures)/\(names.last!)"))))
+        // The ring: pixels of the last picture that the first (no focus yet) does not have, on
+        // the row's edges below the title bar.
+        var changed = 0
+        for pixel in 0..<(last.width * last.height) where first.rgb[pixel * 3..<pixel * 3 + 3] != last.rgb[pixel * 3..<pixel * 3 + 3] {
+            changed += 1
+        }
+        #expect(changed > 200, "\(configuration): \(changed) pixels differ once the focus is on a row")
+        if ProcessInfo.processInfo.environment["SHEETD_KEEP_TEST_FILES"] == "1" { print("replay pictures: \(pictures)") }
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: CommandLineTests.sheetctl.path)))
     func picturesFollowTheSheetLines() throws {
         let file = trace("ts-atmel-maxtouch.1-finger-drag-up-down.evemu")
