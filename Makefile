@@ -83,7 +83,18 @@ test: deps catalogs
 LANGUAGES := $(basename $(notdir $(wildcard po/*.po)))
 CATALOGS := $(LANGUAGES:%=.build/share/locale/%/LC_MESSAGES/sheetd.mo)
 
-catalogs: $(CATALOGS)
+# glibc translates only in a locale other than C (C.UTF-8 too, from glibc 2.37), and a
+# kiosk may have none generated: SheetCatalog looks its words up in glibc's en_US messages
+# category, made here by localedef (one 57-byte file), with LANGUAGE naming the catalog.
+MESSAGES_LOCALE := .build/share/sheetd/locale/en_US.UTF-8/LC_MESSAGES/SYS_LC_MESSAGES
+
+catalogs: $(CATALOGS) $(MESSAGES_LOCALE)
+
+$(MESSAGES_LOCALE):
+	rm -rf .build/localedef && mkdir -p .build/localedef
+	localedef -i en_US -f UTF-8 .build/localedef/en_US.UTF-8 || [ $$? -eq 1 ]
+	install -Dm644 .build/localedef/en_US.UTF-8/LC_MESSAGES/SYS_LC_MESSAGES $@
+	rm -rf .build/localedef
 
 .build/share/locale/%/LC_MESSAGES/sheetd.mo: po/%.po
 	@mkdir -p $(dir $@)
@@ -245,6 +256,7 @@ install: tools man completions
 	install -Dm644 udev/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
 	install -Dm644 packaging/sheetd.yaml $(DESTDIR)$(DATADIR)/sheetd/sheetd.yaml.example
 	install -d $(DESTDIR)$(SYSCONFDIR)/sheetd
+	install -Dm644 $(MESSAGES_LOCALE) $(DESTDIR)$(DATADIR)/sheetd/locale/en_US.UTF-8/LC_MESSAGES/SYS_LC_MESSAGES
 	for language in $(LANGUAGES); do \
 		install -Dm644 .build/share/locale/$$language/LC_MESSAGES/sheetd.mo $(DESTDIR)$(DATADIR)/locale/$$language/LC_MESSAGES/sheetd.mo || exit 1; \
 	done

@@ -50,10 +50,12 @@ extension Engine {
         let slot = explorationSlot
         switch effect {
         case .none: break
-        case .explore(let point): focusWhatIsUnder(point, at: time, into: &out)
-        case .activate: perform(.activate, at: time, into: &out)
-        case .next: perform(.next, at: time, into: &out)
-        case .previous: perform(.previous, at: time, into: &out)
+        case .explore(let point):
+            focusCause = .user
+            focusWhatIsUnder(point, at: time, into: &out)
+        case .activate: perform(.activate, at: time, by: .user, into: &out)
+        case .next: perform(.next, at: time, by: .user, into: &out)
+        case .previous: perform(.previous, at: time, by: .user, into: &out)
         case .passDown(let point): handle(Contact(slot: slot, phase: .down, positionInPixels: point), at: time, into: &out)
         case .passMove(let point): handle(Contact(slot: slot, phase: .move, positionInPixels: point), at: time, into: &out)
         case .passUp(let point): handle(Contact(slot: slot, phase: .up, positionInPixels: point), at: time, into: &out)

@@ -11,7 +11,7 @@ extension Engine {
             keyRepeatDeadline = nil
         }
         guard let command = keyMap.command(for: event) else { return }
-        perform(command, at: event.time, into: &out)
+        perform(command, at: event.time, by: .keys, into: &out)
         if command.repeats, case .key = event.input {
             keyRepeat = (event.input, command)
             keyRepeatDeadline = event.time.adding(microseconds: configuration.focus.repeatDelayMicroseconds)
@@ -35,13 +35,16 @@ extension Engine {
             return
         }
         keyRepeatDeadline = time.adding(microseconds: max(configuration.focus.repeatIntervalMicroseconds, 1_000))
-        perform(held.command, at: time, into: &out)
+        perform(held.command, at: time, by: .keys, into: &out)
     }
 
-    /// A focus command at `time`. Nothing but `open` acts on a sheet that is not shown, and
-    /// nothing acts while a finger drags the sheet or holds an item: the finger has it.
-    public mutating func perform(_ command: FocusCommand, at time: Timestamp, into out: inout [EngineOutput]) {
+    /// A focus command at `time`, by `cause` (a program's `Focus`, keys, a finger exploring).
+    /// Nothing but `open` acts on a sheet that is not shown, and nothing acts while a finger
+    /// drags the sheet or holds an item: the finger has it.
+    public mutating func perform(_ command: FocusCommand, at time: Timestamp, by cause: SheetCause = .command,
+                                 into out: inout [EngineOutput]) {
         advance(to: time, into: &out)
+        focusCause = cause
         if command == .open {
             open(at: time, into: &out)
             return
@@ -89,6 +92,7 @@ extension Engine {
     /// it; the close button takes the focus only where it is drawn, an item unless disabled.
     public mutating func focus(on target: FocusTarget, at time: Timestamp, into out: inout [EngineOutput]) -> FocusRefusal? {
         advance(to: time, into: &out)
+        focusCause = .command
         guard sheet.isShown else { return .notShown }
         guard sheet.kind != .dragging, list.state.kind != .reordering else { return .fingerDown }
         switch target {
@@ -155,10 +159,11 @@ extension Engine {
         feedSheetAsKey(.dismiss(time), into: &out)
     }
 
-    /// A `present` or `dismiss` a person's key asked for: reported as a key's, moved as the
-    /// card's own animation.
+    /// A `present` or `dismiss` the focus asked for: a person's (a key, a knob, a switch, a
+    /// finger exploring) is reported as a key's and moves the sheet with the cause `keys`; a
+    /// program's `Focus` as a program's.
     private mutating func feedSheetAsKey(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
-        sheet.presentCause = .key
+        sheet.presentCause = focusCause == .command ? .control : .key
         feedSheet(event, into: &out)
         sheet.presentCause = .control
     }
@@ -304,6 +309,7 @@ extension Engine {
             return
         }
         focus.visible = true
+        focusCause = .keys
         moveFocus(to: step(from: focusSlot, by: 1, wrapping: true), at: time, into: &out)
         restartScan(at: time)
         publish(at: time, into: &out)

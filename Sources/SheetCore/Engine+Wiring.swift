@@ -122,6 +122,8 @@ extension Engine {
     func points(_ pixels: Point) -> Point { pixels.scaled(by: pointsPerPixel) }
 
     mutating func feedSheet(_ event: SheetMachine.Event, into out: inout [EngineOutput]) {
+        // A frame of an animation leaves the cause as it is; anything else moves the sheet.
+        if case .frame = event {} else { focusCause = nil }
         let effect = sheet.handle(event)
         if let transition = sheet.lastTransition { emit(transition, into: &out) }
         if let cause = sheet.lastDismissAttempt {

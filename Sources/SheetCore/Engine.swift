@@ -116,6 +116,9 @@ public struct Engine: Sendable {
     public internal(set) var scanDeadline: Timestamp? { didSet { updateFocusDeadline() } }
     /// The held key whose command repeats, and when it does next.
     var keyRepeat: (input: KeyInput, command: FocusCommand)?
+    /// Who moved the focus, when that is the newest change: a state it publishes says so in
+    /// its cause (keys, a program, a finger exploring), until the sheet or a finger moves.
+    var focusCause: SheetCause?
     public internal(set) var keyRepeatDeadline: Timestamp? { didSet { updateFocusDeadline() } }
     /// The earliest of the three (with `explorationDeadline`): one read on the path every frame
     /// takes.
@@ -241,7 +244,7 @@ public struct Engine: Sendable {
             detent: sheet.detentIndex.map { sheet.detents[$0].name },
             target: sheet.targetDetentIndex.map { sheet.detents[$0].name },
             topInPixels: sheet.top * scale, dim: sheet.dim, progress: sheet.progress,
-            velocityInPixelsPerSecond: sheet.velocity * scale, cause: sheet.cause,
+            velocityInPixelsPerSecond: sheet.velocity * scale, cause: focusCause ?? sheet.cause,
             reduceMotion: sheet.configuration.reduceMotion, focus: focus,
             cardInPixels: CardSpan(left: sheet.span.left * scale, width: sheet.span.width * scale),
             appearanceRevision: appearanceRevision, presentationRevision: presentationRevision)
@@ -329,6 +332,7 @@ public struct Engine: Sendable {
     /// Handles one frame of contacts (after firing the deadlines before it).
     public mutating func process(_ frame: TouchFrame, into out: inout [EngineOutput]) {
         advance(to: frame.time, into: &out)
+        if !frame.isEmpty { focusCause = nil }
         source = frame.source
         if exploresByTouch {
             explore(frame, into: &out)

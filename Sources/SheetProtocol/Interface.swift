@@ -71,7 +71,9 @@ public enum SheetInterface {
     # screen, velocity is the card's in pixels per second (positive downwards): the
     # finger's while dragging (slowed by the rubber band past the top, as of the last
     # motion) and the animation's while settling. progress is 0 when hidden and 1 when
-    # expanded, dim is the dim's opacity. cause says what moved it last. inputActive: a
+    # expanded, dim is the dim's opacity. cause says what changed it last: a finger (user),
+    # the card on its own (animation), a program (command), or a key, a knob or a switch
+    # moving the focus or the sheet (keys). inputActive: a
     # finger is down, or a recording the daemon plays has frames still to come; the sheet
     # may move without a call while it holds (resting and not inputActive: idle).
     # reduceMotion: the card is placed at once where it goes and only the dim fades.
@@ -91,7 +93,7 @@ public enum SheetInterface {
       dim: float,
       velocity: float,
       screen: Screen,
-      cause: (initial, user, animation, command),
+      cause: (initial, user, animation, command, keys),
       inputActive: bool,
       reduceMotion: bool,
       focusVisible: ?bool,

@@ -10,10 +10,13 @@ import Synchronization
 /// The language is the content's (`lang`), else the system's (`LANGUAGE`, `LC_ALL`,
 /// `LC_MESSAGES`, `LANG`), else English. gettext picks a catalog by the process's locale,
 /// which a kiosk may not have generated for every language its content is in, so a lookup
-/// runs on a thread whose locale is `C.UTF-8` (`uselocale`), with `LANGUAGE` set to the
-/// language for its length; glibc reads `LANGUAGE` in any locale but `C`, and forgets what it
-/// found for another `LANGUAGE` when the text domain is set again. Lookups are serialised (the
-/// environment is the process's), and each language's words are looked up once.
+/// runs on a thread whose messages locale is the project's own (`uselocale`), with `LANGUAGE`
+/// set to the language for its length: glibc reads `LANGUAGE` only in a locale other than C
+/// (glibc 2.41 counts C.UTF-8 as C), and forgets what it found for another `LANGUAGE` when
+/// the text domain is set again. That locale is one file, glibc's en_US messages category
+/// made by localedef at build time (`share/sheetd/locale`, beside the catalogs' folder).
+/// Lookups are serialised (the environment is the process's); each language's words are
+/// looked up once.
 public final class SheetCatalog: Sendable {
     /// gettext's text domain of the project.
     public static let domain = "sheetd"
@@ -25,6 +28,10 @@ public final class SheetCatalog: Sendable {
 
     /// Where the catalogs are read from.
     public let directory: String
+    /// The locale lookups run in, or why there is none (then only glibc before 2.37, which
+    /// reads `LANGUAGE` in C.UTF-8, translates).
+    private let messagesLocale: MessagesLocale
+    public var problem: String? { messagesLocale.problem }
     /// The system's language (from the environment at start), used when content says none.
     public let systemLanguage: String
     private let cache = Mutex<[String: SheetWords]>([:])
@@ -34,9 +41,12 @@ public final class SheetCatalog: Sendable {
     public init(directory: String, environment: [String: String] = SheetCatalog.environment()) {
         self.directory = directory
         systemLanguage = Self.systemLanguage(environment)
-        Self.gettextLock.withLock { _ in
+        let folder = directory.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            + "/sheetd/locale"
+        messagesLocale = Self.gettextLock.withLock { _ in
             _ = bindtextdomain(Self.domain, directory)
             _ = bind_textdomain_codeset(Self.domain, "UTF-8")
+            return MessagesLocale(folder: folder)
         }
     }
 
@@ -71,15 +81,13 @@ public final class SheetCatalog: Sendable {
         let key = "\(message.context)\u{4}\(message.english)"
         return Self.gettextLock.withLock { _ -> String in
             let saved = getenv("LANGUAGE").map { String(cString: $0) }
-            let locale = newlocale(LC_CTYPE_MASK | LC_MESSAGES_MASK, "C.UTF-8", nil)
-            let previous = locale.map { uselocale($0) }
+            let previous = messagesLocale.locale.map { uselocale($0) }
             setenv("LANGUAGE", language, 1)
             _ = textdomain(textdomain(nil))
             defer {
                 if let saved { setenv("LANGUAGE", saved, 1) } else { unsetenv("LANGUAGE") }
                 _ = textdomain(textdomain(nil))
                 if let previous { _ = uselocale(previous) }
-                if let locale { freelocale(locale) }
             }
             // gettext gives the key's own pointer back when there is no translation: the key
             // must live until the answer is read.
@@ -91,6 +99,27 @@ public final class SheetCatalog: Sendable {
                 }
                 guard let translated, UnsafePointer(translated) != keyPointer else { return message.english }
                 return String(cString: translated)
+            }
+        }
+    }
+
+    /// glibc's en_US messages category from `folder` (LOCPATH for the one call), kept for the
+    /// process's life; else C.UTF-8's.
+    private struct MessagesLocale: @unchecked Sendable {
+        let locale: locale_t?
+        let problem: String?
+
+        init(folder: String) {
+            let saved = getenv("LOCPATH").map { String(cString: $0) }
+            setenv("LOCPATH", folder, 1)
+            let own = newlocale(LC_MESSAGES_MASK, "en_US.UTF-8", nil)
+            if let saved { setenv("LOCPATH", saved, 1) } else { unsetenv("LOCPATH") }
+            if let own {
+                locale = own
+                problem = nil
+            } else {
+                locale = newlocale(LC_CTYPE_MASK | LC_MESSAGES_MASK, "C.UTF-8", nil)
+                problem = "no messages locale in \(folder) (make catalogs makes it): the sheet's own words may stay English"
             }
         }
     }

@@ -366,7 +366,7 @@ import Testing
                 && text.contains(#"{"event":"dismiss-attempted","cause":"dim-tap"}"#))
         for (field, replacement, message) in [
             (#""state":"settling""#, #""state":"floating""#, #"field "state" is not one of resting, dragging, settling"#),
-            (#""cause":"animation""#, #""cause":"magic""#, #"field "cause" is not one of initial, user, animation, command"#),
+            (#""cause":"animation""#, #""cause":"magic""#, #"field "cause" is not one of initial, user, animation, command, keys"#),
             (#""kind":"long-press""#, #""kind":"pinch""#, #"field "kind" is not one of tap, long-press, pan, swipe"#),
             (#""phase":"changed""#, #""phase":"done""#, #"field "phase" is not one of began, changed, ended, cancelled, recognized"#),
             (#""y":2"#, #""y":2,"direction":"north""#, #"field "direction" is not one of up, down, left, right"#),

@@ -25,7 +25,9 @@ import Testing
         let directory = root.appendingPathComponent(".build/share/locale")
         try #require(FileManager.default.fileExists(atPath: directory.appendingPathComponent("de/LC_MESSAGES/sheetd.mo").path),
                      "no catalogs in \(directory.path): make catalogs builds them")
-        return SheetCatalog(directory: directory.path, environment: environment)
+        let catalog = SheetCatalog(directory: directory.path, environment: environment)
+        #expect(catalog.problem == nil, "\(catalog.problem ?? "")")
+        return catalog
     }
 
     @Test func everyRequiredLanguageHasACatalog() {

@@ -100,10 +100,11 @@ import SheetTestSupport
         #expect(events(run) == ["item-tapped vpn"])
         #expect(run.lastSheet?["detent"] as? String == "hidden")
         #expect(run.lastSheet?["focus"] == nil, "the focus went with the sheet")
-        // A person's key: the card closes on its own, as after the close button, not as a
-        // program's command.
+        // A person's key, not a program's command: every state after the first key says so.
         let causes = Set(run.kind("sheet").filter { $0["state"] as? String == "settling" }.compactMap { $0["cause"] as? String })
-        #expect(causes == ["animation"])
+        #expect(causes == ["keys"])
+        let moved = run.kind("sheet").filter { $0["focus"] is String }.compactMap { $0["cause"] as? String }
+        #expect(!moved.isEmpty && Set(moved) == ["keys"], "the focus moved by keys: \(Set(moved))")
     }
 
     @Test func escapeOnAGuardedSheetIsReportedAndTheSheetStays() throws {
@@ -152,6 +153,7 @@ import SheetTestSupport
         #expect(run.kind("device").first?["type"] as? String == "keys")
         #expect(focusSteps(run) == ["-", "close", "wifi", "vpn", "wifi"], "three steps in one report, each a state, then one back")
         #expect(events(run) == ["item-toggled wifi"])
+        #expect(Set(run.kind("sheet").filter { $0["focus"] is String }.compactMap { $0["cause"] as? String }) == ["keys"])
     }
 
     @Test func switchScanningStepsByItselfAndTheSwitchActivates() throws {
@@ -164,6 +166,8 @@ import SheetTestSupport
         // From the close button at 0.1 s: Wi-Fi at 1.1, VPN at 2.1, Sound at 3.1; pressed at 3.5.
         #expect(Array(focusSteps(run).prefix(5)) == ["-", "close", "wifi", "vpn", "sound"])
         #expect(events(run) == ["item-tapped sound"])
+        #expect(Set(run.kind("sheet").filter { $0["focus"] is String }.compactMap { $0["cause"] as? String }) == ["keys"],
+                "the scan's own steps are the switch's")
     }
 
     /// `libinput record` files of a keyboard and of a knob replay through the same path as

@@ -55,6 +55,7 @@ struct ControlCallTests {
         #expect(out.isEmpty && engine.focus.target == .item(4), "refused: nothing moved, nothing activated")
         #expect(engine.perform(ControlRequest.focus(element: "close", command: nil), at: Timestamp(seconds: 4), into: &out) == .done)
         #expect(engine.focus.target == .close)
+        #expect(engine.snapshot(at: Timestamp(seconds: 4)).cause == .command, "a program moved the focus")
         #expect(engine.perform(ControlRequest.focus(element: nil, command: .back), at: Timestamp(seconds: 5), into: &out) == .done)
         #expect(out.contains { if case .content(let report) = $0, case .dismissAttempted = report.event { true } else { false } })
         #expect(engine.sheet.isShown, "a guarded sheet stays")

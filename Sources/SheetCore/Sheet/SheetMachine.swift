@@ -6,8 +6,11 @@ public enum SheetCause: UInt8, Sendable, BitwiseCopyable, Named {
     case user
     /// The card moving on its own after a release, a tap on the dim or a swipe.
     case animation
-    /// A programmatic present, dismiss or detent change.
+    /// A program: a present, dismiss or detent change, or its `Focus`.
     case command
+    /// A key, a knob or a switch (pressed, or scanning by itself): the focus moved, or what it
+    /// was on was used, or the sheet moved by a key.
+    case keys
 
     public var name: StaticString {
         switch self {
@@ -15,6 +18,7 @@ public enum SheetCause: UInt8, Sendable, BitwiseCopyable, Named {
         case .user: return "user"
         case .animation: return "animation"
         case .command: return "command"
+        case .keys: return "keys"
         }
     }
 }
@@ -194,7 +198,13 @@ public struct SheetMachine: Sendable {
     /// as after a tap on the close button.
     public internal(set) var presentCause = PresentCause.control
 
-    var requestCause: SheetCause { presentCause == .control ? .command : .animation }
+    var requestCause: SheetCause {
+        switch presentCause {
+        case .control: .command
+        case .key: .keys
+        case .edgeSwipe, .barTap, .barSwipe: .animation
+        }
+    }
     /// Where a tap on the bar, or a half-drag opening, takes the sheet: the initial detent
     /// (never the floor).
     public let openDetent: Int

@@ -337,7 +337,7 @@ class State:
             dim=dim,
             velocity=_field(value, "velocity", where, _float),
             screen=_field(value, "screen", where, _reader(Screen)),
-            cause=_field(value, "cause", where, _one_of("initial", "user", "animation", "command")),
+            cause=_field(value, "cause", where, _one_of("initial", "user", "animation", "command", "keys")),
             input_active=_field(value, "inputActive", where, _bool),
             reduce_motion=_field(value, "reduceMotion", where, _bool),
             detents=_field(value, "detents", where, _list(_reader(DetentPosition))),
