@@ -319,6 +319,47 @@ import Testing
     /// with a screen reader: its focus and click reach sheetd (Bluetooth focused, Wi-Fi
     /// turned off), a disabled item takes neither, and the sheet's own dismiss action closes it,
     /// which the screen reader hears announced.
+    /// German content (`lang: de`): the close button and the actions are named in German to
+    /// a screen reader; the actions' own names stay AT-SPI's.
+    @Test func aScreenReaderMeetsTheSheetsOwnNamesInTheContentsLanguage() throws {
+        let runtime = try temporaryFolder().path
+        let bus = try MessageBus(session: true, runtime: runtime)
+        let sway = try HeadlessSway(width: 540, height: 960)
+        let content = try temporaryFile("content.yaml", """
+            title: Fahrkarten
+            lang: de
+            items:
+              - {id: single, label: Einzelfahrt, accessory: check, on: true}
+              - {id: guide, label: Sprachführung, accessory: toggle, on: false}
+            """)
+        let config = try temporaryFile("sheetd.yaml", "content: \(content)\n")
+        let (daemon, renderer, frames) = try sway.session(daemon: ["--config", config, "--input", "none", "--screen", "540x960"],
+                                                          environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil])
+        _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
+        let script = PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_atspi_reader.py").path
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script, "30", "tree"],
+                                    environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil, "PYTHONPATH": nil])
+        var lines: [String: Any] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            lines.merge(object) { $1 }
+        }
+        let context = "\(result.stdout)\(result.stderr)\nsheet-render: \(renderer.log)"
+        let tree = try #require(lines["tree"] as? [String: Any], "\(context)")
+        #expect(tree["name"] as? String == "Fahrkarten")
+        #expect(tree["localizedActions"] as? [String] == ["Erweitern", "Verkleinern", "Schließen"], "\(tree)")
+        #expect(tree["actions"] as? [String] == ["expand", "collapse", "dismiss"])
+        let close = (tree["children"] as? [[String: Any]])?.first ?? [:]
+        #expect(close["name"] as? String == "Schließen", "\(close)")
+        #expect(close["actions"] as? [String] == ["click"] && close["localizedActions"] as? [String] == ["Klicken"], "\(close)")
+        #expect(close["actionDescriptions"] as? [String] == ["Schließt das Blatt"], "\(close)")
+        let items = ((tree["children"] as? [[String: Any]])?.last?["children"] as? [[String: Any]]) ?? []
+        #expect(items.compactMap { $0["localizedActions"] as? [String] } == [["Klicken"], ["Umschalten"]], "\(items)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func aScreenReaderReadsTheSheetAndActsOnItThroughTheDaemon() throws {
         // A session bus of the test's own: the first call for org.a11y.Bus starts
         // at-spi-bus-launcher, which starts the accessibility bus and its registry, as in a

@@ -17,6 +17,8 @@ import pyatspi
 from gi.repository import GLib
 
 timeout = float(sys.argv[1])
+# `tree`: print the tree and stop, acting on nothing (content in any language).
+tree_only = len(sys.argv) > 2 and sys.argv[2] == "tree"
 loop_events = []
 found = {}
 
@@ -29,6 +31,8 @@ def describe(node):
     try:
         action = node.queryAction()
         entry["actions"] = [action.getName(i) for i in range(action.nActions)]
+        entry["localizedActions"] = [action.getLocalizedName(i) for i in range(action.nActions)]
+        entry["actionDescriptions"] = [action.getDescription(i) for i in range(action.nActions)]
     except NotImplementedError:
         pass
     attributes = dict(pair.split(":", 1) for pair in node.getAttributes())
@@ -90,7 +94,10 @@ def look():
         return True
     found["app"], found["sheet"] = app, sheet
     print(json.dumps({"tree": describe(sheet)}), flush=True)
-    GLib.idle_add(act)
+    if tree_only:
+        pyatspi.Registry.stop()
+    else:
+        GLib.idle_add(act)
     return False
 
 
@@ -106,7 +113,7 @@ GLib.timeout_add(int(timeout * 1000), give_up)
 pyatspi.Registry.start()
 if "sheet" not in found:
     print(json.dumps({"error": "no sheet-render with a sheet on the accessibility bus"}), flush=True)
-else:
+elif not tree_only:
     # Dismissed, the sheet no longer shows.
     states = found["sheet"].getState()
     print(json.dumps({"dismissed-states": sorted(pyatspi.stateToString(s) for s in states.getStates())}), flush=True)
