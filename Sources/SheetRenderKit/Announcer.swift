@@ -31,7 +31,9 @@ public struct Announcer: Sendable {
     /// The utterances for `state` (with the content it shows), in the order to say them.
     public mutating func utterances(for state: SheetState, content: SheetContent?) -> [String] {
         var said: [String] = []
-        let words = self.words(content?.language ?? "")
+        // Looked up only when something is said: a drag's states ask the catalog nothing.
+        let lookUp = self.words, tag = content?.language ?? ""
+        lazy var words = lookUp(tag)
         let closed = state.isClosed
         let open = !closed && state.state != .dragging
         if open && !wasOpen {
