@@ -451,20 +451,14 @@ enum Listeners {
         Unmanaged<WaylandBackend>.fromOpaque(data!).takeUnretainedValue()
     }
 
-    static func make<T>(_ type: T.Type, _ fill: (inout T) -> Void) -> UnsafeMutablePointer<T> {
-        let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
-        pointer.initialize(to: zeroed(type, fill))
-        return pointer
-    }
-
-    nonisolated(unsafe) static let registry = make(wl_registry_listener.self) {
+    nonisolated(unsafe) static let registry = zeroedForever(wl_registry_listener.self) {
         $0.global = { data, _, name, interface, version in
             backend(data).global(name: name, interface: String(cString: interface!), version: version)
         }
         $0.global_remove = { _, _, _ in }
     }
 
-    nonisolated(unsafe) static let output = make(wl_output_listener.self) {
+    nonisolated(unsafe) static let output = zeroedForever(wl_output_listener.self) {
         $0.geometry = { data, _, _, _, _, _, _, _, _, transform in backend(data).outputTransform(transform) }
         $0.mode = { data, _, flags, width, height, refresh in
             backend(data).outputMode(flags: flags, width: width, height: height, refresh: refresh)
@@ -475,32 +469,32 @@ enum Listeners {
         $0.description = { _, _, _ in }
     }
 
-    nonisolated(unsafe) static let layerSurface = make(zwlr_layer_surface_v1_listener.self) {
+    nonisolated(unsafe) static let layerSurface = zeroedForever(zwlr_layer_surface_v1_listener.self) {
         $0.configure = { data, _, serial, width, height in backend(data).configure(serial: serial, width: width, height: height) }
         $0.closed = { data, _ in backend(data).closedByCompositor() }
     }
 
-    nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener.self) {
+    nonisolated(unsafe) static let wmBase = zeroedForever(xdg_wm_base_listener.self) {
         $0.ping = { data, _, serial in backend(data).ping(serial) }
     }
 
-    nonisolated(unsafe) static let xdgSurface = make(xdg_surface_listener.self) {
+    nonisolated(unsafe) static let xdgSurface = zeroedForever(xdg_surface_listener.self) {
         $0.configure = { data, _, serial in backend(data).xdgConfigure(serial: serial) }
     }
 
-    nonisolated(unsafe) static let toplevel = make(xdg_toplevel_listener.self) {
+    nonisolated(unsafe) static let toplevel = zeroedForever(xdg_toplevel_listener.self) {
         $0.configure = { data, _, width, height, _ in backend(data).toplevelSize(width: width, height: height) }
         $0.close = { data, _ in backend(data).closedByCompositor() }
         $0.configure_bounds = { _, _, _, _ in }
         $0.wm_capabilities = { _, _, _ in }
     }
 
-    nonisolated(unsafe) static let seat = make(wl_seat_listener.self) {
+    nonisolated(unsafe) static let seat = zeroedForever(wl_seat_listener.self) {
         $0.capabilities = { data, _, capabilities in backend(data).seatCapabilities(capabilities) }
         $0.name = { _, _, _ in }
     }
 
-    nonisolated(unsafe) static let touch = make(wl_touch_listener.self) {
+    nonisolated(unsafe) static let touch = zeroedForever(wl_touch_listener.self) {
         $0.down = { data, _, _, _, _, id, x, y in backend(data).touchDown(id: id, x: x, y: y) }
         $0.up = { data, _, _, _, id in backend(data).touchUp(id: id) }
         $0.motion = { data, _, _, id, x, y in backend(data).touchMotion(id: id, x: x, y: y) }
@@ -510,7 +504,7 @@ enum Listeners {
         $0.orientation = { _, _, _, _ in }
     }
 
-    nonisolated(unsafe) static let keyboard = make(wl_keyboard_listener.self) {
+    nonisolated(unsafe) static let keyboard = zeroedForever(wl_keyboard_listener.self) {
         $0.keymap = { data, _, format, descriptor, size in
             backend(data).keyboardKeymap(format: format, descriptor: descriptor, size: size)
         }
@@ -525,7 +519,7 @@ enum Listeners {
         $0.repeat_info = { _, _, _, _ in }
     }
 
-    nonisolated(unsafe) static let pointer = make(wl_pointer_listener.self) {
+    nonisolated(unsafe) static let pointer = zeroedForever(wl_pointer_listener.self) {
         $0.enter = { data, _, _, _, x, y in backend(data).pointerMotion(x: x, y: y) }
         $0.leave = { data, _, _, _ in backend(data).pointerLifted(as: .cancel) }
         $0.motion = { data, _, _, x, y in backend(data).pointerMotion(x: x, y: y) }
@@ -540,11 +534,11 @@ enum Listeners {
         $0.axis_value120 = { _, _, _, _ in }
     }
 
-    nonisolated(unsafe) static let buffer = make(wl_buffer_listener.self) {
+    nonisolated(unsafe) static let buffer = zeroedForever(wl_buffer_listener.self) {
         $0.release = { data, buffer in backend(data).release(buffer) }
     }
 
-    nonisolated(unsafe) static let frame = make(wl_callback_listener.self) {
+    nonisolated(unsafe) static let frame = zeroedForever(wl_callback_listener.self) {
         $0.done = { data, callback, _ in backend(data).frame(callback) }
     }
 }

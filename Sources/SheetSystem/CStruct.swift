@@ -24,6 +24,15 @@ public func zeroed<T>(_ type: T.Type, _ fill: (inout T) -> Void = { _ in }) -> T
     }
 }
 
+/// A zeroed C struct filled by name that lives as long as the process, for a library that
+/// keeps its address (a Wayland listener, a GDBus vtable): never freed.
+@inlinable
+public func zeroedForever<T>(_ type: T.Type, _ fill: (inout T) -> Void) -> UnsafeMutablePointer<T> {
+    let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
+    pointer.initialize(to: zeroed(type, fill))
+    return pointer
+}
+
 extension pollfd {
     /// Waits for `descriptor` to be readable: `poll(&[pollfd.readable(fd)], 1, timeout)`.
     @inlinable

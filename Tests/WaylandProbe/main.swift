@@ -248,25 +248,18 @@ func say(_ line: String, to descriptor: Int32 = 2) {
 func probe(_ data: UnsafeMutableRawPointer?) -> Probe { Unmanaged<Probe>.fromOpaque(data!).takeUnretainedValue() }
 
 enum Listeners {
-    /// Listeners live as long as the process: libwayland keeps their address.
-    static func make<T>(_ type: T.Type, _ fill: (inout T) -> Void) -> UnsafeMutablePointer<T> {
-        let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
-        pointer.initialize(to: zeroed(type, fill))
-        return pointer
-    }
-
-    nonisolated(unsafe) static let registry = make(wl_registry_listener.self) {
+    nonisolated(unsafe) static let registry = zeroedForever(wl_registry_listener.self) {
         $0.global = { data, _, name, interface, version in probe(data).global(name, String(cString: interface!), version) }
         $0.global_remove = { _, _, _ in }
     }
-    nonisolated(unsafe) static let wmBase = make(xdg_wm_base_listener.self) {
+    nonisolated(unsafe) static let wmBase = zeroedForever(xdg_wm_base_listener.self) {
         $0.ping = { data, base, serial in xdg_wm_base_pong(base, serial) }
     }
-    nonisolated(unsafe) static let seat = make(wl_seat_listener.self) {
+    nonisolated(unsafe) static let seat = zeroedForever(wl_seat_listener.self) {
         $0.capabilities = { data, _, caps in probe(data).capabilities(caps) }
         $0.name = { _, _, _ in }
     }
-    nonisolated(unsafe) static let output = make(wl_output_listener.self) {
+    nonisolated(unsafe) static let output = zeroedForever(wl_output_listener.self) {
         $0.geometry = { data, _, _, _, _, _, _, _, _, transform in probe(data).quarterTurned = transform & 1 == 1 }
         $0.mode = { data, _, flags, width, height, _ in
             if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 { probe(data).outputSize = (width, height) }
@@ -276,19 +269,19 @@ enum Listeners {
         $0.name = { _, _, _ in }
         $0.description = { _, _, _ in }
     }
-    nonisolated(unsafe) static let xdgSurface = make(xdg_surface_listener.self) {
+    nonisolated(unsafe) static let xdgSurface = zeroedForever(xdg_surface_listener.self) {
         $0.configure = { data, _, serial in probe(data).configured = serial }
     }
-    nonisolated(unsafe) static let toplevel = make(xdg_toplevel_listener.self) {
+    nonisolated(unsafe) static let toplevel = zeroedForever(xdg_toplevel_listener.self) {
         $0.configure = { data, _, width, height, _ in probe(data).windowSize = (width, height) }
         $0.close = { _, _ in }
         $0.configure_bounds = { _, _, _, _ in }
         $0.wm_capabilities = { _, _, _ in }
     }
-    nonisolated(unsafe) static let frame = make(wl_callback_listener.self) {
+    nonisolated(unsafe) static let frame = zeroedForever(wl_callback_listener.self) {
         $0.done = { data, _, _ in probe(data).shown = true }
     }
-    nonisolated(unsafe) static let touch = make(wl_touch_listener.self) {
+    nonisolated(unsafe) static let touch = zeroedForever(wl_touch_listener.self) {
         $0.down = { data, _, _, _, _, _, x, y in
             say("down \(Int(Double(x) / 256)) \(Int(Double(y) / 256))", to: probe(data).touchLog)
         }
@@ -299,7 +292,7 @@ enum Listeners {
         $0.shape = { _, _, _, _, _ in }
         $0.orientation = { _, _, _, _ in }
     }
-    nonisolated(unsafe) static let keyboard = make(wl_keyboard_listener.self) {
+    nonisolated(unsafe) static let keyboard = zeroedForever(wl_keyboard_listener.self) {
         $0.keymap = { data, _, _, descriptor, size in probe(data).readKeymap(descriptor, size) }
         $0.enter = { _, _, _, _, _ in }
         $0.leave = { _, _, _, _ in }
@@ -309,7 +302,7 @@ enum Listeners {
         $0.modifiers = { _, _, _, _, _, _, _ in }
         $0.repeat_info = { _, _, _, _ in }
     }
-    nonisolated(unsafe) static let pointer = make(wl_pointer_listener.self) {
+    nonisolated(unsafe) static let pointer = zeroedForever(wl_pointer_listener.self) {
         $0.enter = { data, _, _, _, _, _ in probe(data).entered = true }
         $0.leave = { _, _, _, _ in }
         $0.motion = { _, _, _, _, _ in }
