@@ -26,16 +26,8 @@ import Testing
         ])))
         let renderer = try Renderer(["--backend", "png", "--output", folder.path, "--socket", socket, "--speech", "on"],
                                     folder: folder, environment: server.environment)
-        let keys = try InputClient(path: InputInterface.socketPath(besideSocket: socket))
-        let device = try keys.openKeys(name: "panel keys")
-        var sequence: Int64 = 0
-        func press(_ code: UInt16) throws {
-            for value: Int32 in [1, 0] {
-                sequence += 1
-                try keys.send(PluginKeyReport(sequence: sequence, timeInMicroseconds: LibinputInput.monotonicNow().microseconds,
-                                              keys: [.key(code: code, value: value)]), device: device)
-            }
-        }
+        let keys = try PanelKeys(besideSocket: socket)
+        let press = keys.press
         try daemon.client().present()
         #expect(try server.next() == "begin en Settings, sheet, half open")
         try press(KeyCode.tab)
@@ -145,16 +137,8 @@ extension SpeechTests {
         environment.updateValue(nil, forKey: "LANGUAGE")
         let renderer = try Renderer(["--backend", "png", "--output", folder.path, "--socket", socket, "--speech", "on"],
                                     folder: folder, environment: environment)
-        let keys = try InputClient(path: InputInterface.socketPath(besideSocket: socket))
-        let device = try keys.openKeys(name: "panel keys")
-        var sequence: Int64 = 0
-        func press(_ code: UInt16) throws {
-            for value: Int32 in [1, 0] {
-                sequence += 1
-                try keys.send(PluginKeyReport(sequence: sequence, timeInMicroseconds: LibinputInput.monotonicNow().microseconds,
-                                              keys: [.key(code: code, value: value)]), device: device)
-            }
-        }
+        let keys = try PanelKeys(besideSocket: socket)
+        let press = keys.press
         var said: [String] = []
         do {
             try daemon.client().present()
@@ -175,6 +159,26 @@ extension SpeechTests {
         renderer.process.terminate()
         #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
         #expect(daemon.stop() == 0)
+    }
+}
+
+/// A panel's keys fed to the daemon over io.sheetd.Input, each pressed and let go.
+final class PanelKeys {
+    private let client: InputClient
+    private let device: Int
+    private var sequence: Int64 = 0
+
+    init(besideSocket socket: String) throws {
+        client = try InputClient(path: InputInterface.socketPath(besideSocket: socket))
+        device = try client.openKeys(name: "panel keys")
+    }
+
+    func press(_ code: UInt16) throws {
+        for value: Int32 in [1, 0] {
+            sequence += 1
+            try client.send(PluginKeyReport(sequence: sequence, timeInMicroseconds: LibinputInput.monotonicNow().microseconds,
+                                            keys: [.key(code: code, value: value)]), device: device)
+        }
     }
 }
 

@@ -321,6 +321,20 @@ import Testing
     /// which the screen reader hears announced.
     /// German content (`lang: de`): the close button and the actions are named in German to
     /// a screen reader; the actions' own names stay AT-SPI's.
+    /// What python_atspi_reader.py read on `bus` (`tree`: the tree alone), its JSON lines merged.
+    func readAccessibilityBus(_ bus: MessageBus, _ mode: [String]) throws -> (result: (status: Int32, stdout: String, stderr: String),
+                                                                           lines: [String: Any]) {
+        let script = PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_atspi_reader.py").path
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script, "30"] + mode,
+                                    environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil, "PYTHONPATH": nil])
+        var lines: [String: Any] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
+            lines.merge(object) { $1 }
+        }
+        return (result, lines)
+    }
+
     @Test func aScreenReaderMeetsTheSheetsOwnNamesInTheContentsLanguage() throws {
         let runtime = try temporaryFolder().path
         let bus = try MessageBus(session: true, runtime: runtime)
@@ -336,14 +350,7 @@ import Testing
         let (daemon, renderer, frames) = try sway.session(daemon: ["--config", config, "--input", "none", "--screen", "540x960"],
                                                           environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil])
         _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
-        let script = PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_atspi_reader.py").path
-        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script, "30", "tree"],
-                                    environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil, "PYTHONPATH": nil])
-        var lines: [String: Any] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-            lines.merge(object) { $1 }
-        }
+        let (result, lines) = try readAccessibilityBus(bus, ["tree"])
         let context = "\(result.stdout)\(result.stderr)\nsheet-render: \(renderer.log)"
         let tree = try #require(lines["tree"] as? [String: Any], "\(context)")
         #expect(tree["name"] as? String == "Fahrkarten")
@@ -373,14 +380,7 @@ import Testing
                                                           environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil])
         _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
 
-        let script = PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_atspi_reader.py").path
-        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script, "30"],
-                                    environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "AT_SPI_BUS_ADDRESS": nil, "PYTHONPATH": nil])
-        var lines: [String: Any] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
-            lines.merge(object) { $1 }
-        }
+        let (result, lines) = try readAccessibilityBus(bus, [])
         let context = "\(result.stdout)\(result.stderr)\nsheet-render: \(renderer.log)"
         #expect(result.status == 0 && lines["error"] == nil, "\(context)")
         let tree = try #require(lines["tree"] as? [String: Any], "\(context)")
