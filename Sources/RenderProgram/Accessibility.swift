@@ -72,10 +72,11 @@ final class Accessibility: @unchecked Sendable {
             log.say("sheet-render: cannot reach the accessibility bus at \(address) (\(failure)); a screen reader will not see the sheet")
             return nil
         }
-        let accessibility = Accessibility(connection: connection, socketPath: socketPath)
+        let accessibility = Accessibility(connection: connection, socketPath: socketPath, toggleRole: Self.toggleRole())
         switch accessibility.serve() {
         case .success(let registry):
-            log.say("sheet-render: on the accessibility bus as \(connection.uniqueName), embedded in \(registry)")
+            log.say("sheet-render: on the accessibility bus as \(connection.uniqueName), embedded in \(registry); "
+                    + "toggle rows are \(accessibility.toggleRole.name)es")
             return accessibility
         case .failure(let failure):
             log.say("sheet-render: the accessibility registry refused the sheet (\(failure)); a screen reader will not see it")
@@ -101,9 +102,26 @@ final class Accessibility: @unchecked Sendable {
         }
     }
 
-    private init(connection: BusConnection, socketPath: String) {
+    /// The role of a toggle row: `switch` when the screen reader's libatspi names role 130 so
+    /// (at-spi2-core 2.50 and later; 2.46 calls it "last defined", and Orca 43 would read an
+    /// unknown role), else `check box`, which GTK gives a switch there. No libatspi on the
+    /// machine: `switch`, the role's own name in AT-SPI today. The library stays loaded (its
+    /// role enum is now a GType of this process).
+    static func toggleRole() -> AccessibleTree.Role {
+        typealias RoleName = @convention(c) (UInt32) -> UnsafeMutablePointer<CChar>?
+        guard let library = dlopen("libatspi.so.0", RTLD_NOW | RTLD_LOCAL) else { return .switch }
+        guard let symbol = dlsym(library, "atspi_role_get_name") else { return .checkBox }
+        guard let name = unsafeBitCast(symbol, to: RoleName.self)(AccessibleTree.Role.switch.rawValue) else { return .checkBox }
+        defer { g_free(name) }
+        return String(cString: name) == AccessibleTree.Role.switch.name ? .switch : .checkBox
+    }
+
+    let toggleRole: AccessibleTree.Role
+
+    private init(connection: BusConnection, socketPath: String, toggleRole: AccessibleTree.Role) {
         self.connection = connection
         self.socketPath = socketPath
+        self.toggleRole = toggleRole
         var error: UnsafeMutablePointer<GError>?
         interfaces = g_dbus_node_info_new_for_xml(Self.introspection, &error)!
     }
@@ -161,7 +179,8 @@ final class Accessibility: @unchecked Sendable {
                       restingTop: state.isAtRest ? state.topInPixels : nil, screen: state.screen)
         guard key != shown else { return }
         shown = key
-        let tree = AccessibleTree(state: state, content: content, words: SheetCatalog.shared.words(forTag: content?.language ?? ""))
+        let tree = AccessibleTree(state: state, content: content, words: SheetCatalog.shared.words(forTag: content?.language ?? ""),
+                                  toggleRole: toggleRole)
         let open = !state.isClosed && state.state != .dragging
         var announcement: String?
         if open && !wasOpen { announcement = Announcer.opening(state, content: content) }

@@ -6,12 +6,15 @@ import SheetProtocol
 /// tell a screen reader what changed between two of them. Pure: the D-Bus side only serves
 /// what this says.
 ///
-/// The tree is the sheet (a `dialog`, modal or not, named by the content's title), holding the
-/// close button (where a person may close the sheet) and the list, which holds one node per
-/// item in the list's order: a `list item` named by its label, described by its second line,
-/// with its place in its section; a switch or a check is a list item that is `checkable` and
-/// `checked` when on. (Orca counts a list's items by that role: switches as `toggle button`
-/// siblings made a list of six read as two.)
+/// The tree is made as libadwaita makes a preferences page: the sheet (a `dialog`, modal or
+/// not, named by the content's title) holds the close button (where a person may close the
+/// sheet) and a `list` per section (as each AdwPreferencesGroup has a list box of its own),
+/// named by the section's header, holding its items in the list's order. An item is named by
+/// its label and described by its second line: a toggle row is a `switch` (AdwSwitchRow's
+/// role), a check row a `check box`, `checked` when on; any other row is a `list item` with its
+/// place in its section (`posinset`, `setsize`). One list per section keeps that place right for
+/// a screen reader that counts a list's children (Orca 43) as for one that reads `posinset`
+/// (Orca 48).
 public struct AccessibleTree: Sendable, Equatable {
     /// AT-SPI's roles (`AtspiRole`) that the sheet uses.
     public enum Role: UInt32, Sendable {
@@ -21,6 +24,10 @@ public struct AccessibleTree: Sendable, Equatable {
         case pushButton = 43
         case list = 31
         case listItem = 32
+        case checkBox = 7
+        /// From at-spi2-core 2.50; before it, a screen reader's libatspi knows no role 130 and
+        /// GTK names a switch a `check box` (`toggleRole`).
+        case `switch` = 130
 
         /// libatspi's name for it (what `getRoleName` gives).
         public var name: String {
@@ -31,6 +38,8 @@ public struct AccessibleTree: Sendable, Equatable {
             case .pushButton: "push button"
             case .list: "list"
             case .listItem: "list item"
+            case .checkBox: "check box"
+            case .switch: "switch"
             }
         }
     }
@@ -74,8 +83,9 @@ public struct AccessibleTree: Sendable, Equatable {
         public var command: FocusCommand
     }
 
-    /// One node. `path` is its last D-Bus path element: `sheet`, `close`, `list`, or `item_`
-    /// and the item's id in hex (ids are any UTF-8; a path element is letters, digits and `_`).
+    /// One node. `path` is its last D-Bus path element: `sheet`, `close`, `list` (the items
+    /// before any header), `list_` and the section's name in hex, or `item_` and the item's id
+    /// in hex (ids are any UTF-8; a path element is letters, digits and `_`).
     public struct Node: Sendable, Equatable {
         public var path: String
         public var role: Role
@@ -99,7 +109,7 @@ public struct AccessibleTree: Sendable, Equatable {
         }
     }
 
-    /// The sheet first, then the close button (if drawn) and the list, then the items.
+    /// The sheet first, then the close button (if drawn), then each list followed by its items.
     public private(set) var nodes: [Node]
     /// The content's language (BCP 47), for `Locale`; empty: the process's.
     public private(set) var language: String
@@ -115,8 +125,10 @@ public struct AccessibleTree: Sendable, Equatable {
     }
 
     /// The tree of `state`, showing `content` (its items in the list's order, as `GetContent`
-    /// gives them); the close button and the actions named in `words` (the content's language).
-    public init(state: SheetState, content: SheetContent?, words: SheetWords = .english) {
+    /// gives them); the close button and the actions named in `words` (the content's language);
+    /// toggle rows in `toggleRole`: `.switch`, or `.checkBox` where the screen reader's at-spi is
+    /// older than 2.50.
+    public init(state: SheetState, content: SheetContent?, words: SheetWords = .english, toggleRole: Role = .switch) {
         let content = content?.withSectionsWrittenOut ?? SheetContent()
         language = content.language
         let shown = !state.isClosed
@@ -149,55 +161,78 @@ public struct AccessibleTree: Sendable, Equatable {
             nodes[0].children.append(nodes.count - 1)
         }
         let listTop = top + Int32(clamping: Int(titleBar.rounded()))
-        nodes.append(Node(path: "list", role: .list, name: "", description: "", states: everyone.union(.vertical), parent: 0,
-                          children: [], actions: [], attributes: [], extents: (left, listTop, width, max(0, height - (listTop - top))),
-                          element: nil))
-        let list = nodes.count - 1
-        nodes[0].children.append(list)
         var y = Double(listTop) - (state.list?.scrollInPixels ?? 0)
-        var section: String?
-        for (index, item) in content.items.enumerated() {
-            if let layout = state.list, !item.section.isEmpty, item.section != section { y += layout.headerHeightInPixels }
-            section = item.section
-            let rowHeight = state.list.map { item.subtitle.isEmpty ? $0.itemHeightInPixels : $0.twoLineItemHeightInPixels } ?? 0
-            var states = everyone
-            if !item.disabled { states.formUnion([.focusable]) } else { states.subtract([.enabled, .sensitive]) }
-            if state.focus == .item(item.id) { states.insert(.focused) }
-            let role = Role.listItem
-            var action = Action(name: "click", localizedName: words[.click], description: words[.clickItemDescription], command: .activate)
-            switch item.accessory {
-            case .toggle(let isOn)?:
-                states.insert(.checkable)
-                if isOn { states.insert(.checked) }
-                action = Action(name: "toggle", localizedName: words[.toggle], description: words[.toggleDescription], command: .activate)
-            case .check(let isChecked)?:
-                states.insert(.checkable)
-                if isChecked { states.insert(.checked) }
-            default:
-                break
+        // The items in runs of one section each, as drawn: a header above each named one.
+        var runs: [Range<Int>] = []
+        for index in content.items.indices {
+            if let last = runs.last, content.items[last.lowerBound].section == content.items[index].section {
+                runs[runs.count - 1] = last.lowerBound..<(index + 1)
+            } else {
+                runs.append(index..<(index + 1))
             }
-            let members = content.items.indices.filter { content.items[$0].section == item.section }
-            let place = (members.firstIndex(of: index) ?? 0) + 1
-            var attributes = [(key: "posinset", value: String(place)), (key: "setsize", value: String(members.count))]
-            if case .value(let text)? = item.accessory { attributes.append((key: "value", value: text)) }
-            if !item.section.isEmpty { attributes.append((key: "section", value: item.section)) }
-            var description = item.subtitle
-            if case .value(let text)? = item.accessory { description = description.isEmpty ? text : "\(description), \(text)" }
-            nodes.append(Node(path: Self.path(ofItem: item.id), role: role, name: item.label, description: description,
-                              states: states, parent: list, children: [], actions: item.disabled ? [] : [action],
-                              attributes: attributes,
-                              extents: (left, Int32(clamping: Int(y.rounded())), width, Int32(clamping: Int(rowHeight.rounded()))),
-                              element: item.id))
-            nodes[list].children.append(nodes.count - 1)
-            y += rowHeight
+        }
+        if runs.isEmpty { runs = [0..<0] }
+        for run in runs {
+            let section = run.isEmpty ? "" : content.items[run.lowerBound].section
+            let listY = y
+            if let layout = state.list, !section.isEmpty { y += layout.headerHeightInPixels }
+            var path = section.isEmpty ? "list" : "list_" + Self.hex(section)
+            while nodes.contains(where: { $0.path == path }) { path += "_" }
+            nodes.append(Node(path: path, role: .list, name: section, description: "", states: everyone.union(.vertical), parent: 0,
+                              children: [], actions: [], attributes: [], extents: (left, 0, width, 0), element: nil))
+            let list = nodes.count - 1
+            nodes[0].children.append(list)
+            for index in run {
+                let item = content.items[index]
+                let rowHeight = state.list.map { item.subtitle.isEmpty ? $0.itemHeightInPixels : $0.twoLineItemHeightInPixels } ?? 0
+                var states = everyone
+                if !item.disabled { states.formUnion([.focusable]) } else { states.subtract([.enabled, .sensitive]) }
+                if state.focus == .item(item.id) { states.insert(.focused) }
+                var role = Role.listItem
+                var action = Action(name: "click", localizedName: words[.click], description: words[.clickItemDescription], command: .activate)
+                switch item.accessory {
+                case .toggle(let isOn)?:
+                    role = toggleRole
+                    states.insert(.checkable)
+                    if isOn { states.insert(.checked) }
+                    action = Action(name: "toggle", localizedName: words[.toggle], description: words[.toggleDescription], command: .activate)
+                case .check(let isChecked)?:
+                    role = .checkBox
+                    states.insert(.checkable)
+                    if isChecked { states.insert(.checked) }
+                default:
+                    break
+                }
+                var attributes = [(key: "posinset", value: String(index - run.lowerBound + 1)), (key: "setsize", value: String(run.count))]
+                if case .value(let text)? = item.accessory { attributes.append((key: "value", value: text)) }
+                if !section.isEmpty { attributes.append((key: "section", value: section)) }
+                var description = item.subtitle
+                if case .value(let text)? = item.accessory { description = description.isEmpty ? text : "\(description), \(text)" }
+                nodes.append(Node(path: Self.path(ofItem: item.id), role: role, name: item.label, description: description,
+                                  states: states, parent: list, children: [], actions: item.disabled ? [] : [action],
+                                  attributes: attributes,
+                                  extents: (left, Int32(clamping: Int(y.rounded())), width, Int32(clamping: Int(rowHeight.rounded()))),
+                                  element: item.id))
+                nodes[list].children.append(nodes.count - 1)
+                y += rowHeight
+            }
+            // On the card below its title bar: the first list from there, the last to the
+            // card's foot, each other from its header to its last row.
+            let cardFoot = Double(top) + Double(height)
+            let from = run == runs.first ? Double(listTop) : min(max(Double(listTop), listY), cardFoot)
+            let listBottom = run == runs.last ? cardFoot : max(from, min(y, cardFoot))
+            nodes[list].extents = (left, Int32(clamping: Int(from.rounded())), width, Int32(clamping: Int((listBottom - from).rounded())))
         }
     }
 
     /// `item_` and the id's bytes in hex: a D-Bus path element for any id.
-    public static func path(ofItem id: String) -> String {
+    public static func path(ofItem id: String) -> String { "item_" + hex(id) }
+
+    /// The bytes of `text` in hex: letters and digits a D-Bus path element may hold.
+    static func hex(_ text: String) -> String {
         let digits = Array("0123456789abcdef".utf8)
-        var bytes = Array("item_".utf8)
-        for byte in id.utf8 {
+        var bytes: [UInt8] = []
+        for byte in text.utf8 {
             bytes.append(digits[Int(byte >> 4)])
             bytes.append(digits[Int(byte & 15)])
         }
@@ -228,21 +263,26 @@ public struct AccessibleTree: Sendable, Equatable {
     /// before the focus that came), and the sheet's showing with its window and announcement.
     public func events(from old: AccessibleTree, announcing announcement: String?) -> [Event] {
         var events: [Event] = []
-        let oldPaths = Dictionary(old.nodes.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a })
-        let newPaths = Dictionary(nodes.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { a, _ in a })
-        for node in old.nodes.reversed() where newPaths[node.path] == nil {
-            if let parent = node.parent, let place = old.nodes[parent].children.firstIndex(of: oldPaths[node.path]!) {
+        // A node is the same node only under the same parent and in the same role (an item
+        // moved to another section's list, or made a switch, goes and comes anew).
+        func key(_ node: Node, in tree: AccessibleTree) -> String {
+            (node.parent.map { tree.nodes[$0].path } ?? "") + "/" + node.path + "/" + String(node.role.rawValue)
+        }
+        let oldPaths = Dictionary(old.nodes.enumerated().map { (key($1, in: old), $0) }, uniquingKeysWith: { a, _ in a })
+        let newPaths = Dictionary(nodes.enumerated().map { (key($1, in: self), $0) }, uniquingKeysWith: { a, _ in a })
+        for node in old.nodes.reversed() where newPaths[key(node, in: old)] == nil {
+            if let parent = node.parent, let place = old.nodes[parent].children.firstIndex(of: oldPaths[key(node, in: old)]!) {
                 events.append(.childRemoved(parent: old.nodes[parent].path, index: place, child: node.path))
             }
         }
-        for (index, node) in nodes.enumerated() where oldPaths[node.path] == nil {
+        for (index, node) in nodes.enumerated() where oldPaths[key(node, in: self)] == nil {
             if let parent = node.parent, let place = nodes[parent].children.firstIndex(of: index) {
                 events.append(.childAdded(parent: nodes[parent].path, index: place, child: node.path))
             }
         }
         var focusGained: [Event] = []
         for node in nodes {
-            guard let was = oldPaths[node.path].map({ old.nodes[$0] }) else {
+            guard let was = oldPaths[key(node, in: self)].map({ old.nodes[$0] }) else {
                 if node.states.contains(.focused) { focusGained.append(.stateChanged(path: node.path, state: "focused", on: true)) }
                 continue
             }

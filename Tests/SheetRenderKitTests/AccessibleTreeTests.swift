@@ -20,12 +20,22 @@ import Testing
 
     @Test func theTreeHoldsTheSheetItsCloseButtonAndItsItems() {
         let tree = AccessibleTree(state: state(.half, focus: .item("guide")), content: Self.content)
-        #expect(tree.nodes.map(\.role) == [.dialog, .pushButton, .list, .listItem, .listItem, .listItem, .listItem, .listItem])
+        // A list per section, named by its header, as libadwaita's preferences groups.
+        #expect(tree.nodes.map(\.role) == [.dialog, .pushButton, .list, .checkBox, .checkBox, .list, .switch, .listItem, .listItem])
+        #expect(tree.nodes.filter { $0.role == .list }.map(\.name) == ["Fares", "Help"])
+        #expect(tree.nodes[0].children == [1, 2, 5] && tree.nodes[2].children == [3, 4] && tree.nodes[5].children == [6, 7, 8])
         #expect(tree.nodes[3].states.isSuperset(of: [.checkable, .checked]) && tree.nodes[4].states.contains(.checkable), "checks are checkable")
+        #expect(tree.nodes[2].path == "list_4661726573")
         #expect(tree.nodes[0].name == "Tickets" && tree.nodes[0].states.isSuperset(of: [.modal, .showing, .active]))
         let guide = tree.nodes[tree.index(of: AccessibleTree.path(ofItem: "guide"))!]
         #expect(guide.states.isSuperset(of: [.focused, .focusable, .checkable]) && !guide.states.contains(.checked))
         #expect(guide.attributes.first { $0.key == "posinset" }?.value == "1" && guide.attributes.first { $0.key == "setsize" }?.value == "3")
+        #expect(guide.actions.map(\.name) == ["toggle"])
+        let older = AccessibleTree(state: state(.half), content: Self.content, toggleRole: .checkBox)
+        #expect(older.nodes[6].role == .checkBox, "where at-spi knows no switch, as GTK does there")
+        let unsectioned = AccessibleTree(state: state(.half), content: SheetContent(title: "Plain", items: [SheetItem(id: "a", label: "A")]))
+        #expect(unsectioned.nodes.map(\.path) == ["sheet", "close", "list", "item_61"] && unsectioned.nodes[2].name == "")
+        #expect(AccessibleTree(state: state(.half), content: nil).nodes.map(\.path) == ["sheet", "close", "list"], "an empty list still")
         let more = tree.nodes[tree.index(of: AccessibleTree.path(ofItem: "more"))!]
         #expect(!more.states.contains(.sensitive) && !more.states.contains(.focusable) && more.actions.isEmpty)
         #expect(tree.nodes[tree.index(of: AccessibleTree.path(ofItem: "zone"))!].description == "A+B")
@@ -59,8 +69,15 @@ import Testing
         changed.title = "Fares"
         let after = AccessibleTree(state: state(.half), content: changed)
         let events = after.events(from: before, announcing: nil)
-        #expect(events.contains(.childRemoved(parent: "list", index: 4, child: AccessibleTree.path(ofItem: "zone"))))
-        #expect(events.contains(.childAdded(parent: "list", index: 4, child: AccessibleTree.path(ofItem: "help"))))
+        let help = "list_" + "Help".utf8.map { String($0, radix: 16) }.joined()
+        #expect(events.contains(.childRemoved(parent: help, index: 2, child: AccessibleTree.path(ofItem: "zone"))))
+        #expect(events.contains(.childAdded(parent: help, index: 2, child: AccessibleTree.path(ofItem: "help"))))
+        // An item moved to another section goes from its list and comes to the other's.
+        var moved = changed
+        moved.items.insert(moved.items.remove(at: 3), at: 1)
+        let regrouped = AccessibleTree(state: state(.half), content: moved).events(from: after, announcing: nil)
+        #expect(regrouped == [.childRemoved(parent: help, index: 1, child: AccessibleTree.path(ofItem: "more")),
+                              .childAdded(parent: "list_4661726573", index: 1, child: AccessibleTree.path(ofItem: "more"))])
         #expect(events.contains(.nameChanged(path: "sheet", name: "Fares")))
         let closed = AccessibleTree(state: state(.hidden), content: changed)
         let closing = closed.events(from: after, announcing: "Fares, sheet, closed")

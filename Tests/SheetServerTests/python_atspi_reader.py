@@ -46,14 +46,14 @@ def find_sheet():
     for app in desktop:
         if app is not None and app.name == "sheet-render" and app.childCount > 0:
             sheet = app[0]
-            if sheet.childCount >= 2 and sheet[sheet.childCount - 1].childCount > 0:
+            if any(node.getRoleName() == "list" and node.childCount > 0 for node in sheet):
                 return app, sheet
     return None, None
 
 
 def item(sheet, name):
-    listed = sheet[sheet.childCount - 1]
-    return next(child for child in listed if child.name == name)
+    """The item named `name`, in whichever section's list it is."""
+    return next(child for listed in sheet if listed.getRoleName() == "list" for child in listed if child.name == name)
 
 
 def heard(event):
