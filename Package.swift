@@ -170,7 +170,7 @@ let package = Package(
             "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetSystem", "SheetTestSupport", "RenderProgram", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
-        ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py", "python_input_client.py", "python_atspi_reader.py", "python_portal_standin.py"]),
+        ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py", "python_input_client.py", "python_atspi_reader.py", "python_portal_standin.py", "python_programs_client.py"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -253,7 +253,17 @@ struct SetContentCommand: ParsableCommand {
         discussion: "Flags override the file; what neither gives keeps its value. New items reset the list's order.")
 
     @OptionGroup var connection: SocketOption
+    @OptionGroup var content: ContentOptions
 
+    func run() throws {
+        let change = try content.change()
+        let client = try connection.connect()
+        try talking { try client.setContent(change) }
+    }
+}
+
+/// A sheet's content from a file and flags, as `content set` and `open` take it.
+struct ContentOptions: ParsableArguments {
     @Argument(help: "A JSON or YAML file: title, items (id, label), guarded, lang.")
     var file: String?
 
@@ -288,11 +298,58 @@ struct SetContentCommand: ParsableCommand {
         if let problem = change.problem() { throw ValidationError("\(problem)") }
         return change
     }
+}
+
+struct OpenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open a sheet of this command's own and print what a person does on it, until it ends (needs root or the socket's group).",
+        discussion: """
+            A shell script's sheet: shown over the sheets opened before it (a system sheet over every app sheet), \
+            its events printed one JSON object per line as they come, heard by this command alone. It closes when \
+            the command ends (Ctrl-C, a signal) and the sheet beneath comes back; --until-dismissed ends it when \
+            a person dismisses the sheet, --until-tapped at the first tap on an item.
+            """)
+
+    @OptionGroup var connection: SocketOption
+    @OptionGroup var content: ContentOptions
+
+    @Option(help: "app (the default) or system: a system sheet is shown over every app sheet.")
+    var layer: String = "app"
+
+    @Option(help: "The detent to open at (the configured initial one when left out).")
+    var detent: String?
+
+    @Flag(name: .customLong("until-dismissed"), help: "End once the sheet has been dismissed.")
+    var untilDismissed = false
+
+    @Flag(name: .customLong("until-tapped"), help: "End at the first tap on an item (its event printed).")
+    var untilTapped = false
+
+    func validate() throws {
+        guard SheetStack.Layer(name: layer) != nil else { throw ValidationError("--layer wants app or system; got `\(layer)`") }
+    }
 
     func run() throws {
-        let change = try change()
+        let change = try content.change()
         let client = try connection.connect()
-        try talking { try client.setContent(change) }
+        try talking {
+            let sheet = try client.openSheet(change, layer: SheetStack.Layer(name: layer) ?? .app, detent: detent)
+            try writeLine(Array("{\"opened\":\"\(sheet)\"}".utf8))
+            var shown = false
+            try client.monitor(maxRate: nil) { update, _ in
+                for event in update.events where event.sheet == sheet {
+                    var writer = JSONWriter(capacity: 128)
+                    event.write(to: &writer)
+                    try writeLine(writer.bytes)
+                    if untilTapped, event.kind == .itemTapped { return false }
+                }
+                if update.state.sheet == sheet { shown = true }
+                // Dismissed: another sheet shown, or this one at rest at its floor.
+                if untilDismissed, shown, update.state.sheet != sheet || update.state.isClosed && update.state.isIdle { return false }
+                return true
+            }
+        }
     }
 }
 

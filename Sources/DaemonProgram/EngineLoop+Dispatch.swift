@@ -96,14 +96,56 @@ extension LoopState {
         }
     }
 
-    /// A control call, answered by the engine at the engine's now.
-    mutating func perform(_ request: ControlRequest) -> ControlResult {
+    /// A call about a sheet, answered at the engine's now: a call about the panel (screen,
+    /// motion, look, presentation) by the shown sheet and followed by every other; one about
+    /// a sheet by the sheet the registry finds for it; then the stack shows what it now shows.
+    mutating func perform(_ call: SheetCall) -> ControlResult {
         let now = clock.tick()
-        let (result, rebuilt) = commands.perform(request, on: &engine, at: now, choices: &persistence.chosen, into: &outputs)
-        if rebuilt { rebuiltEngine() }
+        let result: ControlResult
+        if case .control(let request) = call.action, SheetRegistry.isForEverySheet(request) {
+            let rebuilt: Bool
+            (result, rebuilt) = commands.perform(request, on: &engine, at: now, choices: &persistence.chosen, into: &outputs)
+            if result == .done { sheets.follow(request, at: now) }
+            if rebuilt { rebuiltEngine() }
+        } else if case .control(let request) = call.action, sheets.stack.entries.isEmpty, sheets.shown == nil {
+            // No program holds a sheet: the shared sheet is shown, and the call is its.
+            result = commands.perform(request, on: &engine, at: now, choices: &persistence.chosen, into: &outputs).result
+        } else {
+            result = sheets.perform(call, shown: &engine, at: now, into: &outputs)
+            if case .opened(let sheet) = result { logger.notice("\(sheet) opened by connection \(call.connection) (pid \(call.peer.pid))") }
+        }
         publisher.settingsMayHaveChanged()
+        publisher.stackChanged(sheets.presentedNames)
         publish()
+        if sheets.mustSwap { swapSheets(at: now) }
         return result
+    }
+
+    /// A connection that held sheets has gone: they close, the shown one as a dismissal.
+    mutating func ownerGone(_ connection: UInt64) {
+        let now = clock.tick()
+        sheets.ownerGone(connection, shown: &engine, at: now, into: &outputs)
+        publisher.stackChanged(sheets.presentedNames)
+        publish()
+        if sheets.mustSwap { swapSheets(at: now) }
+    }
+
+    /// After a turn with a program's sheet shown: one that came to rest at its floor goes
+    /// beneath the others (or for good, when closing), and the stack shows the next.
+    mutating func settleSheets() {
+        guard sheets.settle(engine, at: clock.time) else { return }
+        publisher.stackChanged(sheets.presentedNames)
+        if sheets.mustSwap { swapSheets(at: clock.time) } else { publish() }
+    }
+
+    /// Shows the sheet the stack shows now: the engines trade places, the leaving one's
+    /// touches let go, and the state of the coming one goes out, saying which it is.
+    mutating func swapSheets(at now: Timestamp) {
+        sheets.swap(&engine, at: now, into: &outputs)
+        logger.notice("shown: \(sheets.shown.map(\.description) ?? "the shared sheet")\(sheets.stack.presented.isEmpty ? "" : ", stack \(sheets.presentedNames.joined(separator: " "))")")
+        publisher.sheetShown(engine, sheet: sheets.shown.map(\.description), stack: sheets.presentedNames, owner: sheets.shownOwner)
+        input.plugins.resync(screen: engine.configuration.screen)
+        publish()
     }
 
     /// A configuration read again (SIGHUP), applied at the engine's now.

@@ -46,7 +46,7 @@ final class EngineLoop: @unchecked Sendable {
 
     var devices: [InputDevice] { input.devices }
 
-    var content: SharedContent { contentShare.content }
+    func content(shown: Bool) -> SharedContent { shown ? contentShare.shown : contentShare.content }
 
     /// Called on the loop's thread when SIGHUP comes; set before `run`. The reload it starts
     /// runs elsewhere and comes back to the loop as a call.
@@ -95,7 +95,10 @@ struct LoopState {
     let logger: Logger
     let systemd: Systemd
     let input: LoopInput
+    /// The shown sheet's engine: the shared sheet's, or a program's (`sheets`).
     var engine: Engine
+    /// Every sheet's engine but the shown one's, and which is shown.
+    var sheets = SheetRegistry()
     var outputs: [EngineOutput] = []
     var frames = TouchFrameBatch()
     /// A recorded report taken from the recording played as input (its keys go in `keys`).
@@ -214,7 +217,8 @@ struct LoopState {
                     reload(settings)
                     completion()
                 }
-                for (request, completion) in taken.commands { completion(perform(request)) }
+                for (call, completion) in taken.commands { completion(perform(call)) }
+                for connection in taken.sheetConnectionsGone { ownerGone(connection) }
                 for completion in taken.stats { completion(stats()) }
                 if !taken.refreshes.isEmpty {
                     refreshState()
@@ -228,7 +232,14 @@ struct LoopState {
 
             // What the calls changed is saved, or its save planned, before the timer is armed:
             // an idle loop would otherwise sleep past a save put off to a second after the last.
-            persistence.persist(&engine)
+            // What is saved is the shared sheet's; programs' sheets end with the daemon.
+            if sheets.shown == nil {
+                persistence.persist(&engine)
+            } else {
+                var kept = persistence
+                sheets.withShared(&engine) { kept.persist(&$0) }
+                persistence = kept
+            }
             let fastReplay = clock.asFastAsPossible
             if fastReplay {
                 replayBatch()
@@ -249,11 +260,14 @@ struct LoopState {
             }
             if !fastReplay { catchUp() }
             publish()
+            if sheets.shown != nil { settleSheets() }
             flushPaced()
             watchdog()
         }
         waiter.arm(at: nil)
-        persistence.persist(&engine, now: true)
+        var kept = persistence
+        sheets.withShared(&engine) { kept.persist(&$0, now: true) }
+        persistence = kept
         persistence.flush()
         // The server holds the loop through its delegate: the loop lets go of it.
         publisher.server = nil

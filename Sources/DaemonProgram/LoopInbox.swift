@@ -9,11 +9,13 @@ import Synchronization
 /// own thread.
 final class LoopInbox: Sendable {
     struct Calls {
-        var commands: [(ControlRequest, @Sendable (ControlResult) -> Void)] = []
+        var commands: [(SheetCall, @Sendable (ControlResult) -> Void)] = []
         var reloads: [(Settings, @Sendable () -> Void)] = []
         var inputs: [InputCall] = []
         /// Connections gone with input devices open.
         var inputConnectionsGone: [UInt64] = []
+        /// Connections gone with sheets open.
+        var sheetConnectionsGone: [UInt64] = []
         /// `GetStats` calls waiting for the loop's counts.
         var stats: [@Sendable (DaemonStats) -> Void] = []
         /// `GetState`s and new subscribers waiting for the state as it is now.
@@ -26,6 +28,7 @@ final class LoopInbox: Sendable {
             if !reloads.isEmpty { reloads.removeAll(keepingCapacity: true) }
             if !inputs.isEmpty { inputs.removeAll(keepingCapacity: true) }
             if !inputConnectionsGone.isEmpty { inputConnectionsGone.removeAll(keepingCapacity: true) }
+            if !sheetConnectionsGone.isEmpty { sheetConnectionsGone.removeAll(keepingCapacity: true) }
             if !stats.isEmpty { stats.removeAll(keepingCapacity: true) }
             if !refreshes.isEmpty { refreshes.removeAll(keepingCapacity: true) }
         }
@@ -49,9 +52,15 @@ final class LoopInbox: Sendable {
         self.waiter = waiter
     }
 
-    /// Queues a control call; `completion` runs on the loop's thread.
-    func submit(_ request: ControlRequest, completion: @escaping @Sendable (ControlResult) -> Void) {
-        calls.withLock { $0.commands.append((request, completion)) }
+    /// Queues a call about a sheet; `completion` runs on the loop's thread.
+    func submit(_ call: SheetCall, completion: @escaping @Sendable (ControlResult) -> Void) {
+        calls.withLock { $0.commands.append((call, completion)) }
+        queued()
+    }
+
+    /// Closes the sheets of a connection that has gone.
+    func sheetConnectionClosed(_ connection: UInt64) {
+        calls.withLock { $0.sheetConnectionsGone.append(connection) }
         queued()
     }
 

@@ -8,11 +8,15 @@ import Synchronization
 /// The content, the list's order and its revision as `GetContent` answers them, handed from
 /// the loop's thread to the server's.
 final class ContentShare: Sendable {
-    private let box = Mutex<SharedContent>(SharedContent(content: .empty, order: [], revision: 0))
+    private let box = Mutex<(shared: SharedContent, shown: SharedContent?)>((SharedContent(content: .empty, order: [], revision: 0), nil))
 
-    var content: SharedContent { box.withLock { $0 } }
+    /// The shared sheet's.
+    var content: SharedContent { box.withLock { $0.shared } }
+    /// The shown sheet's (the renderers'): a program's while one is shown, else the shared sheet's.
+    var shown: SharedContent { box.withLock { $0.shown ?? $0.shared } }
 
-    func set(_ content: SharedContent) { box.withLock { $0 = content } }
+    func set(_ content: SharedContent) { box.withLock { $0.shared = content } }
+    func setShown(_ content: SharedContent?) { box.withLock { $0.shown = content } }
 }
 
 /// Turns what the engine emitted into states for the server's subscribers: a state for each
@@ -63,6 +67,12 @@ struct Publisher {
         var presentationRevision: UInt32
     }
 
+    /// The shown sheet (`SheetState.sheet`: nil for the shared sheet), the stack, and the
+    /// connection that owns the shown sheet, which alone hears its events.
+    private var stacked: StackedSheets?
+    private var owner: UInt64?
+    private var sheet: String? { stacked?.sheet }
+
     init(engine: borrowing Engine, logger: Logger) {
         self.logger = logger
         detentPositions = Self.positions(of: engine)
@@ -71,6 +81,23 @@ struct Publisher {
     /// The engine was rebuilt: the detents follow its screen and detents.
     mutating func detentsChanged(_ engine: borrowing Engine) {
         detentPositions = Self.positions(of: engine)
+        settingsGeneration += 1
+    }
+
+    /// Another sheet is shown (`SheetRegistry.swap`), or the stack changed: its detents, its
+    /// content for `GetContent` (the shared sheet's alone), and what states say of the stack.
+    mutating func sheetShown(_ engine: borrowing Engine, sheet: String?, stack: [String], owner: UInt64?) {
+        stacked = sheet == nil && stack.isEmpty && stacked == nil ? nil : StackedSheets(sheet: sheet, stack: stack)
+        self.owner = owner
+        detentPositions = Self.positions(of: engine)
+        settingsGeneration += 1
+        sharedRevision = -1
+    }
+
+    /// The stack changed while the same sheet is shown.
+    mutating func stackChanged(_ stack: [String]) {
+        guard stack != (stacked?.stack ?? []) else { return }
+        stacked = StackedSheets(sheet: sheet, stack: stack)
         settingsGeneration += 1
     }
 
@@ -120,7 +147,9 @@ struct Publisher {
                 case .content(let report):
                     // Events ride on the state they came with, or the next one.
                     publish(&lastSheet, in: outputs, skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
-                    pendingEvents.append(SheetEvent(report.event, content: engine.content, order: engine.list.order))
+                    var event = SheetEvent(report.event, content: engine.content, order: engine.list.order)
+                    event.sheet = sheet
+                    pendingEvents.append(event)
                 case .release(let decision):
                     logger.debug("sheet: released at \(decision.topInPoints) pt, \(decision.pointsPerSecond) pt/s\(decision.projectedTopInPoints.map { ", projected to \($0) pt" } ?? ""): \(decision.rule.name)\(decision.threshold.map { " (against \($0))" } ?? "") → \(decision.targetName)")
                 case .touch:
@@ -231,8 +260,10 @@ struct Publisher {
         // subscriber paced and the state carrying no event: each may hold it (a 60 Hz renderer
         // of a 120 Hz panel holds every other state), so it goes unbuilt, and is built only if
         // it falls due while still the newest.
-        let paced = watched && server.mayAllBePaced && novelty != .event
-        if !watched || paced {
+        // A program's sheet's state is built whole: what others get of it differs from what its
+        // owner and the renderers get (`VarlinkServer.publish(_:audience:)`).
+        let paced = watched && server.mayAllBePaced && novelty != .event && owner == nil
+        if (!watched || paced) && owner == nil {
             let key = SettingsKey(generation: settingsGeneration, listRevision: engine.list.revision,
                                   appearanceRevision: snapshot.appearanceRevision, presentationRevision: snapshot.presentationRevision)
             let deferred = DeferredUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds, snapshot: snapshot,
@@ -253,9 +284,9 @@ struct Publisher {
         let state = SheetState(snapshot, list: list, screen: configuration.screen,
                                layout: configuration.list, content: engine.content,
                                detents: detentPositions, inputActive: inputActive, appearance: engine.appearance,
-                               presentation: configuration.sheet.presentation, regionInPixels: region)
+                               presentation: configuration.sheet.presentation, regionInPixels: region, stacked: stacked)
         server.publish(MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestamp.microseconds,
-                                     state: state, gesture: pendingGesture, events: pendingEvents), novelty: novelty)
+                                     state: state, gesture: pendingGesture, events: pendingEvents), novelty: novelty, audience: owner)
     }
 
     /// Whether the state just numbered is timed: one in `timing`.
@@ -267,7 +298,8 @@ struct Publisher {
     private func settings(of engine: borrowing Engine) -> StateSettings {
         let configuration = engine.configuration
         return StateSettings(screen: configuration.screen, layout: configuration.list, content: engine.content,
-                             detents: detentPositions, appearance: engine.appearance, presentation: configuration.sheet.presentation)
+                             detents: detentPositions, appearance: engine.appearance, presentation: configuration.sheet.presentation,
+                             stacked: stacked)
     }
 
     /// Tells `GetContent` what the engine holds now, whenever the list's revision has moved on
@@ -279,8 +311,13 @@ struct Publisher {
     private mutating func shareContent(of engine: inout Engine) {
         guard engine.list.revision != sharedRevision else { return }
         sharedRevision = engine.list.revision
-        let shared = SharedContent(content: engine.content, order: engine.list.order, revision: sharedRevision)
-        share.set(shared)
+        // A program's content is its own and the renderers' (`GetContent` of others asks the loop).
+        if let sheet {
+            share.setShown(SharedContent(content: engine.content, order: engine.list.order, revision: sharedRevision, sheet: sheet))
+            return
+        }
+        share.setShown(nil)
+        share.set(SharedContent(content: engine.content, order: engine.list.order, revision: sharedRevision))
     }
 
     static func positions(of engine: borrowing Engine) -> [SheetProtocol.DetentPosition] {

@@ -183,12 +183,13 @@ final class ControlBridge: SheetServiceDelegate {
 
     func devices() -> [InputDevice] { loop.devices }
 
-    func content() -> SharedContent { loop.content }
+    func content(shown: Bool) -> SharedContent { loop.content(shown: shown) }
 
-    func control(_ request: ControlRequest, from peer: PeerCredentials,
-                 completion: @escaping @Sendable (ControlResult) -> Void) {
-        loop.inbox.submit(request, completion: completion)
+    func control(_ call: SheetCall, completion: @escaping @Sendable (ControlResult) -> Void) {
+        loop.inbox.submit(call, completion: completion)
     }
+
+    func sheetConnectionClosed(_ connection: UInt64) { loop.inbox.sheetConnectionClosed(connection) }
 
     func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
         loop.inbox.submit(LoopInbox.InputCall(request: request, connection: connection, peer: peer, caller: caller))

@@ -214,8 +214,8 @@ final class RenderLoop {
     private func fetchContent(at revision: Int) {
         do {
             let client = try SheetClient(path: subscription.path, timeoutSeconds: 2)
-            let (content, fetched) = try client.contentAndRevision()
-            mirror.fetched(content, revision: fetched)
+            let (content, fetched, sheet) = try client.contentOfSheet()
+            mirror.fetched(content, revision: fetched, sheet: sheet)
             drawn = nil
         } catch {
             mirror.fetchFailed(at: revision)

@@ -13,6 +13,8 @@ public struct ContentMirror: Sendable {
     /// The content, items in the list's order; nil until fetched, or when the sheet has none.
     public private(set) var content: SheetContent?
     public private(set) var revision: Int?
+    /// Whose content it is (`SheetState.sheet`): another sheet shown is another content.
+    public private(set) var sheet: String?
     /// The state revision a fetch last failed for: not asked again until the revision moves.
     private var failed: Int?
 
@@ -25,6 +27,13 @@ public struct ContentMirror: Sendable {
             content = nil
             revision = nil
             return false
+        }
+        if update.state.sheet != sheet {
+            // Another program's sheet shown (or the shared one back): its revisions are its own.
+            sheet = update.state.sheet
+            content = nil
+            revision = nil
+            failed = nil
         }
         guard let count = content?.items.count, let known = revision else { return failed != list.revision }
         // A fetch can be ahead of the states still queued on the stream: their swaps are in it.
@@ -66,7 +75,10 @@ public struct ContentMirror: Sendable {
     }
 
     /// What `GetContent` answered.
-    public mutating func fetched(_ content: SheetContent, revision: Int) {
+    /// What `GetContent` answered; `sheet`, whose content it is: another than the states'
+    /// (the shown sheet changed meanwhile) is not taken, and the next state asks again.
+    public mutating func fetched(_ content: SheetContent, revision: Int, sheet: String? = nil) {
+        guard sheet == self.sheet else { return }
         self.content = content
         self.revision = revision
         failed = nil

@@ -242,18 +242,41 @@ public final class SheetClient {
         _ = try method("SetContent", change.parameters)
     }
 
+    /// Opens a sheet of this connection's own (`OpenSheet`), presented at `detent` on `layer`,
+    /// over the sheets opened before it; its id. It closes when the connection does.
+    public func openSheet(_ change: ContentChange, layer: SheetStack.Layer = .app, detent: String? = nil) throws(ClientError) -> String {
+        var parameters = change.parameters
+        parameters["layer"] = .string(layer.name.description)
+        if let detent { parameters["detent"] = .string(detent) }
+        let reply = try method("OpenSheet", parameters)
+        guard let sheet = reply["sheet"]?.stringValue else { throw .badReply(path: connection.path, reason: "OpenSheet without a sheet") }
+        return sheet
+    }
+
     /// What the sheet holds, its items in the list's current order.
     public func content() throws(ClientError) -> SheetContent { try contentAndRevision().content }
 
     /// The content and its revision, to match against a state's `list.revision`.
     public func contentAndRevision() throws(ClientError) -> (content: SheetContent, revision: Int) {
+        let answer = try contentOfSheet()
+        return (answer.content, answer.revision)
+    }
+
+    /// The content, its revision and whose it is (`sheet`: a program's, nil for the shared
+    /// sheet): for a renderer, the sheet shown.
+    public func contentOfSheet() throws(ClientError) -> (content: SheetContent, revision: Int, sheet: String?) {
         let parameters = try method("GetContent")
         return try decode { () throws(ProtocolError) in
             let content = try SheetContent(json: parameters["content"] ?? .null)
             guard let revision = parameters["revision"]?.intValue, revision >= 0 else {
                 throw ProtocolError("GetContent: no revision")
             }
-            return (content, revision)
+            var sheet: String?
+            if let value = parameters["sheet"], !value.isNull {
+                guard let name = value.stringValue, (1...64).contains(name.utf8.count) else { throw ProtocolError("GetContent: sheet is not a sheet's name") }
+                sheet = name
+            }
+            return (content, revision, sheet)
         }
     }
 

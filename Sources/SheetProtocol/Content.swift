@@ -188,6 +188,8 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
     public var presentCause: PresentCause?
     /// For `item-toggled`: the toggle's new value.
     public var on: Bool?
+    /// The program's sheet it happened on (`OpenSheet`); nil on the shared sheet.
+    public var sheet: String?
 
     public init(kind: ContentEvent.Kind, item: String? = nil, index: Int? = nil, from: Int? = nil, to: Int? = nil,
                 order: [String]? = nil, cause: DismissCause? = nil, on: Bool? = nil, presentCause: PresentCause? = nil) {
@@ -241,6 +243,10 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
         w.append("\"event\":\"")
         w.append(kind.name)
         w.append(UInt8(ascii: "\""))
+        if let sheet {
+            w.append(",\"sheet\":")
+            w.appendString(sheet)
+        }
         if let item {
             w.append(",\"item\":")
             w.appendString(item)
@@ -305,6 +311,7 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
         self.init(kind: kind, item: json["item"]?.stringValue, index: json["index"]?.intValue,
                   from: json["from"]?.intValue, to: json["to"]?.intValue, order: order, cause: cause,
                   on: json["on"]?.boolValue, presentCause: presentCause)
+        sheet = json["sheet"]?.stringValue
     }
 }
 

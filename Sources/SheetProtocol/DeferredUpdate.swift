@@ -10,9 +10,12 @@ public struct StateSettings: Sendable {
     public var detents: [DetentPosition]
     public var appearance: Appearance
     public var presentation: SheetPresentation
+    /// Which sheet is shown, and the stack (`SheetState.stacked`).
+    public var stacked: StackedSheets?
 
     public init(screen: ScreenSize, layout: ListConfiguration, content: SheetContent, detents: [DetentPosition],
-                appearance: Appearance, presentation: SheetPresentation) {
+                appearance: Appearance, presentation: SheetPresentation, stacked: StackedSheets? = nil) {
+        self.stacked = stacked
         self.screen = screen
         self.layout = layout
         self.content = content
@@ -55,7 +58,7 @@ public struct DeferredUpdate: Sendable {
     public func update(with settings: StateSettings) -> MonitorUpdate {
         let state = SheetState(snapshot, list: list, screen: settings.screen, layout: settings.layout, content: settings.content,
                                detents: settings.detents, inputActive: inputActive, appearance: settings.appearance,
-                               presentation: settings.presentation, regionInPixels: regionInPixels)
+                               presentation: settings.presentation, regionInPixels: regionInPixels, stacked: settings.stacked)
         return MonitorUpdate(sequence: sequence, timestampInMicroseconds: timestampInMicroseconds, state: state, gesture: gesture)
     }
 }

@@ -81,6 +81,9 @@ public enum SheetInterface {
     # compositor makes its input region: the whole screen while a modal sheet is shown or
     # moves, the card (and the grabber above it) while a non-modal one is, and at rest
     # closed the bar, or the edge band when an edge swipe may open it, or nothing.
+    # sheet: which sheet this is, a program's (OpenSheet) or null for the shared sheet;
+    # stack: the programs' sheets presented, bottom to top, the shown one last (left out
+    # while there is none).
     # focus: what keys, a knob or a switch have put the focus on, close (the close
     # button) or an item's id, null for nothing; focusVisible: its ring is drawn (a key was
     # used since the last touch).
@@ -103,7 +106,9 @@ public enum SheetInterface {
       presentation: ?Presentation,
       region: ?Region,
       detents: []DetentPosition,
-      list: ?List
+      list: ?List,
+      sheet: ?string,
+      stack: ?[]string
     )
 
     # A gesture where it happened: kind is tap, long-press, pan or swipe; phase is began,
@@ -169,9 +174,11 @@ public enum SheetInterface {
     # index), reorder-moved (item, from, to), reorder-ended (item, order),
     # dismiss-attempted (cause: swipe-down, drag, dim-tap, close-button or back) or
     # presented (the sheet left its floor, hidden or the bar, for a detent above it; cause:
-    # edge-swipe, bar-tap, bar-swipe, control or key).
+    # edge-swipe, bar-tap, bar-swipe, control or key). sheet: the program's sheet it happened
+    # on (OpenSheet), whose owner alone hears it; null on the shared sheet.
     type Event (
       event: string,
+      sheet: ?string,
       item: ?string,
       index: ?int,
       from: ?int,
@@ -197,23 +204,37 @@ public enum SheetInterface {
     # always arrives.
     method Monitor(maxRate: ?int) -> (seq: int, timestampUSec: int, state: State, gesture: ?Gesture, events: ?[]Event)
 
+    # Opens a sheet owned by this connection and presents it (at detent, else the
+    # configuration's initial detent): one sheet is shown at a time, the topmost presented
+    # one of the system layer, else of the app layer (the default), else the shared sheet.
+    # Its events go to this connection's Monitor alone; it closes when the connection does.
+    method OpenSheet(title: ?string, items: ?[]Item, guarded: ?bool, lang: ?string, layer: ?string, detent: ?string) -> (sheet: string)
+
+    # Closes one of this connection's sheets (animated as a dismissal when shown); the one
+    # beneath comes back where it rested.
+    method CloseSheet(sheet: string) -> ()
+
+    # The calls below that take sheet act on that sheet of the caller's; without it, on the
+    # caller's topmost sheet, or the shared sheet when it has none.
+
     # Show the sheet at a detent (the configured initial one when left out).
-    method Present(detent: ?string) -> ()
+    method Present(detent: ?string, sheet: ?string) -> ()
 
     # Hide the sheet. A guarded sheet only with force (after asking the user).
-    method Dismiss(force: ?bool) -> ()
+    method Dismiss(force: ?bool, sheet: ?string) -> ()
 
     # Replace what the sheet holds; each field left out keeps its value. New items reset
     # the order. Bad content is InvalidParameter naming the field and index
     # (items[3].id) and changes nothing.
-    method SetContent(title: ?string, items: ?[]Item, guarded: ?bool, lang: ?string) -> ()
+    method SetContent(title: ?string, items: ?[]Item, guarded: ?bool, lang: ?string, sheet: ?string) -> ()
 
     # What the sheet holds, its items in the list's current order, and the revision
-    # (List.revision) of that content and order.
-    method GetContent() -> (content: Content, revision: int)
+    # (List.revision) of that content and order; sheet: whose it is (a program's, null for
+    # the shared sheet). A renderer's GetContent without sheet answers for the sheet shown.
+    method GetContent(sheet: ?string) -> (content: Content, revision: int, sheet: ?string)
 
     # Move the sheet to a detent.
-    method SetDetent(detent: string) -> ()
+    method SetDetent(detent: string, sheet: ?string) -> ()
 
     # A renderer tells the daemon the size of the display it draws on.
     method SetScreen(width: int, height: int, scale: ?float) -> ()
@@ -244,7 +265,7 @@ public enum SheetInterface {
     # move-down), with the same rules: element and activate is a tap on it, back a dismissal
     # a guarded sheet refuses (dismiss-attempted). Either may be left out. An element that
     # cannot take the focus is CannotFocus, with why.
-    method Focus(element: ?string, command: ?string) -> ()
+    method Focus(element: ?string, command: ?string, sheet: ?string) -> ()
 
     # The input devices the daemon has seen.
     method ListDevices() -> (devices: []Device)
@@ -277,6 +298,15 @@ public enum SheetInterface {
     error InvalidMessage (reason: string)
 
     error TooManyConnections (limit: int)
+
+    # No sheet of that id is open (never was, closed, or its owner gone).
+    error NoSuchSheet (sheet: string)
+
+    # The sheet is another connection's.
+    error NotOwner (sheet: string)
+
+    # Another sheet would pass a limit: per connection, or in all.
+    error TooManySheets (limit: int)
     """
 
     /// `org.varlink.service`, which every varlink service provides.

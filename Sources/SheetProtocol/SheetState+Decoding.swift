@@ -121,6 +121,26 @@ extension SheetState {
                   list: try json["list"].flatMap { value throws(ProtocolError) in value.isNull ? nil : try ListState(json: value) },
                   inputActive: inputActive, reduceMotion: reduceMotion, cardInPixels: card, appearance: appearance,
                   presentation: presentation, regionInPixels: region, focus: focus, focusVisible: focusVisible)
+        if json["sheet"] != nil || json["stack"] != nil {
+            var stacked = StackedSheets(sheet: nil, stack: [])
+            if let value = json["sheet"], !value.isNull { stacked.sheet = try Self.sheetName(value, "sheet") }
+            if case .array(let names)? = json["stack"] {
+                guard names.count <= Self.maximumStack else { throw ProtocolError("field \"stack\" names more than \(Self.maximumStack) sheets") }
+                stacked.stack = try names.map { value throws(ProtocolError) in try Self.sheetName(value, "stack") }
+            }
+            self.stacked = stacked
+        }
+    }
+
+    /// At most this many sheets in a state's `stack` (the daemon's limit in all is 64).
+    public static let maximumStack = 256
+
+    /// A sheet's name as a state carries it: 1 to 64 bytes.
+    static func sheetName(_ value: JSONValue, _ field: String) throws(ProtocolError) -> String {
+        guard let name = value.stringValue, (1...64).contains(name.utf8.count) else {
+            throw ProtocolError("field \"\(field)\" is not a sheet's name (1 to 64 bytes)")
+        }
+        return name
     }
 }
 

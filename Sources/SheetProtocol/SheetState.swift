@@ -64,6 +64,13 @@ public struct SheetState: Sendable, Equatable {
     public var focus: FocusedElement?
     /// The focus ring is drawn: a key was used since the last touch. `"focusVisible"`.
     public var focusVisible: Bool
+    /// Which sheet this is and the stack, once a program has opened a sheet; nil before (one
+    /// optional, not two fields: a frame's state is copied several times on its way out).
+    public var stacked: StackedSheets?
+    /// Which sheet this is: a program's (`OpenSheet`, `sheet-3`), nil for the shared sheet.
+    public var sheet: String? { stacked?.sheet }
+    /// The programs' sheets presented, bottom to top, the shown one last; empty while there is none.
+    public var stack: [String] { stacked?.stack ?? [] }
 
     /// Nothing moves: the sheet rests and its list, if any, is settled.
     public var isAtRest: Bool { state == .resting && (list?.isSettled ?? true) }
@@ -79,7 +86,9 @@ public struct SheetState: Sendable, Equatable {
                 screen: ScreenSize, cause: SheetCause, detents: [DetentPosition], list: ListState? = nil,
                 inputActive: Bool = false, reduceMotion: Bool = false, cardInPixels: CardSpan? = nil,
                 appearance: Appearance = .standard, presentation: SheetPresentation = SheetPresentation(),
-                regionInPixels: ScreenRegion? = nil, focus: FocusedElement? = nil, focusVisible: Bool = false) {
+                regionInPixels: ScreenRegion? = nil, focus: FocusedElement? = nil, focusVisible: Bool = false,
+                stacked: StackedSheets? = nil) {
+        self.stacked = stacked
         self.focus = focus
         self.focusVisible = focusVisible
         self.appearance = appearance
@@ -100,6 +109,18 @@ public struct SheetState: Sendable, Equatable {
         self.screen = screen
         self.cause = cause
         self.detents = detents
+    }
+}
+
+/// Which sheet a state is of, and the stack (`OpenSheet`): `sheet` nil for the shared sheet,
+/// `stack` the programs' sheets presented, bottom to top, the shown one last.
+public struct StackedSheets: Sendable, Equatable {
+    public var sheet: String?
+    public var stack: [String]
+
+    public init(sheet: String?, stack: [String]) {
+        self.sheet = sheet
+        self.stack = stack
     }
 }
 
@@ -238,7 +259,12 @@ extension SheetState {
         writeList(to: &w)
     }
 
+    // The stretches' closures read locals, not `self`: a closure that read the state's fields
+    // copied the whole state into its context first (its value witness, with a retain for each
+    // string and array in it), once a stretch, state after state.
     private func writeMoving(to w: inout JSONWriter) {
+        let (state, detent, target, topInPixels, progress, dim, velocityInPixelsPerSecond) =
+            (self.state, self.detent, self.target, self.topInPixels, self.progress, self.dim, self.velocityInPixelsPerSecond)
         w.appendBounded { c in
             c.append("{\"state\":\"")
             c.append(state.name)
@@ -258,6 +284,7 @@ extension SheetState {
     }
 
     private func writeScreen(to w: inout JSONWriter) {
+        let screen = self.screen
         w.appendBounded { c in
             c.append(",\"screen\":{\"width\":")
             c.appendInteger(Int64(screen.widthInPixels))
@@ -270,6 +297,7 @@ extension SheetState {
     }
 
     private func writeFlags(to w: inout JSONWriter) {
+        let (cause, inputActive, reduceMotion, focusVisible, focus) = (self.cause, self.inputActive, self.reduceMotion, self.focusVisible, self.focus)
         w.appendBounded { c in
             c.append(",\"cause\":\"")
             c.append(cause.name)
@@ -332,6 +360,17 @@ extension SheetState {
         if let list {
             w.append(",\"list\":")
             list.write(to: &w)
+        }
+        // Only once a program has opened a sheet: a daemon of one sheet writes what it always did.
+        if let stacked {
+            w.append(",\"sheet\":")
+            if let sheet = stacked.sheet { w.appendString(sheet) } else { w.append("null") }
+            w.append(",\"stack\":[")
+            for (index, name) in stacked.stack.enumerated() {
+                if index > 0 { w.append(UInt8(ascii: ",")) }
+                w.appendString(name)
+            }
+            w.append(UInt8(ascii: "]"))
         }
         w.append(UInt8(ascii: "}"))
     }
@@ -458,6 +497,7 @@ extension MonitorUpdate {
     }
 
     private func writeHead(to w: inout JSONWriter, reply: Bool = false) {
+        let (sequence, timestampInMicroseconds) = (self.sequence, self.timestampInMicroseconds)
         w.appendBounded { c in
             if reply { c.append("{\"continues\":true,\"parameters\":") }
             c.append("{\"seq\":")
@@ -469,7 +509,7 @@ extension MonitorUpdate {
     }
 
     private func writeTail(to w: inout JSONWriter, reply: Bool = false) {
-        if let gesture {
+        if let gesture = self.gesture {
             w.appendBounded { c in
                 c.append(",\"gesture\":")
                 gesture.write(to: &c)
@@ -495,7 +535,8 @@ extension SheetState {
     /// them without copying the configuration for every state.
     public init(_ snapshot: SheetSnapshot, list: ListSnapshot?, screen: ScreenSize, layout: ListConfiguration,
                 content: SheetContent, detents: [DetentPosition], inputActive: Bool, appearance: Appearance = .standard,
-                presentation: SheetPresentation = SheetPresentation(), regionInPixels: ScreenRegion? = nil) {
+                presentation: SheetPresentation = SheetPresentation(), regionInPixels: ScreenRegion? = nil,
+                stacked: StackedSheets? = nil) {
         let scale = screen.scale
         self.init(
             state: snapshot.state, detent: snapshot.detent, target: snapshot.target, topInPixels: snapshot.topInPixels,
@@ -504,7 +545,7 @@ extension SheetState {
             list: list.map { ListState($0, layout: layout, content: content, scale: scale) },
             inputActive: inputActive, reduceMotion: snapshot.reduceMotion, cardInPixels: snapshot.cardInPixels,
             appearance: appearance, presentation: presentation, regionInPixels: regionInPixels,
-            focus: FocusedElement(snapshot.focus.target, content: content), focusVisible: snapshot.focus.visible)
+            focus: FocusedElement(snapshot.focus.target, content: content), focusVisible: snapshot.focus.visible, stacked: stacked)
     }
 }
 

@@ -135,6 +135,9 @@ public enum VarlinkErrorName {
     public static let invalidMessage = "io.sheetd.Sheet.InvalidMessage"
     public static let tooManyConnections = "io.sheetd.Sheet.TooManyConnections"
     public static let shuttingDown = "io.sheetd.Sheet.ShuttingDown"
+    public static let noSuchSheet = "io.sheetd.Sheet.NoSuchSheet"
+    public static let notOwner = "io.sheetd.Sheet.NotOwner"
+    public static let tooManySheets = "io.sheetd.Sheet.TooManySheets"
 }
 
 /// What an interface description (varlink's IDL) says each method takes: the names of its

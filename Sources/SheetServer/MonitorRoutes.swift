@@ -74,7 +74,11 @@ struct MonitorRoutes {
     var routes: [Route] = []
     /// Updates for routes through the loop, not yet taken by it; a newer state replaces the
     /// last one unless that carries a gesture or content events.
-    var handoff: [(update: MonitorUpdate, bytes: [UInt8])] = []
+    var handoff: [(update: MonitorUpdate, bytes: [UInt8], others: Others?)] = []
+
+    /// The bytes for everyone but `audience` (and the renderers) when an update carries a
+    /// program's sheet's events, which are its owner's alone.
+    typealias Others = (bytes: [UInt8], audience: UInt64)
     /// A hop to take `handoff` and the tails is scheduled.
     var scheduled = false
 
@@ -131,34 +135,50 @@ struct MonitorRoutes {
     /// says) to each direct route that takes it (`takers(of:)` first), and turns a route
     /// whose socket is full, or failed, to the loop. True when the loop must take a hop: for a
     /// tail, for a gesture or content events, or for a route through the loop that can write.
-    mutating func route(_ update: MonitorUpdate, bytes: [UInt8], offer: Offer? = nil) -> Bool {
+    mutating func route(_ update: MonitorUpdate, bytes: [UInt8], others: Others? = nil, offer: Offer? = nil) -> Bool {
         let offer = offer ?? Offer(update)
-        let sequence = update.sequence
-        var throughLoop = false
-        var tails = false
-        var wake = update.gesture != nil || !update.events.isEmpty
-        bytes.withUnsafeBytes { raw in
-            for index in routes.indices {
-                guard routes[index].direct else {
-                    if routes[index].from <= sequence {
-                        throughLoop = true
-                        wake = wake || !routes[index].blocked
-                    }
-                    continue
-                }
-                // An unpaced route takes every update: no decision to keep for it.
-                if routes[index].pacer != nil, !decide(index, offer) { continue }
-                switch sendDirect(raw, to: index, sequence: sequence) {
-                case .sent: break
-                case .throughLoop: (throughLoop, wake) = (true, true)
-                case .tail: (tails, wake) = (true, true)
-                }
-            }
+        var walk = Walk(sequence: update.sequence, offer: offer, wake: update.gesture != nil || !update.events.isEmpty)
+        bytes.withUnsafeBytes { full in
+            guard let others else { return send(full, walk: &walk) }
+            // A program's sheet's events and focus: its owner's bytes, and everyone else's.
+            others.bytes.withUnsafeBytes { rest in send(full, walk: &walk, others: (rest, others.audience)) }
         }
-        if throughLoop { keep(update, bytes: bytes) }
-        guard wake, throughLoop || tails, !scheduled else { return false }
+        if walk.throughLoop { keep(update, bytes: bytes, others: others) }
+        guard walk.wake, walk.throughLoop || walk.tails, !scheduled else { return false }
         scheduled = true
         return true
+    }
+
+    /// What a `route` found on its way over the routes.
+    private struct Walk {
+        let sequence: Int64
+        let offer: Offer
+        var wake: Bool
+        var throughLoop = false
+        var tails = false
+    }
+
+    /// Writes `raw` to each direct route that takes it (`others`' bytes to a route that does not
+    /// hear its audience), and notes the routes through the loop that must have it.
+    private mutating func send(_ raw: UnsafeRawBufferPointer, walk: inout Walk,
+                               others: (bytes: UnsafeRawBufferPointer, audience: UInt64)? = nil) {
+        for index in routes.indices {
+            guard routes[index].direct else {
+                if routes[index].from <= walk.sequence {
+                    walk.throughLoop = true
+                    walk.wake = walk.wake || !routes[index].blocked
+                }
+                continue
+            }
+            // An unpaced route takes every update: no decision to keep for it.
+            if routes[index].pacer != nil, !decide(index, walk.offer) { continue }
+            let bytes = others.map { routes[index].connection.hears($0.audience) ? raw : $0.bytes } ?? raw
+            switch sendDirect(bytes, to: index, sequence: walk.sequence) {
+            case .sent: break
+            case .throughLoop: (walk.throughLoop, walk.wake) = (true, true)
+            case .tail: (walk.tails, walk.wake) = (true, true)
+            }
+        }
     }
 
     enum DirectWrite { case sent, throughLoop, tail }
@@ -205,28 +225,28 @@ struct MonitorRoutes {
                 }
             }
         }
-        if throughLoop { keep(latest, bytes: bytes) }
+        if throughLoop { keep(latest, bytes: bytes, others: nil) }
         guard throughLoop || tails, !scheduled else { return false }
         scheduled = true
         return true
     }
 
-    mutating func keep(_ update: MonitorUpdate, bytes: [UInt8]) {
+    mutating func keep(_ update: MonitorUpdate, bytes: [UInt8], others: Others?) {
         if let last = handoff.last, last.update.gesture == nil, last.update.events.isEmpty {
-            handoff[handoff.count - 1] = (update, bytes)
+            handoff[handoff.count - 1] = (update, bytes, others)
             return
         }
         if handoff.count == Self.handoffLimit {
             // Far behind: drop the oldest state that carries no content event.
             handoff.remove(at: handoff.firstIndex { $0.update.events.isEmpty } ?? 0)
         }
-        handoff.append((update, bytes))
+        handoff.append((update, bytes, others))
     }
 
     /// What a hop gives the loop: the tails to send first, each route's first sequence, the
     /// updates. Tails are handed over once.
     mutating func take() -> (tails: [(VarlinkConnection, [UInt8])], routes: [(VarlinkConnection, Int64)],
-                             updates: [(update: MonitorUpdate, bytes: [UInt8])]) {
+                             updates: [(update: MonitorUpdate, bytes: [UInt8], others: Others?)]) {
         scheduled = false
         var tails: [(VarlinkConnection, [UInt8])] = []
         var through: [(VarlinkConnection, Int64)] = []

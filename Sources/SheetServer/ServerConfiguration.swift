@@ -18,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     /// Members of this group may call the control methods (besides root and the daemon's own
     /// user). Nil: the group of the socket file.
     public var controlGroup: gid_t?
+    /// Members of this group read every program's sheet, its events too (the renderers). Nil:
+    /// the group `sheetd-render`, where there is one.
+    public var renderGroup: gid_t?
     /// The socket of `io.sheetd.Input`, for programs that feed touches; nil: none.
     public var inputSocketPath: String?
     /// The input socket handed over by systemd (`FileDescriptorName=input`).
@@ -143,9 +146,74 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// A call about a sheet as the daemon takes it: what to do, which sheet the caller named, and
+/// who called (the connection, whose sheets these are, and its credentials).
+public struct SheetCall: Sendable, Equatable, CustomStringConvertible {
+    public enum Action: Sendable, Equatable {
+        /// A control call (`Present`, `SetContent`, `SetScreen`, …).
+        case control(ControlRequest)
+        /// `OpenSheet`: a new sheet of the caller's, with this content, on `layer`, presented at
+        /// `detent` (nil: the configuration's initial detent).
+        case open(ContentChange, layer: SheetStack.Layer, detent: String?)
+        /// `CloseSheet`.
+        case close
+        /// `GetContent` of a sheet the daemon's loop must find (a program's).
+        case content
+    }
+
+    public var action: Action
+    /// The `sheet` parameter; nil: the caller's topmost sheet, else the shared sheet.
+    public var sheet: String?
+    /// The connection's number (unique for the server's life): the owner of what it opens.
+    public var connection: UInt64
+    public var peer: PeerCredentials
+    /// A renderer's call (it reads every sheet): a `Focus` naming no sheet is a person's, on
+    /// the sheet shown (an assistive technology's click), not on the shared sheet.
+    public var fromRenderer: Bool
+
+    public init(_ action: Action, sheet: String? = nil, connection: UInt64, peer: PeerCredentials, fromRenderer: Bool = false) {
+        self.action = action
+        self.sheet = sheet
+        self.connection = connection
+        self.peer = peer
+        self.fromRenderer = fromRenderer
+    }
+
+    public var methodName: String {
+        switch action {
+        case .control(let request): request.methodName
+        case .open: "OpenSheet"
+        case .close: "CloseSheet"
+        case .content: "GetContent"
+        }
+    }
+
+    public var description: String {
+        let call = switch action {
+        case .control(let request): request.description
+        case .open(let change, let layer, let detent):
+            "OpenSheet(" + [change.title.map { "title \($0.utf8.count) bytes" }, change.items.map { "\($0.count) items" },
+                            "layer \(layer.name)", detent.map { "detent \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
+        case .close: "CloseSheet"
+        case .content: "GetContent"
+        }
+        return call + (sheet.map { " on \($0)" } ?? "")
+    }
+}
+
 /// How the daemon answered a control call.
 public enum ControlResult: Sendable, Equatable {
     case done
+    /// `OpenSheet`: the new sheet's id.
+    case opened(String)
+    /// `GetContent`: what the sheet holds.
+    case content(SharedContent)
+    /// The call named a sheet that is not there (never was, closed, or its owner gone).
+    case noSuchSheet(String)
+    /// The call named another program's sheet.
+    case notOwner(String)
+    /// Another sheet would pass a limit (`SheetStack.Limits`): per connection or in all.
+    case tooManySheets(limit: Int)
     case unknownDetent(String, known: [String])
     case invalidScreen(String)
     /// Dismiss without force on a guarded sheet.
@@ -156,15 +224,18 @@ public enum ControlResult: Sendable, Equatable {
 
 /// What `GetContent` answers: the content, the list's order (positions → indices into its
 /// items) and the revision of both, as the states' `list.revision` counts it.
-public struct SharedContent: Sendable {
+public struct SharedContent: Sendable, Equatable {
     public var content: SheetContent
     public var order: [Int]
     public var revision: Int
+    /// Whose it is: a program's sheet (`OpenSheet`), nil for the shared sheet.
+    public var sheet: String?
 
-    public init(content: SheetContent, order: [Int], revision: Int) {
+    public init(content: SheetContent, order: [Int], revision: Int, sheet: String? = nil) {
         self.content = content
         self.order = order
         self.revision = revision
+        self.sheet = sheet
     }
 }
 
@@ -178,9 +249,13 @@ public protocol InputCaller: AnyObject, Sendable {
 /// called from any thread.
 public protocol SheetServiceDelegate: AnyObject, Sendable {
     func devices() -> [InputDevice]
-    func content() -> SharedContent
-    func control(_ request: ControlRequest, from peer: PeerCredentials,
-                 completion: @escaping @Sendable (ControlResult) -> Void)
+    /// `GetContent`'s answer without a wait: the shared sheet's content, or with `shown` (a
+    /// renderer's, which draws whatever is shown) the shown sheet's.
+    func content(shown: Bool) -> SharedContent
+    /// A call about a sheet; `completion` once, from any thread.
+    func control(_ call: SheetCall, completion: @escaping @Sendable (ControlResult) -> Void)
+    /// A connection that opened sheets (`OpenSheet`) has gone: its sheets close.
+    func sheetConnectionClosed(_ connection: UInt64)
     /// An `io.sheetd.Input` call from the connection numbered `connection` (unique for the
     /// server's life), which owns the devices it opens. Answered with `caller.inputDone`,
     /// once, from any thread.

@@ -53,14 +53,35 @@ extension VarlinkConnection {
                 }
                 body.append("]}")
             }, context: context)
+        case "OpenSheet":
+            let change: ContentChange
+            do {
+                change = try ContentChange(json: parameters)
+            } catch {
+                logger.notice("\(who): OpenSheet refused: \(error)")
+                return invalidParameter(error.path, call, context: context)
+            }
+            var layer = SheetStack.Layer.app
+            if let raw = parameters["layer"], !raw.isNull {
+                guard let name = raw.stringValue, let value = SheetStack.Layer(name: name) else {
+                    return invalidParameter("layer", call, context: context)
+                }
+                layer = value
+            }
+            let detent = parameters["detent"]
+            if let detent, !detent.isNull, detent.stringValue == nil { return invalidParameter("detent", call, context: context) }
+            control(.open(change, layer: layer, detent: detent?.stringValue), call, context: context)
+        case "CloseSheet":
+            guard let sheet = parameters["sheet"]?.stringValue else { return invalidParameter("sheet", call, context: context) }
+            control(.close, sheet: sheet, call, context: context)
         case "Present":
             let detent = parameters["detent"]
             if let detent, !detent.isNull, detent.stringValue == nil { return invalidParameter("detent", call, context: context) }
-            control(.present(detent: detent?.stringValue), call, context: context)
+            control(.control(.present(detent: detent?.stringValue)), call, context: context)
         case "Dismiss":
             let force = parameters["force"]
             if let force, !force.isNull, force.boolValue == nil { return invalidParameter("force", call, context: context) }
-            control(.dismiss(force: force?.boolValue ?? false), call, context: context)
+            control(.control(.dismiss(force: force?.boolValue ?? false)), call, context: context)
         case "SetContent":
             let change: ContentChange
             do {
@@ -69,17 +90,15 @@ extension VarlinkConnection {
                 logger.notice("\(who): SetContent refused: \(error)")
                 return invalidParameter(error.path, call, context: context)
             }
-            control(.setContent(change), call, context: context)
+            control(.control(.setContent(change)), call, context: context)
         case "GetContent":
             guard !call.oneway else { return }
-            let shared = server.delegate.content()
-            write(VarlinkReply.encode(continues: false, capacity: 256 + shared.content.items.count * 48) { body in
-                body.append("{\"content\":")
-                shared.content.write(to: &body, order: shared.order)
-                body.append(",\"revision\":")
-                body.appendInteger(Int64(shared.revision))
-                body.append("}")
-            }, context: context)
+            guard ownsSheets || parameters["sheet"].map({ !$0.isNull }) == true else {
+                // As the loop last handed it over, no wait: the shared sheet's, or to a
+                // renderer the shown one's.
+                return answerContent(server.delegate.content(shown: readsEverything), context: context)
+            }
+            control(.content, call, context: context)
         case "Focus":
             var element: String?
             if let raw = parameters["element"], !raw.isNull {
@@ -95,10 +114,10 @@ extension VarlinkConnection {
                 }
                 command = value
             }
-            control(.focus(element: element, command: command), call, context: context)
+            control(.control(.focus(element: element, command: command)), call, context: context)
         case "SetDetent":
             guard let detent = parameters["detent"]?.stringValue else { return invalidParameter("detent", call, context: context) }
-            control(.setDetent(detent), call, context: context)
+            control(.control(.setDetent(detent)), call, context: context)
         case "SetScreen":
             // Held to what every renderer can draw, before it reaches the engine.
             guard let width = parameters["width"]?.intValue, ScreenSize.pixelRange.contains(width) else {
@@ -114,7 +133,7 @@ extension VarlinkConnection {
                 }
                 scale = value
             }
-            control(.setScreen(width: width, height: height, scale: scale), call, context: context)
+            control(.control(.setScreen(width: width, height: height, scale: scale)), call, context: context)
         case "SetAppearance":
             let change: AppearanceChange
             do {
@@ -123,7 +142,7 @@ extension VarlinkConnection {
                 logger.notice("\(who): SetAppearance refused: \(error)")
                 return invalidParameter(error.path, call, context: context)
             }
-            control(.setAppearance(change), call, context: context)
+            control(.control(.setAppearance(change)), call, context: context)
         case "SetPresentation":
             let change: PresentationChange
             do {
@@ -132,10 +151,10 @@ extension VarlinkConnection {
                 logger.notice("\(who): SetPresentation refused: \(error)")
                 return invalidParameter(error.path, call, context: context)
             }
-            control(.setPresentation(change), call, context: context)
+            control(.control(.setPresentation(change)), call, context: context)
         case "SetReduceMotion":
             guard let enabled = parameters["enabled"]?.boolValue else { return invalidParameter("enabled", call, context: context) }
-            control(.setReduceMotion(enabled), call, context: context)
+            control(.control(.setReduceMotion(enabled)), call, context: context)
         default:
             methodNotFound(call, context: context)
         }
@@ -190,20 +209,53 @@ extension VarlinkConnection {
         }
     }
 
-    func control(_ request: ControlRequest, _ call: VarlinkCall, context: ChannelHandlerContext) {
-        guard server.mayControl(peer) else {
+    /// `GetContent`'s reply.
+    func answerContent(_ shared: SharedContent, context: ChannelHandlerContext) {
+        write(VarlinkReply.encode(continues: false, capacity: 256 + shared.content.items.count * 48) { body in
+            body.append("{\"content\":")
+            shared.content.write(to: &body, order: shared.order)
+            body.append(",\"revision\":")
+            body.appendInteger(Int64(shared.revision))
+            if let sheet = shared.sheet {
+                body.append(",\"sheet\":")
+                body.appendString(sheet)
+            }
+            body.append("}")
+        }, context: context)
+    }
+
+    /// A call about a sheet, handed to the daemon with the sheet it names (`sheet`, or `named`)
+    /// and answered when the daemon has. The control group decides, as for every control call;
+    /// ownership the daemon decides.
+    func control(_ action: SheetCall.Action, sheet named: String? = nil, _ call: VarlinkCall, context: ChannelHandlerContext) {
+        var sheet = named
+        if sheet == nil, let raw = call.parameters["sheet"], !raw.isNull {
+            guard let value = raw.stringValue, !value.isEmpty, value.utf8.count <= 64 else {
+                return invalidParameter("sheet", call, context: context)
+            }
+            sheet = value
+        }
+        guard let peer, server.mayControl(peer) else {
             let group = server.controlGroupName
-            logger.notice("\(who): \(request.methodName) refused (not root, the daemon's user or in group \(group))")
+            logger.notice("\(who): \(call.method) refused (not root, the daemon's user or in group \(group))")
             replyError(VarlinkErrorName.notAllowed, .object(["method": .string(call.method), "group": .string(group)]),
                        to: call, context: context)
             return
         }
-        logger.info("\(who): \(request)")
-        let peer = peer!
-        waitForDaemon(context: context, { [server] done in server.delegate.control(request, from: peer, completion: done) }) { [self] result, context in
+        let request = SheetCall(action, sheet: sheet, connection: number, peer: peer, fromRenderer: readsEverything)
+        if case .content = action {} else { logger.info("\(who): \(request)") }
+        waitForDaemon(context: context, { [server] done in server.delegate.control(request, completion: done) }) { [self] result, context in
             switch result {
             case .done:
                 replyEmpty(to: call, context: context)
+            case .opened(let sheet):
+                // A program that holds a sheet is not idle: it is waited for, as a subscriber is.
+                ownsSheets = true
+                idleTimer?.cancel()
+                idleTimer = nil
+                write(VarlinkReply.encode(continues: false, capacity: 48) { $0.append(.object(["sheet": .string(sheet)])) }, context: context)
+            case .content(let shared):
+                answerContent(shared, context: context)
             case .unknownDetent(let detent, let known):
                 replyError(VarlinkErrorName.unknownDetent,
                            .object(["detent": .string(detent), "known": .array(known.map { .string($0) })]),
@@ -215,6 +267,13 @@ extension VarlinkConnection {
             case .cannotFocus(let element, let reason):
                 replyError(VarlinkErrorName.cannotFocus, .object(["element": .string(element), "reason": .string(reason)]),
                            to: call, context: context)
+            case .noSuchSheet(let sheet):
+                replyError(VarlinkErrorName.noSuchSheet, .object(["sheet": .string(sheet)]), to: call, context: context)
+            case .notOwner(let sheet):
+                logger.notice("\(who): \(request.methodName) on \(sheet) refused: another program's sheet")
+                replyError(VarlinkErrorName.notOwner, .object(["sheet": .string(sheet)]), to: call, context: context)
+            case .tooManySheets(let limit):
+                replyError(VarlinkErrorName.tooManySheets, .object(["limit": .number(Double(limit))]), to: call, context: context)
             }
         }
     }

@@ -59,6 +59,13 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     private var reading = true
     private(set) var peer: PeerCredentials?
     var isSubscriber = false
+    /// It opened a sheet (`OpenSheet`): its sheets close when it goes.
+    var ownsSheets = false
+    /// A renderer (root, the daemon's user, the render group): it hears every sheet's events.
+    private(set) var readsEverything = false
+
+    /// Whether it hears the events of the sheet `audience` (a connection's number) owns.
+    func hears(_ audience: UInt64) -> Bool { readsEverything || number == audience }
     private var closing = false
     /// The client shut its side down: answer what it sent, then close.
     private var inputClosed = false
@@ -104,6 +111,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
         admitted = true
         number = server.connectionNumber()
+        readsEverything = server.mayReadEverything(peer)
         logger.debug("\(who): connected")
         armIdleTimer()
         context.fireChannelActive()
@@ -147,6 +155,11 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         stallTimer?.cancel()
         idleTimer?.cancel()
         if admitted { server.connectionClosed(self) }
+        if ownsSheets {
+            logger.notice("\(who): gone; its sheets close")
+            server.delegate.sheetConnectionClosed(number)
+            ownsSheets = false
+        }
         if openDevices > 0 {
             logger.notice("\(who): gone with \(openDevices) input device(s) open; closing them")
             server.delegate.inputConnectionClosed(number)
@@ -352,7 +365,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         let timeout = server.configuration.idleTimeout
         idleTimer = channel.eventLoop.scheduleTask(deadline: lastCall + timeout) { [self] in
             idleTimer = nil
-            guard !closing, !isSubscriber else { return }
+            guard !closing, !isSubscriber, !ownsSheets else { return }
             if openDevices > 0 { lastCall = .now() }
             if waitingForDaemon || !queued.isEmpty || NIODeadline.now() < lastCall + timeout {
                 if waitingForDaemon || !queued.isEmpty { lastCall = .now() }

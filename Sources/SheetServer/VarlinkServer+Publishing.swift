@@ -14,7 +14,12 @@ extension VarlinkServer {
     /// paced one as its pacer decides on `novelty`; nil: an event or a change, as the update
     /// says). With no subscriber the update is kept and not encoded
     /// (`MonitorRoutes.latestEncoded`).
-    public func publish(_ update: MonitorUpdate, novelty: MonitorPacer.Novelty? = nil) {
+    ///
+    /// `audience`: the connection whose sheet this is (`OpenSheet`), which alone, with the
+    /// renderers (`mayReadEverything`), hears its events and learns which of its items has the
+    /// focus; every other subscriber, and `GetState`, gets the state without them.
+    public func publish(_ update: MonitorUpdate, novelty: MonitorPacer.Novelty? = nil, audience: UInt64? = nil) {
+        let others = audience == nil ? nil : Self.forOthers(update)
         let offer = MonitorRoutes.Offer(update, novelty: novelty)
         let mustHop = encoder.withLockedValue { encoder -> Bool in
             // `routeCount` is a hint read without the lock; only the lock decides that no route
@@ -27,7 +32,10 @@ extension VarlinkServer {
                     routes.skipped = false
                     return true
                 }
-                if kept { return false }
+                if kept {
+                    if let others { routes.withLockedValue { $0.latest = others } }
+                    return false
+                }
             }
             // Paced subscribers that all hold this state: nothing to encode (a 60 Hz renderer
             // of a 120 Hz panel's touches skips the encoding of half the states). Without one,
@@ -43,6 +51,18 @@ extension VarlinkServer {
                 if held { return false }
             }
             update.writeReply(into: &encoder.writer, reusing: &encoder.settled)
+            if let others {
+                // Rare (a program's sheet's events): the owner's bytes, then everyone else's.
+                let full = encoder.writer.bytes
+                others.writeReply(into: &encoder.writer, reusing: &encoder.settled)
+                return routes.withLockedValue { routes in
+                    routes.latest = others
+                    routes.skipped = false
+                    swap(&routes.latestBytes, &encoder.writer.bytes)
+                    routes.latestEncoded = true
+                    return routes.route(update, bytes: full, others: (routes.latestBytes, audience ?? 0), offer: offer)
+                }
+            }
             return routes.withLockedValue { routes in
                 routes.latest = update
                 routes.skipped = false
@@ -53,6 +73,17 @@ extension VarlinkServer {
             }
         }
         if mustHop { eventLoop.execute { self.takeHandoff() } }
+    }
+
+    /// What a program's sheet's update is to everyone but its owner and the renderers: no
+    /// events, no focus; nil when it carries neither.
+    static func forOthers(_ update: MonitorUpdate) -> MonitorUpdate? {
+        guard !update.events.isEmpty || update.state.focus != nil else { return nil }
+        var others = update
+        others.events = []
+        others.state.focus = nil
+        others.state.focusVisible = false
+        return others
     }
 
     /// Whether a subscriber may be there (read without the lock: `keep` decides under it).
@@ -163,11 +194,22 @@ extension VarlinkServer {
             buffer.writeBytes(tail)
             connection.offer(buffer, keep: true)
         }
-        for (update, bytes) in updates {
+        for (update, bytes, others) in updates {
             var buffer = ByteBufferAllocator().buffer(capacity: bytes.count)
             buffer.writeBytes(bytes)
+            var othersBuffer: ByteBuffer?
+            if let others {
+                othersBuffer = ByteBufferAllocator().buffer(capacity: others.bytes.count)
+                othersBuffer?.writeBytes(others.bytes)
+            }
             let keep = !update.events.isEmpty
-            for (connection, from) in through where update.sequence >= from { connection.offer(buffer, keep: keep) }
+            for (connection, from) in through where update.sequence >= from {
+                if let othersBuffer, let others, !connection.hears(others.audience) {
+                    connection.offer(othersBuffer, keep: false)
+                } else {
+                    connection.offer(buffer, keep: keep)
+                }
+            }
         }
     }
 

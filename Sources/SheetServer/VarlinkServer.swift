@@ -53,6 +53,9 @@ public final class VarlinkServer: @unchecked Sendable {
     private var createdSockets: [(path: String, device: UInt64, inode: UInt64)] = []
     private(set) var controlGroup: gid_t = 0
     private(set) var controlGroupName = ""
+    /// The group whose members read every sheet (`mayReadEverything`): the configuration's,
+    /// else `sheetd-render` where the system has it.
+    private(set) var renderGroup: gid_t?
     private(set) var inputGroup: gid_t = 0
     private(set) var inputGroupName = ""
     /// Numbers connections, for the devices they own.
@@ -152,6 +155,7 @@ public final class VarlinkServer: @unchecked Sendable {
         let sheet = try openSocket(path: configuration.socketPath, inherited: configuration.inheritedDescriptor,
                                    group: configuration.socketGroup)
         (controlGroup, controlGroupName) = Self.group(configuration.controlGroup, ofSocket: sheet.path)
+        renderGroup = configuration.renderGroup ?? getgrnam("sheetd-render").map { $0.pointee.gr_gid }
         try await accept(on: sheet, endpoint: .sheet)
         if configuration.inputInheritedDescriptor != nil || configuration.inputSocketPath != nil {
             // The sheet works without plugins: an input socket that cannot be had is an error
@@ -422,6 +426,15 @@ public final class VarlinkServer: @unchecked Sendable {
     func mayControl(_ peer: PeerCredentials?) -> Bool {
         guard let peer else { return false }
         return peer.uid == 0 || peer.uid == geteuid() || peer.gid == controlGroup || peer.groups.contains(controlGroup)
+    }
+
+    /// Root, the daemon's own user, and the render group (`sheetd-render`, the group the
+    /// renderer units run in) read every program's sheet: its events, as they draw whatever
+    /// is shown. Any other connection hears the events of its own sheets alone.
+    func mayReadEverything(_ peer: PeerCredentials?) -> Bool {
+        guard let peer else { return false }
+        return peer.uid == 0 || peer.uid == geteuid()
+            || renderGroup.map { peer.gid == $0 || peer.groups.contains($0) } ?? false
     }
 
     /// Root, the daemon's own user, and the input group may feed touches.

@@ -21,6 +21,7 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
     private lazy var plugins = PluginInput(screen: engine.configuration.screen)
     private var frames = TouchFrameBatch()
     private var connection: UInt64 = 0
+    private var sheets = SheetRegistry()
 
     private init() {
         var configuration = ServerConfiguration(socketPath: "/run/sheetd/io.sheetd.Sheet")
@@ -74,17 +75,28 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
 
     func refreshState(completion: @escaping @Sendable () -> Void) { completion() }
 
-    func content() -> SharedContent {
+    func content(shown: Bool) -> SharedContent {
         SharedContent(content: engine.content, order: engine.list.order, revision: engine.list.revision)
     }
 
-    func control(_ request: ControlRequest, from peer: PeerCredentials,
-                 completion: @escaping @Sendable (ControlResult) -> Void) {
+    func control(_ call: SheetCall, completion: @escaping @Sendable (ControlResult) -> Void) {
         now = now.adding(microseconds: 16_000)
         let before = engine.configuration.screen
-        let result = engine.perform(request, at: now, into: &outputs)
+        // As the daemon's loop decides: a call about the panel on the shown sheet and every
+        // other, one about a sheet through the registry; then the stack's sheet is shown.
+        let result: ControlResult
+        if case .control(let request) = call.action, SheetRegistry.isForEverySheet(request) || sheets.stack.entries.isEmpty {
+            result = engine.perform(request, at: now, into: &outputs)
+            if result == .done, SheetRegistry.isForEverySheet(request) { sheets.follow(request, at: now) }
+        } else {
+            result = sheets.perform(call, shown: &engine, at: now, into: &outputs)
+        }
+        if sheets.mustSwap { sheets.swap(&engine, at: now, into: &outputs) }
         if engine.configuration.screen != before { plugins.resync(screen: engine.configuration.screen) }
         engine.advance(to: now.adding(microseconds: 1_000_000), into: &outputs)
+        if sheets.settle(engine, at: now.adding(microseconds: 1_000_000)), sheets.mustSwap {
+            sheets.swap(&engine, at: now.adding(microseconds: 1_000_000), into: &outputs)
+        }
         FuzzTarget.check(outputs)
         outputs.removeAll(keepingCapacity: true)
         completion(result)
@@ -95,6 +107,13 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
         let result = plugins.perform(request, owner: connection, pid: peer.pid, uid: peer.uid, now: now, into: &frames)
         applyFrames()
         caller.inputDone(result)
+    }
+
+    func sheetConnectionClosed(_ connection: UInt64) {
+        sheets.ownerGone(connection, shown: &engine, at: now, into: &outputs)
+        if sheets.mustSwap { sheets.swap(&engine, at: now, into: &outputs) }
+        FuzzTarget.check(outputs)
+        outputs.removeAll(keepingCapacity: true)
     }
 
     func inputConnectionClosed(_ connection: UInt64) {

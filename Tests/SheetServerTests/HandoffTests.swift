@@ -14,9 +14,9 @@ import Testing
 /// The server on its own, with a delegate that has nothing to control.
 private class NothingToControl: SheetServiceDelegate, @unchecked Sendable {
     func devices() -> [InputDevice] { [] }
-    func content() -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
-    func control(_ request: ControlRequest, from peer: PeerCredentials,
-                 completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
+    func content(shown: Bool) -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
+    func control(_ call: SheetCall, completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
+    func sheetConnectionClosed(_ connection: UInt64) {}
     func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
         caller.inputDone(.noSuchDevice(0))
     }

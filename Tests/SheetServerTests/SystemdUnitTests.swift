@@ -81,6 +81,6 @@ struct SystemdUnitTests {
         let unit = try String(contentsOf: folder.appendingPathComponent("sheet-render@.service"), encoding: .utf8)
         #expect(unit.contains("DeviceAllow=char-drm rw") && unit.contains("DeviceAllow=char-fb rw"))
         #expect(!unit.contains("char-input"), "a renderer reads no input devices")
-        #expect(unit.contains("SupplementaryGroups=video sheetd"))
+        #expect(unit.contains("SupplementaryGroups=video sheetd sheetd-render"))
     }
 }

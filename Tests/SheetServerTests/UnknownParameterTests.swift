@@ -12,7 +12,8 @@ import Testing
     /// The methods and their parameters, read from the descriptions the daemon serves.
     @Test func theParametersAreReadFromTheDescriptions() {
         let sheet = VarlinkMethods.parameters(in: SheetInterface.description)
-        #expect(sheet["SetContent"] == ["title", "items", "guarded", "lang"])
+        #expect(sheet["SetContent"] == ["title", "items", "guarded", "lang", "sheet"])
+        #expect(sheet["OpenSheet"] == ["title", "items", "guarded", "lang", "layer", "detent"] && sheet["CloseSheet"] == ["sheet"])
         #expect(sheet["GetState"] == [])
         #expect(sheet["Monitor"] == ["maxRate"])
         let input = VarlinkMethods.parameters(in: InputInterface.description)

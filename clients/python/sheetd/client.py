@@ -7,7 +7,7 @@ import socket
 import time
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
 
-from .types import Content, Device, Item, ProtocolError, State, Stats, Update, _list, _object, _reader
+from .types import Content, Device, Event, Item, ProtocolError, State, Stats, Update, _list, _object, _reader
 
 INTERFACE = "io.sheetd.Sheet"
 DEFAULT_SOCKET = "/run/sheetd/io.sheetd.Sheet"
@@ -98,14 +98,28 @@ class Client:
         self._send(method, {name: value for name, value in parameters.items() if value is not None})
         return self._read(method)
 
-    # The interface.
+    # The interface. The calls that take `sheet` act on that sheet of this connection's
+    # (open_sheet); without it, on this connection's topmost sheet, else the shared sheet.
+
+    def open_sheet(self, title: Optional[str] = None, items: Optional[Iterable[Item]] = None,
+                   guarded: Optional[bool] = None, lang: Optional[str] = None, layer: Optional[str] = None,
+                   detent: Optional[str] = None) -> "OwnedSheet":
+        """A sheet of this connection's own, presented at `detent` over the others of its layer
+        (`app`, or `system` over every app sheet). Its events reach this connection alone
+        (OwnedSheet.events); it closes when the connection does."""
+        reply = self.call("OpenSheet", title=title, items=None if items is None else [item.to_json() for item in items],
+                          guarded=guarded, lang=lang, layer=layer, detent=detent)
+        sheet = reply.get("sheet")
+        if not isinstance(sheet, str):
+            raise ProtocolError(f"OpenSheet: sheet is not a string: {sheet!r}")
+        return OwnedSheet(self, sheet)
 
     def get_state(self) -> State:
         return State.from_json(_object(self.call("GetState").get("state"), "state"))
 
-    def get_content(self) -> Tuple[Content, int]:
+    def get_content(self, sheet: Optional[str] = None) -> Tuple[Content, int]:
         """What the sheet holds (items in the list's order) and that order's revision."""
-        reply = self.call("GetContent")
+        reply = self.call("GetContent", sheet=sheet)
         content = Content.from_json(_object(reply.get("content"), "content"))
         revision = reply.get("revision")
         if isinstance(revision, bool) or not isinstance(revision, int):
@@ -113,30 +127,26 @@ class Client:
         return content, revision
 
     def set_content(self, title: Optional[str] = None, items: Optional[Iterable[Item]] = None,
-                    guarded: Optional[bool] = None, lang: Optional[str] = None) -> None:
+                    guarded: Optional[bool] = None, lang: Optional[str] = None, sheet: Optional[str] = None) -> None:
         """Replaces what is given; what is left out stays. New items reset the order."""
-        self.call("SetContent", title=title, items=None if items is None else [item.to_json() for item in items], guarded=guarded, lang=lang)
+        self.call("SetContent", title=title, items=None if items is None else [item.to_json() for item in items], guarded=guarded,
+                  lang=lang, sheet=sheet)
 
-    def present(self, detent: Optional[str] = None) -> None:
-        self.call("Present", detent=detent)
+    def present(self, detent: Optional[str] = None, sheet: Optional[str] = None) -> None:
+        self.call("Present", detent=detent, sheet=sheet)
 
-    def dismiss(self, force: bool = False) -> None:
+    def dismiss(self, force: bool = False, sheet: Optional[str] = None) -> None:
         """Hides the sheet; a guarded one only with force (SheetdError io.sheetd.Sheet.Guarded otherwise)."""
-        self.call("Dismiss", force=force or None)
+        self.call("Dismiss", force=force or None, sheet=sheet)
 
-    def set_detent(self, detent: str) -> None:
-        self.call("SetDetent", detent=detent)
+    def set_detent(self, detent: str, sheet: Optional[str] = None) -> None:
+        self.call("SetDetent", detent=detent, sheet=sheet)
 
-    def focus(self, element: Optional[str] = None, command: Optional[str] = None) -> None:
+    def focus(self, element: Optional[str] = None, command: Optional[str] = None, sheet: Optional[str] = None) -> None:
         """The focus on an item (by id) or "close", then a key map command ("activate",
         "back", "next", ...) as a person's key: what an assistive technology's focus and
         click do. An element that cannot take the focus raises CannotFocus's error."""
-        parameters = {}
-        if element is not None:
-            parameters["element"] = element
-        if command is not None:
-            parameters["command"] = command
-        self.call("Focus", **parameters)
+        self.call("Focus", element=element, command=command, sheet=sheet)
 
     def set_reduce_motion(self, enabled: bool) -> None:
         """Reduced motion on or off: the card placed at once, the dim cross-faded."""
@@ -194,6 +204,46 @@ class Client:
         self._send("Monitor", {} if max_rate is None else {"maxRate": max_rate}, more=True)
         while True:
             yield Update.from_json(self._read("Monitor"))
+
+
+class OwnedSheet:
+    """A sheet a connection opened (Client.open_sheet): the calls on it name it, and its
+    events are its owner's alone. It closes with close(), or when its connection closes."""
+
+    def __init__(self, client: Client, sheet: str):
+        self.client = client
+        self.sheet = sheet
+
+    def set_content(self, title: Optional[str] = None, items: Optional[Iterable[Item]] = None,
+                    guarded: Optional[bool] = None, lang: Optional[str] = None) -> None:
+        self.client.set_content(title=title, items=items, guarded=guarded, lang=lang, sheet=self.sheet)
+
+    def get_content(self) -> Tuple[Content, int]:
+        return self.client.get_content(sheet=self.sheet)
+
+    def present(self, detent: Optional[str] = None) -> None:
+        self.client.present(detent, sheet=self.sheet)
+
+    def dismiss(self, force: bool = False) -> None:
+        self.client.dismiss(force, sheet=self.sheet)
+
+    def set_detent(self, detent: str) -> None:
+        self.client.set_detent(detent, sheet=self.sheet)
+
+    def focus(self, element: Optional[str] = None, command: Optional[str] = None) -> None:
+        self.client.focus(element, command, sheet=self.sheet)
+
+    def close(self) -> None:
+        """Closes the sheet (dismissed, animated, when shown); the one beneath comes back."""
+        self.client.call("CloseSheet", sheet=self.sheet)
+
+    def events(self, max_rate: Optional[int] = None) -> Iterator[Event]:
+        """This sheet's events as they come (Monitor on the owner's connection, which it then
+        takes over: make the other calls first, or close the connection to close the sheet)."""
+        for update in self.client.monitor(max_rate):
+            for event in update.events:
+                if event.sheet == self.sheet:
+                    yield event
 
 
 def follow(path: Optional[str] = None, retry_seconds: float = 0.05, timeout: Optional[float] = None,

@@ -317,6 +317,12 @@ class State:
     # From a daemon before sheets opened by touch: None.
     presentation: Optional[Presentation] = None
     region: Optional[Region] = None
+    # Which sheet this is: a program's (open_sheet), None for the shared sheet; and the
+    # programs' sheets presented, bottom to top, the shown one last.
+    sheet: Optional[str] = None
+    stack: Tuple[str, ...] = ()
+    # What keys or a screen reader put the focus on: "close" or an item's id (None: nothing).
+    focus: Optional[str] = None
 
     @property
     def is_idle(self) -> bool:
@@ -346,6 +352,9 @@ class State:
             appearance=_field(value, "appearance", where, _reader(Appearance), optional=True),
             presentation=_field(value, "presentation", where, _reader(Presentation), optional=True),
             region=_field(value, "region", where, _reader(Region), optional=True),
+            sheet=_field(value, "sheet", where, _string, optional=True),
+            stack=_field(value, "stack", where, _list(_string), optional=True) or (),
+            focus=_field(value, "focus", where, _string, optional=True),
         )
 
 
@@ -380,6 +389,8 @@ class Event:
     order: Optional[Tuple[str, ...]] = None
     cause: Optional[str] = None
     on: Optional[bool] = None
+    # The program's sheet it happened on (open_sheet); None on the shared sheet.
+    sheet: Optional[str] = None
 
     @classmethod
     def from_json(cls, value: dict, where: str) -> "Event":
@@ -388,7 +399,8 @@ class Event:
                    _field(value, "to", where, _int, optional=True),
                    _field(value, "order", where, _list(_string), optional=True),
                    _field(value, "cause", where, _string, optional=True),
-                   _field(value, "on", where, _bool, optional=True))
+                   _field(value, "on", where, _bool, optional=True),
+                   _field(value, "sheet", where, _string, optional=True))
 
 
 @dataclass(frozen=True)

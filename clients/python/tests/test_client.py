@@ -180,6 +180,32 @@ class RealDaemonTests(unittest.TestCase):
             self.assertEqual(client.get_state().target or client.get_state().detent, "hidden")
             self.assertEqual(client.list_devices(), client.list_devices())
 
+    def test_an_owned_sheet_is_shown_named_and_closed(self):
+        with Client(self.path, timeout=30) as program, Client(self.path, timeout=30) as watcher:
+            sheet = program.open_sheet(title="Mine", items=[Item("go", "Go")], detent="expanded")
+            self.assertTrue(sheet.sheet.startswith("sheet-"))
+            self.assertEqual(sheet.get_content()[0].title, "Mine")
+            self.assertEqual(program.get_content()[0].title, "Mine", "the caller's topmost sheet")
+            # Root reads as a renderer does: the sheet shown (a program in the socket's group
+            # would read the shared sheet's; ProgramsTests runs programs as such).
+            self.assertEqual(watcher.get_content()[0].title, "Mine")
+            state = watcher.get_state()
+            self.assertEqual((state.sheet, state.stack), (sheet.sheet, (sheet.sheet,)))
+            with self.assertRaises(SheetdError) as raised:
+                watcher.set_content(title="Theirs", sheet=sheet.sheet)
+            self.assertEqual(raised.exception.error, "io.sheetd.Sheet.NotOwner")
+            with self.assertRaises(SheetdError) as raised:
+                program.open_sheet(layer="middle")
+            self.assertEqual(raised.exception.parameters.get("parameter"), "layer")
+            sheet.close()
+            with self.assertRaises(SheetdError) as raised:
+                sheet.present()
+            self.assertEqual(raised.exception.error, "io.sheetd.Sheet.NoSuchSheet")
+            # Gone down: the shared sheet is shown again, at rest, as the other tests expect it.
+            for update in watcher.monitor():
+                if update.state.sheet is None and update.state.state == "resting":
+                    break
+
     def test_reduce_motion_places_the_card_at_once(self):
         with Client(self.path, timeout=30) as client, Client(self.path, timeout=30) as watcher:
             client.set_content(guarded=False)

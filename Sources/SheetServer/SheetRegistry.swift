@@ -1,0 +1,217 @@
+import SheetCore
+import SheetProtocol
+
+/// The sheets of one daemon: the shared sheet and those programs opened (`OpenSheet`), one
+/// engine each, and which of them is shown (`SheetStack`). The shown sheet's engine is the
+/// caller's (the loop's `engine`: a frame's path does not change with several sheets); the
+/// others wait here, frozen where they were. Who may act on which sheet, and what a call about a
+/// sheet does to the stack, is decided here, for the daemon and for the fuzzer's harness alike.
+///
+/// Between calls the caller asks `mustSwap`: when the stack shows another sheet, `swap` trades
+/// engines (the leaving one's touches cancelled, the coming one presented where it was asked
+/// to open, or shown where it rested). `settle` after each turn lets a program's sheet that came
+/// to rest at its floor go beneath the others, or go for good when it was closing.
+public struct SheetRegistry: Sendable {
+    public private(set) var stack: SheetStack
+    /// The sheet whose engine the caller holds: nil for the shared sheet.
+    public private(set) var shown: SheetStack.ID?
+    private var parked: [SheetStack.ID: Engine] = [:]
+    /// The shared sheet's engine while a program's sheet is shown.
+    private var shared: Engine?
+    /// Sheets to present when next shown (opened, or presented again by their owner), and where.
+    private var presenting: [SheetStack.ID: DetentName?] = [:]
+    /// Sheets dismissed on their owner's word (`CloseSheet`, a hang-up): gone once at rest.
+    private var closing: Set<SheetStack.ID> = []
+
+    public init(limits: SheetStack.Limits = SheetStack.Limits()) {
+        stack = SheetStack(limits: limits)
+    }
+
+    /// Whether the stack now shows another sheet than the caller's engine is.
+    public var mustSwap: Bool { stack.shown != shown }
+
+    /// The connection whose sheet is shown, which alone hears its events; nil: the shared sheet's.
+    public var shownOwner: UInt64? { shown.flatMap { stack.entry($0)?.owner } }
+
+    /// The presented programs' sheets, bottom to top (a state's `stack`).
+    public var presentedNames: [String] { stack.presented.map(\.description) }
+
+    /// Whether `request` is about the daemon's panel rather than one sheet: every sheet follows it.
+    public static func isForEverySheet(_ request: ControlRequest) -> Bool {
+        switch request {
+        case .setScreen, .setReduceMotion, .setAppearance, .setPresentation: true
+        case .present, .dismiss, .setDetent, .setContent, .focus: false
+        }
+    }
+
+    /// The sheet `call` acts on: the one it names, if the caller owns it (or is root dismissing
+    /// or closing it, an operator's right); else the caller's topmost; else, for a renderer's
+    /// `Focus` (a person's), the sheet shown; else the shared sheet (nil).
+    public func target(of call: SheetCall) -> (sheet: SheetStack.ID?, refusal: ControlResult?) {
+        guard let name = call.sheet else {
+            // A sheet closing is gone to its owner already.
+            if let own = stack.entries.last(where: { $0.owner == call.connection && !closing.contains($0.id) }) { return (own.id, nil) }
+            if call.fromRenderer, case .control(.focus) = call.action { return (shown, nil) }
+            return (nil, nil)
+        }
+        guard let id = SheetStack.ID(name), let entry = stack.entry(id), !closing.contains(id) else { return (nil, .noSuchSheet(name)) }
+        if entry.owner == call.connection { return (id, nil) }
+        let operatorMay = switch call.action {
+        case .close, .control(.dismiss): call.peer.uid == 0
+        default: false
+        }
+        return operatorMay ? (id, nil) : (nil, .notOwner(name))
+    }
+
+    /// Runs `body` on the engine of `id` (nil: the shared sheet) with where its outputs go: the
+    /// caller's for the shown sheet, nowhere for one that waits (it publishes nothing unseen).
+    public mutating func withEngine<Result>(_ id: SheetStack.ID?, shown engine: inout Engine, into out: inout [EngineOutput],
+                                            _ body: (inout Engine, inout [EngineOutput]) -> Result) -> Result {
+        if id == shown { return body(&engine, &out) }
+        var unseen: [EngineOutput] = []
+        if let id {
+            return body(&parked[id]!, &unseen)
+        }
+        return body(&shared!, &unseen)
+    }
+
+    /// A request every sheet follows, done on the shown one: the waiting ones too, so that the
+    /// sheet that comes back has the panel's screen, motion, look and presentation.
+    public mutating func follow(_ request: ControlRequest, at time: Timestamp) {
+        var unseen: [EngineOutput] = []
+        for id in parked.keys { _ = parked[id]!.perform(request, at: time, into: &unseen) }
+        if shared != nil { _ = shared!.perform(request, at: time, into: &unseen) }
+    }
+
+    /// `OpenSheet`, `CloseSheet`, `GetContent` of a program's sheet, and a control call about one
+    /// sheet, against the stack and the sheet's engine; `engine` is the shown one's.
+    public mutating func perform(_ call: SheetCall, shown engine: inout Engine, at time: Timestamp,
+                                 into out: inout [EngineOutput]) -> ControlResult {
+        if case .open(let change, let layer, let detent) = call.action {
+            return open(change, layer: layer, detent: detent, owner: call.connection, like: engine, at: time)
+        }
+        let (id, refusal) = target(of: call)
+        if let refusal { return refusal }
+        switch call.action {
+        case .open:
+            return .done
+        case .close:
+            guard let id else { return .noSuchSheet(call.sheet ?? "") }
+            close(id, shown: &engine, at: time, into: &out)
+            return .done
+        case .content:
+            return withEngine(id, shown: &engine, into: &out) { engine, _ in
+                .content(SharedContent(content: engine.content, order: engine.list.order, revision: engine.list.revision, sheet: id?.description))
+            }
+        case .control(let request):
+            if let id, id != shown, case .present(let detent) = request {
+                // A waiting sheet presented: to the top of its layer, presented when shown.
+                var name: DetentName?
+                if let detent {
+                    guard let known = DetentName(detent), parked[id]!.sheet.detents.detents.contains(where: { $0.name == known }) else {
+                        return .unknownDetent(detent, known: parked[id]!.sheet.detents.detents.map(\.name.description))
+                    }
+                    name = known
+                }
+                stack.present(id)
+                presenting[id] = .some(name)
+                return .done
+            }
+            let result = withEngine(id, shown: &engine, into: &out) { engine, out in engine.perform(request, at: time, into: &out) }
+            if let id, id != shown, result == .done, case .dismiss = request {
+                stack.dismiss(id)
+                presenting[id] = nil
+            }
+            return result
+        }
+    }
+
+    private mutating func open(_ change: ContentChange, layer: SheetStack.Layer, detent: String?, owner: UInt64,
+                               like engine: Engine, at time: Timestamp) -> ControlResult {
+        var name: DetentName?
+        if let detent {
+            guard let known = DetentName(detent), engine.sheet.detents.detents.contains(where: { $0.name == known }) else {
+                return .unknownDetent(detent, known: engine.sheet.detents.detents.map(\.name.description))
+            }
+            name = known
+        }
+        guard let id = stack.open(owner: owner, layer: layer) else { return .tooManySheets(limit: stack.limit(for: owner) ?? 0) }
+        // The panel's configuration as it is now (screen, presentation, look), at its floor.
+        var sheet = Engine(configuration: engine.configuration, startingAt: engine.sheet.detents.floor.name)
+        var unseen: [EngineOutput] = []
+        sheet.setContent(change.applied(to: .empty), at: time, into: &unseen)
+        sheet.start(at: time, into: &unseen)
+        parked[id] = sheet
+        presenting[id] = .some(name)
+        return .opened(id.description)
+    }
+
+    /// Closes `id`: the shown one is dismissed (animated, guarded or not) and goes at rest
+    /// (`settle`); a waiting one goes now.
+    private mutating func close(_ id: SheetStack.ID, shown engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput]) {
+        guard id == shown else { return remove(id) }
+        closing.insert(id)
+        _ = engine.perform(SheetCommand.dismiss(force: true), at: time, into: &out)
+    }
+
+    private mutating func remove(_ id: SheetStack.ID) {
+        stack.close(id)
+        parked[id] = nil
+        presenting[id] = nil
+        closing.remove(id)
+    }
+
+    /// The connection `owner` hung up: its sheets close.
+    public mutating func ownerGone(_ owner: UInt64, shown engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput]) {
+        for id in stack.sheets(ownedBy: owner) { close(id, shown: &engine, at: time, into: &out) }
+    }
+
+    /// After a turn: the shown program's sheet at rest at its floor rests beneath the others
+    /// (a person or its owner dismissed it), or is gone (it was closing). True when the stack
+    /// changed (`mustSwap` then says whether another sheet is shown).
+    public mutating func settle(_ engine: borrowing Engine, at time: Timestamp) -> Bool {
+        guard let id = shown else { return false }
+        let snapshot = engine.snapshot(at: time)
+        guard snapshot.state == .resting, snapshot.detent == engine.sheet.detents.floor.name, presenting[id] == nil else { return false }
+        if closing.contains(id) {
+            stack.close(id)
+            closing.remove(id)
+        } else if stack.entry(id)?.presented == true {
+            stack.dismiss(id)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// Trades the caller's engine for the one of the sheet the stack shows now. The leaving
+    /// sheet's touches and keys are let go (unseen); it waits where it was, or is gone if it
+    /// was closed. The coming one is presented where its owner asked, or shown where it
+    /// rested: its state and list go into `out`.
+    public mutating func swap(_ engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput]) {
+        guard mustSwap else { return }
+        var unseen: [EngineOutput] = []
+        engine.cancelAllTouches(at: time, into: &unseen)
+        engine.releaseKeys(at: time, into: &unseen)
+        let next = stack.shown
+        let coming = next.map { parked.removeValue(forKey: $0)! } ?? shared.take()!
+        if let leaving = shown {
+            if stack.entry(leaving) != nil { parked[leaving] = engine }
+        } else {
+            shared = engine
+        }
+        engine = coming
+        shown = next
+        if let next, let detent = presenting.removeValue(forKey: next) {
+            _ = engine.perform(SheetCommand.present(detent), at: time, into: &out)
+        } else {
+            if let list = engine.listSnapshot(at: time) { out.append(.list(list)) }
+            out.append(.sheet(engine.snapshot(at: time)))
+        }
+    }
+
+    /// Runs `body` on the shared sheet's engine, wherever it is (what persists is its).
+    public mutating func withShared<Result>(_ engine: inout Engine, _ body: (inout Engine) -> Result) -> Result {
+        shown == nil ? body(&engine) : body(&shared!)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+import SheetClient
+import SheetCore
+import SheetProtocol
+import SheetTestSupport
+import Testing
+
+/// Several programs on one panel (`OpenSheet`): each owns its sheets, a stack decides which is
+/// shown, and what a person does reaches only the owner. The programs are real connections of
+/// the Python client (python_programs_client.py) run as an unprivileged user in the socket's
+/// group, as programs are; the person is a root connection, as a renderer passing a screen
+/// reader's click is.
+@Suite(.serialized) struct ProgramsTests {
+    @Test func programsOwnTheirSheetsAndHearOnlyTheirOwnEvents() throws {
+        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            print("skipped: running the programs as another user needs root and setpriv")
+            return
+        }
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--socket-group", "users"])
+        chmod(daemon.folder.path, 0o755)
+        let script = PythonClientTests.root.appendingPathComponent("Tests/SheetServerTests/python_programs_client.py").path
+        let programs = try LineReadingProcess(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                              ["--reuid=65534", "--regid=65534", "--groups=100", "/usr/bin/python3", script, daemon.socketPath],
+                                              environment: ["PYTHONPATH": PythonClientTests.pythonPath, "HOME": "/"])
+        var said: [String] = []
+        while said.last != "person" && !(said.last ?? "").hasPrefix("FAILED") {
+            said += try programs.lines(1)
+        }
+        #expect(said.last == "person", "\(said)\n\(programs.errors)\n\(daemon.log)")
+        // A person taps B's item through a screen reader: a renderer's Focus, on the sheet shown.
+        try daemon.client().focus("play", command: .activate)
+        while said.last != "done" && !(said.last ?? "").hasPrefix("FAILED") {
+            said += try programs.lines(1)
+        }
+        #expect(!said.contains { $0.hasPrefix("FAILED") }, "\(said)\n\(programs.errors)\n\(daemon.log)")
+        for check in ["tap-reaches-b", "a-hears-nothing-of-b", "a-back", "a-never-read-Media", "system-over-app", "app-after-system"] {
+            #expect(said.contains("ok \(check)"), "\(check): \(said)")
+        }
+        programs.process.waitUntilExit()
+        #expect(programs.process.terminationStatus == 0, "\(programs.errors)")
+        // Every program gone, its sheets with it: the shared sheet is shown again, at rest.
+        let watching = SheetSubscription(path: daemon.socketPath)
+        var state: SheetState?
+        while !(state.map { $0.sheet == nil && $0.stack.isEmpty && $0.isIdle } ?? false) {
+            guard case .update(let update) = try watching.next(timeoutMilliseconds: 10_000) else { continue }
+            state = update.state
+        }
+        watching.disconnect()
+        #expect(state?.detent == .half, "the shared sheet where it rested: \(String(describing: state))")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// `sheetctl open`: a shell script's sheet, held while the command runs, its events printed;
+    /// `--until-tapped` ends it at the first tap, and the sheet goes with it.
+    @Test func sheetctlOpenHoldsASheetAndPrintsItsTap() throws {
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"])
+        let open = try LineReadingProcess(builtExecutable("sheetctl"),
+                                          ["open", "--socket", daemon.socketPath, "--title", "Ticket", "--item", "ok=OK", "--item", "no=Cancel",
+                                           "--layer", "system", "--until-tapped"], environment: [:])
+        let opened = try open.lines(1)
+        #expect(opened == [#"{"opened":"sheet-1"}"#], "\(open.errors)")
+        try daemon.client().focus("ok", command: .activate)
+        #expect(try open.lines(1) == [#"{"event":"item-tapped","sheet":"sheet-1","item":"ok"}"#], "\(open.errors)")
+        open.process.waitUntilExit()
+        #expect(open.process.terminationStatus == 0, "\(open.errors)")
+        #expect(daemon.stop() == 0)
+    }
+}

@@ -1,0 +1,109 @@
+import SheetCore
+import SheetProtocol
+import SheetServer
+import Testing
+
+/// `SheetRegistry`: the sheets of a daemon, one engine each, without a socket (ProgramsTests
+/// drives the same through real connections).
+struct SheetRegistryTests {
+    static let person = PeerCredentials(pid: 10, uid: 1000, gid: 1000)
+    static let root = PeerCredentials(pid: 1, uid: 0, gid: 0)
+
+    /// The panel's shared sheet resting at half, and an empty registry, at 1 s.
+    private func panel() -> (Engine, SheetRegistry, [EngineOutput]) {
+        var engine = Engine(configuration: EngineConfiguration())
+        var out: [EngineOutput] = []
+        engine.setContent(SheetContent(title: "Shared", items: [SheetItem(id: "a", label: "A")]), at: .zero, into: &out)
+        engine.advance(to: Timestamp(seconds: 1), into: &out)
+        return (engine, SheetRegistry(), [])
+    }
+
+    private func call(_ action: SheetCall.Action, _ sheet: String? = nil, from connection: UInt64, as peer: PeerCredentials = person) -> SheetCall {
+        SheetCall(action, sheet: sheet, connection: connection, peer: peer)
+    }
+
+    /// Advances the shown engine until it rests, settling and swapping as the loop does after each turn.
+    private func rest(_ engine: inout Engine, _ sheets: inout SheetRegistry, from start: Timestamp) -> Timestamp {
+        var out: [EngineOutput] = []
+        var time = start
+        for _ in 0..<240 {
+            time = time.adding(microseconds: 16_667)
+            engine.advance(to: time, into: &out)
+            if sheets.settle(engine, at: time), sheets.mustSwap { sheets.swap(&engine, at: time, into: &out) }
+            if engine.snapshot(at: time).state == .resting { break }
+        }
+        return time
+    }
+
+    @Test func aProgramsSheetGoesOverTheSharedOneAndTheOneBeneathComesBackWhereItRested() throws {
+        var (engine, sheets, out) = panel()
+        var time = Timestamp(seconds: 1)
+        let opened = sheets.perform(call(.open(ContentChange(title: "Navigation", items: [SheetItem(id: "route", label: "Route")]),
+                                               layer: .app, detent: "expanded"), from: 1), shown: &engine, at: time, into: &out)
+        #expect(opened == .opened("sheet-1") && sheets.mustSwap)
+        sheets.swap(&engine, at: time, into: &out)
+        #expect(sheets.shown?.description == "sheet-1" && engine.content.title == "Navigation" && sheets.shownOwner == 1)
+        time = rest(&engine, &sheets, from: time)
+        #expect(engine.snapshot(at: time).detent == .expanded)
+        // B over A; A may neither change B's sheet nor read it; root may dismiss it.
+        #expect(sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 2), shown: &engine, at: time, into: &out)
+                == .opened("sheet-2"))
+        sheets.swap(&engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        #expect(sheets.presentedNames == ["sheet-1", "sheet-2"] && engine.snapshot(at: time).detent == .half)
+        #expect(sheets.perform(call(.control(.setContent(ContentChange(title: "Mine"))), "sheet-2", from: 1), shown: &engine, at: time, into: &out)
+                == .notOwner("sheet-2"))
+        #expect(sheets.perform(call(.content, "sheet-2", from: 1), shown: &engine, at: time, into: &out) == .notOwner("sheet-2"))
+        #expect(sheets.perform(call(.control(.present(detent: nil)), "sheet-9", from: 1), shown: &engine, at: time, into: &out)
+                == .noSuchSheet("sheet-9"))
+        #expect(sheets.perform(call(.close, "sheet-2", from: 1), shown: &engine, at: time, into: &out) == .notOwner("sheet-2"))
+        guard case .content(let own) = sheets.perform(call(.content, from: 1), shown: &engine, at: time, into: &out) else {
+            Issue.record("A's own content")
+            return
+        }
+        #expect(own.content.title == "Navigation", "A's topmost: its own, beneath B's")
+        // The operator closes B: dismissed, animated, then gone; A is back at expanded.
+        #expect(sheets.perform(call(.close, "sheet-2", from: 9, as: Self.root), shown: &engine, at: time, into: &out) == .done)
+        #expect(!sheets.mustSwap, "shown until it has gone down")
+        time = rest(&engine, &sheets, from: time)
+        #expect(sheets.shown?.description == "sheet-1" && engine.content.title == "Navigation")
+        #expect(engine.snapshot(at: time).detent == .expanded && sheets.presentedNames == ["sheet-1"])
+        #expect(sheets.perform(call(.control(.present(detent: nil)), "sheet-2", from: 2), shown: &engine, at: time, into: &out)
+                == .noSuchSheet("sheet-2"))
+        // A's program goes: the shared sheet comes back where it rested, with its content.
+        sheets.ownerGone(1, shown: &engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        #expect(sheets.shown == nil && engine.content.title == "Shared" && engine.snapshot(at: time).detent == .half)
+    }
+
+    @Test func aSystemSheetStaysOverAnAppSheetOpenedAfterItAndAPersonsDismissalLetsTheNextCome() {
+        var (engine, sheets, out) = panel()
+        var time = Timestamp(seconds: 1)
+        _ = sheets.perform(call(.open(ContentChange(title: "Staff"), layer: .system, detent: nil), from: 1), shown: &engine, at: time, into: &out)
+        sheets.swap(&engine, at: time, into: &out)
+        _ = sheets.perform(call(.open(ContentChange(title: "Later"), layer: .app, detent: nil), from: 2), shown: &engine, at: time, into: &out)
+        #expect(!sheets.mustSwap && engine.content.title == "Staff" && sheets.presentedNames == ["sheet-2", "sheet-1"])
+        time = rest(&engine, &sheets, from: time)
+        // A person dismisses the staff sheet: it rests, its owner's, and the app sheet opens.
+        _ = engine.perform(SheetCommand.dismiss(force: false), at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        time = rest(&engine, &sheets, from: time)
+        #expect(engine.content.title == "Later" && engine.snapshot(at: time).detent == .half, "presented where it asked, once shown")
+        #expect(sheets.presentedNames == ["sheet-2"] && sheets.stack.entry(SheetStack.ID(number: 1))?.presented == false)
+        // Its owner presents it again: over the app sheet.
+        #expect(sheets.perform(call(.control(.present(detent: "expanded")), "sheet-1", from: 1), shown: &engine, at: time, into: &out) == .done)
+        sheets.swap(&engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        #expect(engine.content.title == "Staff" && engine.snapshot(at: time).detent == .expanded)
+    }
+
+    @Test func limitsAndUnknownDetentsAreRefusedBeforeAnythingOpens() {
+        var (engine, sheets, out) = panel()
+        #expect(sheets.perform(call(.open(ContentChange(), layer: .app, detent: "nowhere"), from: 1), shown: &engine, at: .zero, into: &out)
+                == .unknownDetent("nowhere", known: ["expanded", "half", "hidden"]))
+        for _ in 0..<8 { _ = sheets.perform(call(.open(ContentChange(), layer: .app, detent: nil), from: 1), shown: &engine, at: .zero, into: &out) }
+        #expect(sheets.perform(call(.open(ContentChange(), layer: .app, detent: nil), from: 1), shown: &engine, at: .zero, into: &out)
+                == .tooManySheets(limit: 8))
+        #expect(sheets.stack.entries.count == 8)
+    }
+}
