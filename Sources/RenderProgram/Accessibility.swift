@@ -40,6 +40,7 @@ final class Accessibility: @unchecked Sendable {
     private let thread = GLibThread()
     private let refusalSaid = Atomic<Bool>(false)
     private var wasOpen = false
+    private var announcedSheet: String?
     /// What the last tree was made of: a state that changes none of it makes the same tree.
     private struct Key: Equatable {
         var content: SheetContent?
@@ -50,6 +51,7 @@ final class Accessibility: @unchecked Sendable {
         var canClose: Bool
         var restingTop: Double?
         var screen: ScreenSize
+        var sheet: String?
     }
     private var shown: Key?
     private var objects: [UInt32] = []
@@ -176,15 +178,18 @@ final class Accessibility: @unchecked Sendable {
         // Where the nodes are matters once the sheet rests; a moving card's frames are skipped.
         let key = Key(content: content, focus: state.focus, closed: state.isClosed, dragging: state.state == .dragging,
                       modal: state.presentation.modal, canClose: state.presentation.canClose,
-                      restingTop: state.isAtRest ? state.topInPixels : nil, screen: state.screen)
+                      restingTop: state.isAtRest ? state.topInPixels : nil, screen: state.screen, sheet: state.sheet)
         guard key != shown else { return }
         shown = key
-        let tree = AccessibleTree(state: state, content: content, words: SheetCatalog.shared.words(forTag: content?.language ?? ""),
-                                  toggleRole: toggleRole)
+        let words = SheetCatalog.shared.words(forTag: content?.language ?? "")
+        let tree = AccessibleTree(state: state, content: content, words: words, toggleRole: toggleRole)
         let open = !state.isClosed && state.state != .dragging
         var announcement: String?
-        if open && !wasOpen { announcement = Announcer.opening(state, content: content) }
-        if state.isClosed && wasOpen { announcement = Announcer.closing(content: content) }
+        // Another program's sheet in the place of the last one is announced as it opens.
+        let another = state.sheet != announcedSheet
+        announcedSheet = state.sheet
+        if open && (!wasOpen || another) { announcement = Announcer.opening(state, content: content, words: words) }
+        if state.isClosed && wasOpen { announcement = Announcer.closing(content: content, words: words) }
         if state.isClosed || open { wasOpen = open }
         let old = shared.withLock { shared -> AccessibleTree in
             defer { shared.tree = tree }

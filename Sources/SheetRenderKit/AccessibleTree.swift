@@ -83,7 +83,8 @@ public struct AccessibleTree: Sendable, Equatable {
         public var command: FocusCommand
     }
 
-    /// One node. `path` is its last D-Bus path element: `sheet`, `close`, `list` (the items
+    /// One node. `path` is its last D-Bus path element: `sheet` (`sheet_3` for a program's
+    /// sheet-3), `close`, `list` (the items
     /// before any header), `list_` and the section's name in hex, or `item_` and the item's id
     /// in hex (ids are any UTF-8; a path element is letters, digits and `_`).
     public struct Node: Sendable, Equatable {
@@ -145,7 +146,10 @@ public struct AccessibleTree: Sendable, Equatable {
         if state.presentation.canClose {
             sheetActions.append(Action(name: "dismiss", localizedName: words[.dismiss], description: words[.dismissDescription], command: .back))
         }
-        nodes = [Node(path: "sheet", role: state.presentation.modal ? .dialog : .panel,
+        // Each program's sheet a dialog of its own (`sheet_3` for sheet-3): another sheet shown
+        // is another window to a screen reader, which it meets anew.
+        let sheetPath = state.sheet.map { "sheet_" + $0.dropFirst("sheet-".count).filter(\.isNumber) } ?? "sheet"
+        nodes = [Node(path: sheetPath, role: state.presentation.modal ? .dialog : .panel,
                       name: content.title.isEmpty ? words[.untitledSheet] : content.title, description: "", states: sheetStates,
                       parent: nil, children: [], actions: shown ? sheetActions : [], attributes: [],
                       extents: (left, top, width, height), element: nil)]
@@ -297,7 +301,7 @@ public struct AccessibleTree: Sendable, Equatable {
             }
         }
         let sheet = nodes[0], wasSheet = old.nodes[0]
-        let opened = sheet.states.contains(.showing) && !wasSheet.states.contains(.showing)
+        let opened = sheet.states.contains(.showing) && (!wasSheet.states.contains(.showing) || sheet.path != wasSheet.path)
         let closed = !sheet.states.contains(.showing) && wasSheet.states.contains(.showing)
         if opened { events.append(.windowActivated(path: sheet.path, on: true)) }
         if let announcement, !announcement.isEmpty { events.append(.announcement(path: sheet.path, text: announcement)) }

@@ -9,13 +9,16 @@ import SheetProtocol
 /// - as the focus moves: the element, what it is, its value and where it is in its section
 ///   (`Spoken guidance, switch, off, 3 of 4`; `Close, button`);
 /// - when the focused item's value changes (a toggle flipped): the new value (`on`);
-/// - when it closes: its title, `sheet` and `closed`.
+/// - when it closes: its title, `sheet` and `closed`;
+/// - when another program's sheet is shown in its place (or comes back): as it opens.
 ///
 /// A state that changes nothing of these says nothing, so that the frames of a drag are
 /// silent. The sheet's own words are in the content's language (`SheetWords`, from the catalog
 /// `words` names for a language tag), its sentences in that language's order.
 public struct Announcer: Sendable {
     private var wasOpen = false
+    /// Which sheet was said last (`SheetState.sheet`): another one open is said as it opens.
+    private var sheet: String?
     private var focus: FocusedElement?
     /// The focused item's value as last said, and the content it was read from.
     private var focusValue: String?
@@ -36,6 +39,12 @@ public struct Announcer: Sendable {
         lazy var words = lookUp(tag)
         let closed = state.isClosed
         let open = !closed && state.state != .dragging
+        // Another program's sheet shown (or one coming back): said as it opens, its focus anew.
+        if state.sheet != sheet {
+            sheet = state.sheet
+            if wasOpen && open { wasOpen = false }
+            focus = nil
+        }
         if open && !wasOpen {
             said.append(Self.opening(state, content: content, words: words))
         } else if closed && wasOpen {

@@ -61,6 +61,19 @@ import Testing
         ])
     }
 
+    /// A program's sheet shown in the shared one's place is a dialog of its own, which comes
+    /// as the other goes, activated and announced.
+    @Test func anotherProgramsSheetIsAnotherDialog() {
+        let shared = AccessibleTree(state: state(.half), content: Self.content)
+        var shown = state(.half)
+        shown.stacked = StackedSheets(sheet: "sheet-12", stack: ["sheet-12"])
+        let media = AccessibleTree(state: shown, content: SheetContent(title: "Media"))
+        #expect(media.nodes[0].path == "sheet_12" && media.nodes[0].name == "Media")
+        let events = media.events(from: shared, announcing: "Media, sheet, half open")
+        #expect(events.contains(.windowActivated(path: "sheet_12", on: true)))
+        #expect(events.contains(.announcement(path: "sheet_12", text: "Media, sheet, half open")))
+    }
+
     @Test func newContentAddsAndRemovesChildrenAndClosingIsSaidOnceBySheet() {
         let before = AccessibleTree(state: state(.half), content: Self.content)
         var changed = Self.content

@@ -40,6 +40,20 @@ import Testing
         #expect(announcer.utterances(for: state(.resting, .hidden), content: flipped) == ["Tickets, sheet, closed"])
     }
 
+    /// Another program's sheet shown in the place of the last (OpenSheet), or one coming back
+    /// as the sheet over it goes: said as it opens, where it rests.
+    @Test func anotherProgramsSheetShownIsSaidAsItOpens() {
+        var announcer = Announcer()
+        _ = announcer.utterances(for: state(.resting, .half), content: Self.content)
+        var media = state(.resting, .expanded)
+        media.stacked = StackedSheets(sheet: "sheet-2", stack: ["sheet-2"])
+        let player = SheetContent(title: "Media", items: [SheetItem(id: "play", label: "Play")])
+        #expect(announcer.utterances(for: media, content: player) == ["Media, sheet, fully open"])
+        #expect(announcer.utterances(for: media, content: player) == [])
+        #expect(announcer.utterances(for: state(.resting, .half, focus: .item("single")), content: Self.content)
+                == ["Tickets, sheet, half open", "Single, 2.80 €, checked, 1 of 2"], "the shared sheet back, with its focus")
+    }
+
     @Test func aSheetWithoutATitleIsASheet() {
         var announcer = Announcer()
         #expect(announcer.utterances(for: state(.resting, .expanded), content: nil) == ["Sheet, fully open"])
