@@ -353,6 +353,27 @@ struct OpenCommand: ParsableCommand {
     }
 }
 
+struct SheetsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sheets",
+        abstract: "List the programs' sheets, bottom to top, with their owners (ListSheets; needs root or the socket's group).",
+        discussion: "Root sees every program's sheet, any other user its own. The shared sheet, under them all, is not listed.")
+
+    @OptionGroup var connection: SocketOption
+
+    func run() throws {
+        let client = try connection.connect()
+        try talking {
+            let sheets = try client.sheets()
+            if sheets.isEmpty { try writeLine(Array("no program has a sheet open: the shared sheet is shown".utf8)) }
+            for entry in sheets {
+                let state = entry.shown ? "shown" : entry.presented ? "beneath" : "dismissed"
+                try writeLine(Array("\(entry.sheet)  \(entry.layer.name)  \(state)  pid \(entry.pid) uid \(entry.uid) \(entry.command)".utf8))
+            }
+        }
+    }
+}
+
 struct DetentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "detent", abstract: "Move the sheet to a detent (needs root or the socket's group).")
 

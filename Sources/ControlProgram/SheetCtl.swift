@@ -12,7 +12,7 @@ struct SheetCtl: AsyncParsableCommand {
         abstract: "Control and inspect the sheetd bottom sheet.",
         version: "0.1.0",
         subcommands: [WatchCommand.self, StateCommand.self, PresentCommand.self, DismissCommand.self,
-                      DetentCommand.self, FocusCommandLine.self, ReduceMotionCommand.self, AppearanceCommand.self, PresentationCommand.self, ContentCommand.self, OpenCommand.self, DevicesCommand.self, StatsCommand.self, FeedCommand.self, DoctorCommand.self, ReplayCommand.self])
+                      DetentCommand.self, FocusCommandLine.self, ReduceMotionCommand.self, AppearanceCommand.self, PresentationCommand.self, ContentCommand.self, OpenCommand.self, SheetsCommand.self, DevicesCommand.self, StatsCommand.self, FeedCommand.self, DoctorCommand.self, ReplayCommand.self])
 
     /// As ArgumentParser runs a command, but a first word that is no subcommand gets the
     /// nearest one suggested (`sheetctl dismis` → `dismiss`).

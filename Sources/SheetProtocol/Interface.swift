@@ -214,6 +214,14 @@ public enum SheetInterface {
     # beneath comes back where it rested.
     method CloseSheet(sheet: string) -> ()
 
+    # A program's sheet in the stack, bottom to top: its layer, whether it is presented and
+    # shown, and its owner as it was when it opened the sheet (pid, uid, the command's name).
+    type StackedSheet (sheet: string, layer: string, presented: bool, shown: bool, pid: int, uid: int, command: string)
+
+    # The programs' sheets: every one to root, the daemon's user and the renderers' group; to
+    # any other caller, its own.
+    method ListSheets() -> (sheets: []StackedSheet)
+
     # The calls below that take sheet act on that sheet of the caller's; without it, on the
     # caller's topmost sheet, or the shared sheet when it has none.
 

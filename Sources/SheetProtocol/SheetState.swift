@@ -112,18 +112,6 @@ public struct SheetState: Sendable, Equatable {
     }
 }
 
-/// Which sheet a state is of, and the stack (`OpenSheet`): `sheet` nil for the shared sheet,
-/// `stack` the programs' sheets presented, bottom to top, the shown one last.
-public struct StackedSheets: Sendable, Equatable {
-    public var sheet: String?
-    public var stack: [String]
-
-    public init(sheet: String?, stack: [String]) {
-        self.sheet = sheet
-        self.stack = stack
-    }
-}
-
 /// A gesture as it happened, attached to the Monitor reply that it caused.
 /// The part of the core's `GestureEvent` the wire carries, in its types.
 public struct GestureReport: Sendable, Equatable {

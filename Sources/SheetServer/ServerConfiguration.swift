@@ -159,6 +159,8 @@ public struct SheetCall: Sendable, Equatable, CustomStringConvertible {
         case close
         /// `GetContent` of a sheet the daemon's loop must find (a program's).
         case content
+        /// `ListSheets`.
+        case list
     }
 
     public var action: Action
@@ -170,6 +172,8 @@ public struct SheetCall: Sendable, Equatable, CustomStringConvertible {
     /// A renderer's call (it reads every sheet): a `Focus` naming no sheet is a person's, on
     /// the sheet shown (an assistive technology's click), not on the shared sheet.
     public var fromRenderer: Bool
+    /// The caller's command name (`/proc/PID/comm`), read when it opens a sheet.
+    public var command = ""
 
     public init(_ action: Action, sheet: String? = nil, connection: UInt64, peer: PeerCredentials, fromRenderer: Bool = false) {
         self.action = action
@@ -185,6 +189,7 @@ public struct SheetCall: Sendable, Equatable, CustomStringConvertible {
         case .open: "OpenSheet"
         case .close: "CloseSheet"
         case .content: "GetContent"
+        case .list: "ListSheets"
         }
     }
 
@@ -196,6 +201,7 @@ public struct SheetCall: Sendable, Equatable, CustomStringConvertible {
                             "layer \(layer.name)", detent.map { "detent \($0)" }].compactMap { $0 }.joined(separator: ", ") + ")"
         case .close: "CloseSheet"
         case .content: "GetContent"
+        case .list: "ListSheets"
         }
         return call + (sheet.map { " on \($0)" } ?? "")
     }
@@ -208,6 +214,8 @@ public enum ControlResult: Sendable, Equatable {
     case opened(String)
     /// `GetContent`: what the sheet holds.
     case content(SharedContent)
+    /// `ListSheets`: the programs' sheets the caller may see, bottom to top.
+    case sheets([SheetListing])
     /// The call named a sheet that is not there (never was, closed, or its owner gone).
     case noSuchSheet(String)
     /// The call named another program's sheet.

@@ -22,6 +22,8 @@ public struct SheetRegistry: Sendable {
     private var presenting: [SheetStack.ID: DetentName?] = [:]
     /// Sheets dismissed on their owner's word (`CloseSheet`, a hang-up): gone once at rest.
     private var closing: Set<SheetStack.ID> = []
+    /// Who opened each sheet, as it was then: pid, uid, command.
+    private var openers: [SheetStack.ID: (pid: Int32, uid: UInt32, command: String)] = [:]
 
     public init(limits: SheetStack.Limits = SheetStack.Limits()) {
         stack = SheetStack(limits: limits)
@@ -88,12 +90,17 @@ public struct SheetRegistry: Sendable {
     public mutating func perform(_ call: SheetCall, shown engine: inout Engine, at time: Timestamp,
                                  into out: inout [EngineOutput]) -> ControlResult {
         if case .open(let change, let layer, let detent) = call.action {
-            return open(change, layer: layer, detent: detent, owner: call.connection, like: engine, at: time)
+            let result = open(change, layer: layer, detent: detent, owner: call.connection, like: engine, at: time)
+            if case .opened(let name) = result, let id = SheetStack.ID(name) {
+                openers[id] = (call.peer.pid, call.peer.uid, call.command)
+            }
+            return result
         }
+        if case .list = call.action { return .sheets(listing(for: call)) }
         let (id, refusal) = target(of: call)
         if let refusal { return refusal }
         switch call.action {
-        case .open:
+        case .open, .list:
             return .done
         case .close:
             guard let id else { return .noSuchSheet(call.sheet ?? "") }
@@ -154,7 +161,17 @@ public struct SheetRegistry: Sendable {
         _ = engine.perform(SheetCommand.dismiss(force: true), at: time, into: &out)
     }
 
+    /// The sheets `call`'s caller may see: all of them to a renderer or root, else its own.
+    private func listing(for call: SheetCall) -> [SheetListing] {
+        stack.entries.filter { call.fromRenderer || $0.owner == call.connection }.map { entry in
+            let opener = openers[entry.id] ?? (0, 0, "")
+            return SheetListing(sheet: entry.id.description, layer: entry.layer, presented: entry.presented && !closing.contains(entry.id),
+                                shown: entry.id == shown, pid: opener.pid, uid: opener.uid, command: opener.command)
+        }
+    }
+
     private mutating func remove(_ id: SheetStack.ID) {
+        openers[id] = nil
         stack.close(id)
         parked[id] = nil
         presenting[id] = nil
@@ -176,6 +193,7 @@ public struct SheetRegistry: Sendable {
         if closing.contains(id) {
             stack.close(id)
             closing.remove(id)
+            openers[id] = nil
         } else if stack.entry(id)?.presented == true {
             stack.dismiss(id)
         } else {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NIOCore
 import SheetCore
 import SheetProtocol
@@ -71,6 +74,9 @@ extension VarlinkConnection {
             let detent = parameters["detent"]
             if let detent, !detent.isNull, detent.stringValue == nil { return invalidParameter("detent", call, context: context) }
             control(.open(change, layer: layer, detent: detent?.stringValue), call, context: context)
+        case "ListSheets":
+            guard !call.oneway else { return }
+            control(.list, call, context: context)
         case "CloseSheet":
             guard let sheet = parameters["sheet"]?.stringValue else { return invalidParameter("sheet", call, context: context) }
             control(.close, sheet: sheet, call, context: context)
@@ -209,6 +215,18 @@ extension VarlinkConnection {
         }
     }
 
+    /// The command name of process `pid` (`/proc/PID/comm`, at most 15 bytes), as it is when
+    /// it opens a sheet; empty when it cannot be read (gone already, another namespace).
+    static func command(of pid: pid_t) -> String {
+        let descriptor = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return "" }
+        return String(decoding: bytes[..<count].prefix { $0 != 10 && $0 != 0 }, as: UTF8.self)
+    }
+
     /// `GetContent`'s reply.
     func answerContent(_ shared: SharedContent, context: ChannelHandlerContext) {
         write(VarlinkReply.encode(continues: false, capacity: 256 + shared.content.items.count * 48) { body in
@@ -242,7 +260,8 @@ extension VarlinkConnection {
                        to: call, context: context)
             return
         }
-        let request = SheetCall(action, sheet: sheet, connection: number, peer: peer, fromRenderer: readsEverything)
+        var request = SheetCall(action, sheet: sheet, connection: number, peer: peer, fromRenderer: readsEverything)
+        if case .open = action { request.command = Self.command(of: peer.pid) }
         if case .content = action {} else { logger.info("\(who): \(request)") }
         waitForDaemon(context: context, { [server] done in server.delegate.control(request, completion: done) }) { [self] result, context in
             switch result {
@@ -256,6 +275,26 @@ extension VarlinkConnection {
                 write(VarlinkReply.encode(continues: false, capacity: 48) { $0.append(.object(["sheet": .string(sheet)])) }, context: context)
             case .content(let shared):
                 answerContent(shared, context: context)
+            case .sheets(let listed):
+                write(VarlinkReply.encode(continues: false, capacity: 64 + listed.count * 128) { body in
+                    body.append("{\"sheets\":[")
+                    for (index, entry) in listed.enumerated() {
+                        if index > 0 { body.append(UInt8(ascii: ",")) }
+                        body.append("{\"sheet\":")
+                        body.appendString(entry.sheet)
+                        body.append(",\"layer\":\"")
+                        body.append(entry.layer.name)
+                        body.append(entry.presented ? "\",\"presented\":true" : "\",\"presented\":false")
+                        body.append(entry.shown ? ",\"shown\":true,\"pid\":" : ",\"shown\":false,\"pid\":")
+                        body.appendInteger(Int64(entry.pid))
+                        body.append(",\"uid\":")
+                        body.appendInteger(Int64(entry.uid))
+                        body.append(",\"command\":")
+                        body.appendString(entry.command)
+                        body.append(UInt8(ascii: "}"))
+                    }
+                    body.append("]}")
+                }, context: context)
             case .unknownDetent(let detent, let known):
                 replyError(VarlinkErrorName.unknownDetent,
                            .object(["detent": .string(detent), "known": .array(known.map { .string($0) })]),

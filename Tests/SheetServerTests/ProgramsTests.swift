@@ -34,7 +34,7 @@ import Testing
             said += try programs.lines(1)
         }
         #expect(!said.contains { $0.hasPrefix("FAILED") }, "\(said)\n\(programs.errors)\n\(daemon.log)")
-        for check in ["tap-reaches-b", "a-hears-nothing-of-b", "a-back", "a-never-read-Media", "system-over-app", "app-after-system"] {
+        for check in ["a-lists-its-own", "tap-reaches-b", "a-hears-nothing-of-b", "a-back", "a-never-read-Media", "system-over-app", "app-after-system"] {
             #expect(said.contains("ok \(check)"), "\(check): \(said)")
         }
         programs.process.waitUntilExit()
@@ -60,6 +60,8 @@ import Testing
                                            "--layer", "system", "--until-tapped"], environment: [:])
         let opened = try open.lines(1)
         #expect(opened == [#"{"opened":"sheet-1"}"#], "\(open.errors)")
+        let listed = try runProcess(builtExecutable("sheetctl"), ["sheets", "--socket", daemon.socketPath])
+        #expect(listed.stdout.hasPrefix("sheet-1  system  shown  pid ") && listed.stdout.contains(" sheetctl\n"), "\(listed)")
         try daemon.client().focus("ok", command: .activate)
         #expect(try open.lines(1) == [#"{"event":"item-tapped","sheet":"sheet-1","item":"ok"}"#], "\(open.errors)")
         open.process.waitUntilExit()

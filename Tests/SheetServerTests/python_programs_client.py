@@ -63,6 +63,9 @@ check("not-owner-dismiss", refused(lambda: a.dismiss(force=True, sheet=media.she
 check("not-owner-get-content", refused(lambda: a.get_content(sheet=media.sheet), "NotOwner"))
 check("no-such-sheet", refused(lambda: a.present(sheet="sheet-999"), "NoSuchSheet"))
 check("own-content", a.get_content()[0].title == "Navigation" and b.get_content()[0].title == "Media")
+listed = a.call("ListSheets")["sheets"]
+check("a-lists-its-own", [entry["sheet"] for entry in listed] == [navigation.sheet] and listed[0]["command"] == "python3"
+      and listed[0]["shown"] is False and listed[0]["presented"] is True, f"{listed}")
 
 # B's sheet shown over A's, resting where B asked.
 a_updates = a.monitor()
