@@ -47,6 +47,9 @@ struct SheetDaemon: AsyncParsableCommand {
     @Option(name: .customLong("socket-group"), help: "Group of a socket the daemon creates; its members may control the sheet.")
     var socketGroup: String?
 
+    @Option(name: .customLong("render-group"), help: "The renderers' group (a name or a number): its members read every program's sheet (default sheetd-render, where there is one).")
+    var renderGroup: String?
+
     @Option(name: .customLong("client-stall-timeout"), help: "Seconds a subscriber may take no bytes before it is dropped (default 10).")
     var clientStallTimeout: String?
 
@@ -74,7 +77,7 @@ struct SheetDaemon: AsyncParsableCommand {
     /// The daemon's own flags, as `(key, value)` over the file's keys.
     var extraFlags: [(String, String?)] {
         [
-            ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup),
+            ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("render-group", renderGroup),
             ("input-socket", inputSocket), ("input-group", inputGroup),
             ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections),
             ("max-connections-per-user", maxConnectionsPerUser), ("client-idle-timeout", clientIdleTimeout), ("log-level", logLevel),
@@ -128,6 +131,16 @@ struct SheetDaemon: AsyncParsableCommand {
                 throw ExitCode(78)
             }
             serverConfiguration.socketGroup = group.pointee.gr_gid
+        }
+        if let name = settings.renderGroup {
+            if let number = gid_t(name) {
+                serverConfiguration.renderGroup = number
+            } else if let group = getgrnam(name) {
+                serverConfiguration.renderGroup = group.pointee.gr_gid
+            } else {
+                logger.critical("\(DaemonError.unknownGroup(name))")
+                throw ExitCode(78)
+            }
         }
         if let name = settings.inputGroup {
             guard let group = getgrnam(name) else {

@@ -15,6 +15,9 @@ public struct Settings: Sendable {
     public var socketPath = "/run/sheetd/io.sheetd.Sheet"
     public var socketMode: UInt32 = 0o660
     public var socketGroup: String?
+    /// The renderers' group, whose members read every program's sheet (a name, or a number);
+    /// nil: `sheetd-render` where the system has it.
+    public var renderGroup: String?
     /// `input-socket` as set: a path, `none`, or nil for the default, `io.sheetd.Input` beside
     /// `socket` (so a daemon on a socket of its own has an input socket of its own).
     public var inputSocket: String?
@@ -52,7 +55,7 @@ public struct Settings: Sendable {
         "max-width", "align", "theme", "accent", "font", "text-scale", "card-color", "dim-color", "corner-radius",
         "item-height", "item-long-press", "content",
         "key-map", "keys", "switch-scan", "touch-exploration", "key-repeat-delay", "key-repeat-rate",
-        "input", "seat", "socket", "socket-mode", "socket-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
+        "input", "seat", "socket", "socket-mode", "socket-group", "render-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
         "client-idle-timeout", "log-level",
         "state-directory",
     ]
@@ -251,6 +254,9 @@ public struct Settings: Sendable {
         case "socket-group":
             guard !value.isEmpty else { throw SettingError("`socket-group` wants a group name") }
             socketGroup = value
+        case "render-group":
+            guard !value.isEmpty else { throw SettingError("`render-group` wants a group name or number") }
+            renderGroup = value
         case "max-connections":
             maximumConnections = Int(try number(1...65536, "a count"))
         case "max-connections-per-user":

@@ -4,7 +4,8 @@ of the bochs display, taken when the renderer had shown the daemon's state) must
 state: the display's size is the screen the daemon maps touches to (SetScreen), the dim over
 the mid-gray background has the published alpha, and the card's top row is within two pixels
 of the published top. With the menu as content the rows show labels, a held row is drawn larger
-than the others, the reorder's order is what GetContent says, before and after a restart. The renderer followed the daemon across a restart, both stopped
+than the others, the reorder's order is what GetContent says, before and after a restart. Two
+programs' sheets (sheetctl open) take turns on the display, each at its own detent. The renderer followed the daemon across a restart, both stopped
 cleanly, and neither log holds an error. Prints the time from the kernel's event to the frame
 reaching the display (the page flip, for drm), p50 and p99, over the frames a finger moved.
 
@@ -82,8 +83,18 @@ if drm:
     removed = json.loads(text("removed.state.json") or "{}").get("detent")
     shots += [("removed", None), ("restored", removed), ("restarted", "half")]
 shots += [("korean", None), ("focus", None)]
+# Two programs' sheets: the navigation's at expanded, the media player's over it at half, then
+# the navigation's back at expanded; each screenshot's card top shows which is on the display.
+programs = [("program-navigation", "expanded", "sheet-1", ["sheet-1"]), ("program-media", "half", "sheet-2", ["sheet-1", "sheet-2"]),
+            ("program-back", "expanded", "sheet-1", ["sheet-1"])]
+shots += [(name, detent) for name, detent, _, _ in programs]
 for name, detent in shots:
     check_shot(name, detent)
+for name, _, sheet, stack in programs:
+    state = json.loads(text(f"{name}.state.json") or "{}")
+    check(state.get("sheet") == sheet and state.get("stack") == stack,
+          f"{name}: {sheet} shown, stack {stack} (published: {state.get('sheet')}, {state.get('stack')})")
+
 
 
 def card_half(name, width):
@@ -211,6 +222,21 @@ try:
     check(title_ink > 300 and row_ink > 150, f"korean: the title and the first row have ink ({title_ink}, {row_ink})")
 except (OSError, ValueError) as error:
     check(False, f"the Korean screenshot ({error})")
+
+
+def program_title_ink(name):
+    """The dark pixels of the title bar's left half: which title is drawn."""
+    state = json.loads(text(f"{name}.state.json") or "{}")
+    top = state.get("top", 0)
+    return ink_pixels(name, top, top + (state.get("list") or {}).get("titleBar", 56))
+
+
+try:
+    navigation, media, back = (program_title_ink(f"program-{name}") for name in ("navigation", "media", "back"))
+    check(navigation > 100 and media > 100 and navigation != media and back == navigation,
+          f"programs: each program's title drawn, the navigation's again when it is back (ink {navigation}, {media}, {back})")
+except (OSError, ValueError) as error:
+    check(False, f"programs: the screenshots ({error})")
 
 conclude()
 
