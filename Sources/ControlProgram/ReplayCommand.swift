@@ -62,6 +62,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run the recording over this content (JSON or YAML: title, items of id and label, guarded); its events print as `event` lines.", valueName: "file"))
     var content: String?
 
+    @Option(help: ArgumentHelp("Programs' calls while the recording plays (JSON lines: at, program, call, parameters): their sheets take turns as in the daemon; `call` lines print each call and its answer.", valueName: "file"))
+    var programs: String?
+
     func validate() throws {
         _ = try options()
         if pngEvery < 1 { throw ValidationError("--png-every wants 1 or more") }
@@ -85,6 +88,15 @@ struct ReplayCommand: AsyncParsableCommand {
                 throw ValidationError("--content: \(error)")
             }
         }
+        if let programs {
+            let text: String
+            do { text = try String(contentsOfFile: programs, encoding: .utf8) } catch {
+                throw ValidationError("--programs: \(programs): cannot be read (\(error))")
+            }
+            do { options.programs = try ProgramScript(text: text, path: programs) } catch {
+                throw ValidationError("--programs: \(error)")
+            }
+        }
         return options
     }
 
@@ -104,11 +116,12 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             let animation = apng.map { AnimatedPNGWriter(path: $0, painter: painter, framesPerSecond: apngFPS) }
             let screen = options.engine.screen
-            let content = options.content
             // The configuration's appearance, `auto` taken as light (a replay has no display
             // whose preference it could follow).
             let look = Look(options.engine.appearance)
             let result = try Replay.run(path: file, options: options, output: output) { frame in
+                // What the sheet shown holds: the replay's content, or a program's sheet's.
+                let content: SheetContent? = frame.content.items.isEmpty && frame.content.title.isEmpty ? nil : frame.content
                 // The state a daemon would publish, drawn as every renderer draws one (its focus
                 // ring too), with the items in the list's order as GetContent gives them.
                 let state = SheetState(frame.sheet, list: content == nil ? nil : frame.list, screen: screen,

@@ -8,6 +8,8 @@ public struct ReplayFrame {
     public var list: ListSnapshot?
     /// Positions → indices into the content's items.
     public var order: [Int]
+    /// What the sheet shown holds (a program's sheet's with `--programs`).
+    public var content: SheetContent
 }
 
 /// Formats engine outputs as JSON lines or as a text log.
@@ -21,6 +23,10 @@ struct Printer {
     private(set) var lastSheet: SheetSnapshot?
     /// The list that goes with the next sheet state (the engine emits it just before).
     private var pendingList: ListSnapshot?
+    /// What the sheet shown holds: the replay's content, or a program's sheet's (`--programs`).
+    private var content: SheetContent
+    /// With programs: the sheet shown (nil: the shared one) and the stack, on each sheet line.
+    private var stacked: StackedSheets?
     private var scale: Double { options.engine.screen.scale }
 
     init(output: OutputBuffer, options: ReplayOptions, observer: ((ReplayFrame) throws -> Void)? = nil) {
@@ -28,6 +34,42 @@ struct Printer {
         self.options = options
         self.observer = observer
         order = Array(0..<(options.content?.items.count ?? 0))
+        content = options.content ?? .empty
+        if !options.programs.calls.isEmpty { stacked = StackedSheets(sheet: nil, stack: []) }
+    }
+
+    /// Another sheet is shown: its content and order name its items from now on.
+    mutating func shown(_ sheet: String?, stack: [String], content: SheetContent, order: [Int]) {
+        stacked = StackedSheets(sheet: sheet, stack: stack)
+        self.content = content
+        self.order = order
+    }
+
+    /// The stack as it is now, the same sheet shown.
+    mutating func stacked(_ sheet: String?, stack: [String]) {
+        stacked = StackedSheets(sheet: sheet, stack: stack)
+    }
+
+    /// A program's call (`--programs`) and its answer.
+    func call(_ call: ProgramScript.Call, result: String, at moment: Timestamp) throws {
+        guard !options.summary else { return }
+        let o = output
+        switch options.format {
+        case .json:
+            o.append("{\"kind\":\"call\",\"t\":")
+            time(moment)
+            o.append(",\"program\":")
+            o.appendJSONString(call.program)
+            o.append(",\"call\":")
+            o.appendJSONString(call.name)
+            o.append(",\"result\":")
+            o.appendJSONString(result)
+            o.append("}")
+        case .text:
+            time(moment)
+            o.append(" \(call.program): \(call.name) → \(result)")
+        }
+        try o.endLine()
     }
 
     // MARK: Devices
@@ -92,7 +134,7 @@ struct Printer {
                 pendingList = list
             case .sheet(let sheet):
                 lastSheet = sheet
-                try observer?(ReplayFrame(sheet: sheet, list: pendingList, order: order))
+                try observer?(ReplayFrame(sheet: sheet, list: pendingList, order: order, content: content))
                 if !options.summary && options.format == .json { try self.sheet(sheet, list: pendingList) }
                 pendingList = nil
             case .transition(let transition):
@@ -277,6 +319,16 @@ struct Printer {
             o.append(sheet.focus.visible ? "true" : "false")
         }
         if let list { self.list(list) }
+        if let stacked {
+            o.append(",\"sheet\":")
+            if let sheet = stacked.sheet { o.appendJSONString(sheet) } else { o.append("null") }
+            o.append(",\"stack\":[")
+            for (index, name) in stacked.stack.enumerated() {
+                if index > 0 { o.append(",") }
+                o.appendJSONString(name)
+            }
+            o.append("]")
+        }
         o.append("}")
         try o.endLine()
     }
@@ -320,7 +372,7 @@ struct Printer {
     }
 
     private func appendItem(_ index: Int) {
-        let items = options.content?.items ?? []
+        let items = content.items
         if index >= 0 && index < items.count { output.appendJSONString(items[index].id) } else { output.append("null") }
     }
 
@@ -336,7 +388,8 @@ struct Printer {
     /// The content's event, named as on the socket (`SheetEvent`).
     private func event(_ report: ContentEventReport) throws {
         let o = output
-        let event = SheetEvent(report.event, content: options.content ?? .empty, order: order)
+        var event = SheetEvent(report.event, content: content, order: order)
+        event.sheet = stacked?.sheet
         switch options.format {
         case .json:
             o.append("{\"kind\":\"event\",\"t\":")

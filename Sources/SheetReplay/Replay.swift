@@ -1,4 +1,5 @@
 import SheetCore
+import SheetProtocol
 import SheetRecordings
 
 /// How a replay prints what happens.
@@ -26,6 +27,8 @@ public struct ReplayOptions: Sendable {
     public var descriptionPath: String?
     /// What the sheet holds during the replay (`--content`): its events print as `event` lines.
     public var content: SheetContent?
+    /// Programs' calls while it plays (`--programs`): their sheets take turns as in the daemon.
+    public var programs = ProgramScript()
 
     public init() {}
 }
@@ -93,8 +96,10 @@ public enum Replay {
         engine.start(at: .zero, into: &outputs)
         try printer.print(outputs, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
+        var programs = Programs(calls: options.programs.calls)
 
         while try recording.next(into: &frame, keys: &keys) {
+            try programs.call(upTo: frame.time, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
             for warning in recording.takeNewAxisWarnings() {
                 warnings.append(RecordingWarning(file: source.path, line: recording.lastLine, message: warning.description))
             }
@@ -109,6 +114,7 @@ public enum Replay {
                 try printer.print(outputs, summary: &summary)
                 outputs.removeAll(keepingCapacity: true)
             }
+            try programs.settle(at: frame.time, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
         }
         let lastTime = recording.lastTime
         warnings.append(contentsOf: recording.warnings(ended: true))
@@ -121,13 +127,23 @@ public enum Replay {
         // A key still held stops repeating where the recording ends.
         engine.releaseKeys(at: lastTime, into: &outputs)
         var trailing = 0
-        // Until nothing moves: the focus's deadlines (a switch scan) would come for ever.
-        while let deadline = engine.restDeadline, trailing < maximumTrailingDeadlines {
-            engine.advance(to: deadline, into: &outputs)
-            trailing += 1
-            if outputs.count > 1024 {
+        // Until nothing moves and no program calls: the focus's deadlines (a switch scan) would
+        // come for ever.
+        while trailing < maximumTrailingDeadlines {
+            let deadline = engine.restDeadline
+            if let due = programs.nextTime, due <= deadline ?? due {
                 try printer.print(outputs, summary: &summary)
                 outputs.removeAll(keepingCapacity: true)
+                try programs.call(upTo: due, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
+                continue
+            }
+            guard let deadline else { break }
+            engine.advance(to: deadline, into: &outputs)
+            trailing += 1
+            if outputs.count > 1024 || programs.mayChange {
+                try printer.print(outputs, summary: &summary)
+                outputs.removeAll(keepingCapacity: true)
+                try programs.settle(at: deadline, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
             }
         }
         try printer.print(outputs, summary: &summary)
@@ -149,5 +165,77 @@ public enum Replay {
         try printer.finish(summary: summary)
         try output.flush()
         return ReplayResult(summary: summary, warnings: warnings)
+    }
+}
+
+/// The programs of a replay (`ReplayOptions.programs`) and their sheets: the calls made at
+/// their times through the daemon's own registry, the sheet shown changed as it changes it.
+struct Programs {
+    private var calls: ArraySlice<ProgramScript.Call>
+    private var sheets = SheetRegistry()
+    /// Who they are: the same user, in the control group.
+    private static let peer = PeerCredentials(pid: 0, uid: 1000, gid: 1000)
+
+    init(calls: [ProgramScript.Call]) {
+        self.calls = calls[...]
+    }
+
+    var nextTime: Timestamp? { calls.first?.at }
+
+    /// Whether a program's sheet is shown (it may come to rest at its floor and go).
+    var mayChange: Bool { sheets.shown != nil }
+
+    /// Makes the calls due by `time`, each at its own time.
+    mutating func call(upTo time: Timestamp, engine: inout Engine, outputs: inout [EngineOutput], printer: inout Printer,
+                       summary: inout ReplaySummary) throws {
+        while let next = calls.first, next.at <= time {
+            calls.removeFirst()
+            engine.advance(to: next.at, into: &outputs)
+            let result: String
+            switch next.action {
+            case .hangUp:
+                sheets.ownerGone(next.connection, shown: &engine, at: next.at, into: &outputs)
+                result = "done"
+            case .call(let action):
+                let call = SheetCall(action, sheet: next.sheet, connection: next.connection, peer: Self.peer)
+                result = Self.name(sheets.perform(call, shown: &engine, at: next.at, into: &outputs))
+            }
+            try printer.call(next, result: result, at: next.at)
+            try show(at: next.at, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
+        }
+    }
+
+    /// After a step: a program's sheet at rest at its floor goes beneath, or away.
+    mutating func settle(at time: Timestamp, engine: inout Engine, outputs: inout [EngineOutput], printer: inout Printer,
+                         summary: inout ReplaySummary) throws {
+        guard sheets.shown != nil, sheets.settle(engine, at: time) else { return }
+        try show(at: time, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
+    }
+
+    private mutating func show(at time: Timestamp, engine: inout Engine, outputs: inout [EngineOutput], printer: inout Printer,
+                               summary: inout ReplaySummary) throws {
+        try printer.print(outputs, summary: &summary)
+        outputs.removeAll(keepingCapacity: true)
+        printer.stacked(sheets.shown?.description, stack: sheets.presentedNames)
+        guard sheets.mustSwap else { return }
+        sheets.swap(&engine, at: time, into: &outputs)
+        printer.shown(sheets.shown?.description, stack: sheets.presentedNames, content: engine.content, order: engine.list.order)
+        try printer.print(outputs, summary: &summary)
+        outputs.removeAll(keepingCapacity: true)
+    }
+
+    /// A call's answer as a `call` line names it: the new sheet, done, or the error's name.
+    static func name(_ result: ControlResult) -> String {
+        switch result {
+        case .done, .content, .sheets: "done"
+        case .opened(let sheet): sheet
+        case .noSuchSheet: "NoSuchSheet"
+        case .notOwner: "NotOwner"
+        case .tooManySheets: "TooManySheets"
+        case .unknownDetent: "UnknownDetent"
+        case .invalidScreen: "InvalidScreen"
+        case .guarded: "Guarded"
+        case .cannotFocus: "CannotFocus"
+        }
     }
 }

@@ -297,9 +297,9 @@ import SheetTestSupport
         var engine = Engine(configuration: EngineConfiguration())
         var out: [EngineOutput] = []
         engine.setContent(Self.content(3, guarded: true), at: .zero, into: &out)
-        #expect(engine.perform(.dismiss(force: false), at: Timestamp(seconds: 1), into: &out) == .guarded)
+        #expect(engine.perform(SheetCommand.dismiss(force: false), at: Timestamp(seconds: 1), into: &out) == .guarded)
         #expect(engine.sheet.state == .resting(detent: 1))
-        #expect(engine.perform(.dismiss(force: true), at: Timestamp(seconds: 2), into: &out) == .done)
+        #expect(engine.perform(SheetCommand.dismiss(force: true), at: Timestamp(seconds: 2), into: &out) == .done)
         #expect(engine.sheet.targetDetentIndex == engine.sheet.detents.hiddenIndex)
     }
 

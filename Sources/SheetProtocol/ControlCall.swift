@@ -1,5 +1,4 @@
 import SheetCore
-import SheetProtocol
 
 extension Engine {
     /// What a control call does to the sheet, and what it answers: the one mapping from a

@@ -1,0 +1,116 @@
+import SheetCore
+import SheetProtocol
+
+/// Programs that open, change and close sheets while a recording plays
+/// (`sheetctl replay --programs FILE`), so that a replay shows several programs sharing the
+/// screen as the daemon would: the same registry (`SheetRegistry`) decides. One call a line,
+/// JSON, in time order:
+///
+///     {"at": 1.5, "program": "media", "call": "OpenSheet", "parameters": {"title": "Media", "detent": "half"}}
+///     {"at": 3, "program": "media", "call": "HangUp"}
+///
+/// `at` in seconds of the recording; `program` names a connection (each name its own);
+/// `call` is OpenSheet (title, items, guarded, lang, layer, detent), CloseSheet, Present
+/// (detent), Dismiss (force), SetDetent (detent), SetContent (title, items, guarded, lang),
+/// Focus (element, command), each with an optional `sheet`, or HangUp (the program's
+/// connection closes). Empty lines and lines starting with `#` are skipped.
+public struct ProgramScript: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
+        case call(SheetCall.Action)
+        /// The program's connection closes: its sheets close.
+        case hangUp
+    }
+
+    public struct Call: Sendable, Equatable {
+        public var at: Timestamp
+        public var program: String
+        /// The program's connection: 1 for the first program named, 2 for the next…
+        public var connection: UInt64
+        public var action: Action
+        public var sheet: String?
+        /// The call as written (`OpenSheet`), for the replay's `call` lines.
+        public var name: String
+    }
+
+    public private(set) var calls: [Call] = []
+    /// At most this many lines: a script is a scenario, not a stream.
+    public static let maximumCalls = 10_000
+
+    public init() {}
+
+    /// The script in `text`, read from `path` (for errors: `PATH:LINE: reason`).
+    public init(text: String, path: String) throws(ProtocolError) {
+        var programs: [String: UInt64] = [:]
+        var last = Timestamp.zero
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            func refuse(_ reason: String) -> ProtocolError { ProtocolError("\(path):\(index + 1): \(reason)") }
+            guard calls.count < Self.maximumCalls else { throw refuse("more than \(Self.maximumCalls) calls") }
+            let json: JSONValue
+            do { json = try JSONReader.parse(String(trimmed)) } catch { throw refuse("not JSON (\(error))") }
+            guard let seconds = json["at"]?.doubleValue, seconds >= 0, seconds <= 86_400 else {
+                throw refuse("`at` wants seconds from 0 to 86400")
+            }
+            let at = Timestamp(microseconds: Int64((seconds * 1_000_000).rounded()))
+            guard at >= last else { throw refuse("calls must come in time order") }
+            last = at
+            guard let program = json["program"]?.stringValue, (1...64).contains(program.utf8.count) else {
+                throw refuse("`program` wants a name of 1 to 64 bytes")
+            }
+            let connection = programs[program] ?? UInt64(programs.count + 1)
+            programs[program] = connection
+            let parameters = json["parameters"] ?? .object([:])
+            var sheet: String?
+            if let value = parameters["sheet"], !value.isNull {
+                guard let name = value.stringValue else { throw refuse("`sheet` is not a string") }
+                sheet = name
+            }
+            guard let name = json["call"]?.stringValue else { throw refuse("`call` wants a method's name") }
+            let action: Action
+            do {
+                action = try Self.action(name, parameters)
+            } catch {
+                throw refuse(error.reason)
+            }
+            calls.append(Call(at: at, program: program, connection: connection, action: action, sheet: sheet, name: name))
+        }
+    }
+
+    private static func action(_ name: String, _ parameters: JSONValue) throws(ProtocolError) -> Action {
+        func detent() throws(ProtocolError) -> String? {
+            guard let value = parameters["detent"], !value.isNull else { return nil }
+            guard let text = value.stringValue else { throw ProtocolError("`detent` is not a string") }
+            return text
+        }
+        func content() throws(ProtocolError) -> ContentChange {
+            do { return try ContentChange(json: parameters) } catch { throw ProtocolError("`\(error.path)`: \(error)") }
+        }
+        switch name {
+        case "OpenSheet":
+            var layer = SheetStack.Layer.app
+            if let value = parameters["layer"], !value.isNull {
+                guard let text = value.stringValue, let named = SheetStack.Layer(name: text) else { throw ProtocolError("`layer` wants app or system") }
+                layer = named
+            }
+            return .call(.open(try content(), layer: layer, detent: try detent()))
+        case "CloseSheet": return .call(.close)
+        case "Present": return .call(.control(.present(detent: try detent())))
+        case "Dismiss": return .call(.control(.dismiss(force: parameters["force"]?.boolValue ?? false)))
+        case "SetDetent":
+            guard let detent = try detent() else { throw ProtocolError("SetDetent wants a `detent`") }
+            return .call(.control(.setDetent(detent)))
+        case "SetContent": return .call(.control(.setContent(try content())))
+        case "Focus":
+            var command: FocusCommand?
+            if let value = parameters["command"], !value.isNull {
+                guard let text = value.stringValue, let named = FocusCommand(name: text) else { throw ProtocolError("`command` is not a key map command") }
+                command = named
+            }
+            return .call(.control(.focus(element: parameters["element"]?.stringValue, command: command)))
+        case "HangUp": return .hangUp
+        default:
+            throw ProtocolError("`call` wants OpenSheet, CloseSheet, Present, Dismiss, SetDetent, SetContent, Focus or HangUp; got `\(name)`")
+        }
+    }
+}
