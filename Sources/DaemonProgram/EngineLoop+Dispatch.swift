@@ -66,7 +66,9 @@ extension LoopState {
     /// by touch, while they are in.
     mutating func headphones(_ plugged: Bool) {
         logger.notice("headphones \(plugged ? "plugged" : "pulled")\(engine.configuration.sheet.presentation.speech == .headset ? (plugged ? ": the sheet is spoken" : ": the sheet is no longer spoken") : "")")
-        engine.setHeadphones(plugged, at: clock.tick(), into: &outputs)
+        let now = clock.tick()
+        engine.setHeadphones(plugged, at: now, into: &outputs)
+        sheets.forEachWaiting { engine, unseen in engine.setHeadphones(plugged, at: now, into: &unseen) }
     }
 
     /// One key to the engine; a content event it gives (a toggle, a move) is published at once,

@@ -79,9 +79,15 @@ public struct SheetRegistry: Sendable {
     /// A request every sheet follows, done on the shown one: the waiting ones too, so that the
     /// sheet that comes back has the panel's screen, motion, look and presentation.
     public mutating func follow(_ request: ControlRequest, at time: Timestamp) {
+        forEachWaiting { engine, unseen in _ = engine.perform(request, at: time, into: &unseen) }
+    }
+
+    /// Runs `body` on every engine but the shown one's, their outputs unseen: what the panel
+    /// learns (headphones plugged) reaches the sheets that wait too.
+    public mutating func forEachWaiting(_ body: (inout Engine, inout [EngineOutput]) -> Void) {
         var unseen: [EngineOutput] = []
-        for id in parked.keys { _ = parked[id]!.perform(request, at: time, into: &unseen) }
-        if shared != nil { _ = shared!.perform(request, at: time, into: &unseen) }
+        for id in parked.keys { body(&parked[id]!, &unseen) }
+        if shared != nil { body(&shared!, &unseen) }
     }
 
     /// `OpenSheet`, `CloseSheet`, `GetContent` of a program's sheet, and a control call about one

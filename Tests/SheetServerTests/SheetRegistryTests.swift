@@ -97,6 +97,23 @@ struct SheetRegistryTests {
         #expect(engine.content.title == "Staff" && engine.snapshot(at: time).detent == .expanded)
     }
 
+    /// What the panel learns while a program's sheet is shown (headphones plugged, a new
+    /// screen) reaches the shared sheet waiting beneath, which has it when it comes back.
+    @Test func theSheetsThatWaitLearnWhatThePanelLearns() {
+        var (engine, sheets, out) = panel()
+        var time = Timestamp(seconds: 1)
+        _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 1), shown: &engine, at: time, into: &out)
+        sheets.swap(&engine, at: time, into: &out)
+        engine.setHeadphones(true, at: time, into: &out)
+        sheets.forEachWaiting { waiting, unseen in waiting.setHeadphones(true, at: time, into: &unseen) }
+        sheets.follow(.setScreen(width: 800, height: 1280, scale: nil), at: time)
+        _ = engine.perform(.setScreen(width: 800, height: 1280, scale: nil), at: time, into: &out)
+        sheets.ownerGone(1, shown: &engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        #expect(sheets.shown == nil && engine.content.title == "Shared")
+        #expect(engine.configuration.sheet.presentation.headphonesPlugged && engine.configuration.screen.widthInPixels == 800)
+    }
+
     @Test func limitsAndUnknownDetentsAreRefusedBeforeAnythingOpens() {
         var (engine, sheets, out) = panel()
         #expect(sheets.perform(call(.open(ContentChange(), layer: .app, detent: "nowhere"), from: 1), shown: &engine, at: .zero, into: &out)
