@@ -257,17 +257,7 @@ public final class SheetClient {
     public func sheets() throws(ClientError) -> [SheetListing] {
         let parameters = try method("ListSheets")
         guard case .array(let list)? = parameters["sheets"] else { throw .badReply(path: connection.path, reason: "ListSheets without a sheets array") }
-        return try decode { () throws(ProtocolError) in
-            try list.map { item throws(ProtocolError) in
-                guard let sheet = item["sheet"]?.stringValue, let layer = item["layer"]?.stringValue.flatMap({ SheetStack.Layer(name: $0) }),
-                      let presented = item["presented"]?.boolValue, let shown = item["shown"]?.boolValue,
-                      let pid = item["pid"]?.intValue, let uid = item["uid"]?.intValue, let command = item["command"]?.stringValue,
-                      let pid32 = Int32(exactly: pid), let uid32 = UInt32(exactly: uid) else {
-                    throw ProtocolError("ListSheets: a sheet without its sheet, layer, presented, shown, pid, uid or command")
-                }
-                return SheetListing(sheet: sheet, layer: layer, presented: presented, shown: shown, pid: pid32, uid: uid32, command: command)
-            }
-        }
+        return try decode { () throws(ProtocolError) in try list.map { item throws(ProtocolError) in try SheetListing(json: item) } }
     }
 
     /// What the sheet holds, its items in the list's current order.

@@ -350,16 +350,7 @@ extension SheetState {
             list.write(to: &w)
         }
         // Only once a program has opened a sheet: a daemon of one sheet writes what it always did.
-        if let stacked {
-            w.append(",\"sheet\":")
-            if let sheet = stacked.sheet { w.appendString(sheet) } else { w.append("null") }
-            w.append(",\"stack\":[")
-            for (index, name) in stacked.stack.enumerated() {
-                if index > 0 { w.append(UInt8(ascii: ",")) }
-                w.appendString(name)
-            }
-            w.append(UInt8(ascii: "]"))
-        }
+        stacked?.writeFields(to: &w)
         w.append(UInt8(ascii: "}"))
     }
 }

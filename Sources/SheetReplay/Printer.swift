@@ -319,16 +319,7 @@ struct Printer {
             o.append(sheet.focus.visible ? "true" : "false")
         }
         if let list { self.list(list) }
-        if let stacked {
-            o.append(",\"sheet\":")
-            if let sheet = stacked.sheet { o.appendJSONString(sheet) } else { o.append("null") }
-            o.append(",\"stack\":[")
-            for (index, name) in stacked.stack.enumerated() {
-                if index > 0 { o.append(",") }
-                o.appendJSONString(name)
-            }
-            o.append("]")
-        }
+        if let stacked { o.appendWritten { stacked.writeFields(to: &$0) } }
         o.append("}")
         try o.endLine()
     }

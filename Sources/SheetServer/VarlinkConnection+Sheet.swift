@@ -280,18 +280,7 @@ extension VarlinkConnection {
                     body.append("{\"sheets\":[")
                     for (index, entry) in listed.enumerated() {
                         if index > 0 { body.append(UInt8(ascii: ",")) }
-                        body.append("{\"sheet\":")
-                        body.appendString(entry.sheet)
-                        body.append(",\"layer\":\"")
-                        body.append(entry.layer.name)
-                        body.append(entry.presented ? "\",\"presented\":true" : "\",\"presented\":false")
-                        body.append(entry.shown ? ",\"shown\":true,\"pid\":" : ",\"shown\":false,\"pid\":")
-                        body.appendInteger(Int64(entry.pid))
-                        body.append(",\"uid\":")
-                        body.appendInteger(Int64(entry.uid))
-                        body.append(",\"command\":")
-                        body.appendString(entry.command)
-                        body.append(UInt8(ascii: "}"))
+                        entry.write(to: &body)
                     }
                     body.append("]}")
                 }, context: context)
