@@ -51,7 +51,7 @@ public struct SheetRegistry: Sendable {
     public func target(of call: SheetCall) -> (sheet: SheetStack.ID?, refusal: ControlResult?) {
         guard let name = call.sheet else {
             // A sheet closing is gone to its owner already.
-            if let own = stack.entries.last(where: { $0.owner == call.connection && !closing.contains($0.id) }) { return (own.id, nil) }
+            if let own = stack.topmost(ownedBy: call.connection, excluding: closing) { return (own, nil) }
             if call.fromRenderer, case .control(.focus) = call.action { return (shown, nil) }
             return (nil, nil)
         }

@@ -70,8 +70,11 @@ public struct SheetStack: Sendable, Equatable {
 
     public func entry(_ id: ID) -> Entry? { entries.first { $0.id == id } }
 
-    /// The sheet of `owner` a call that names none acts on: its topmost, presented or not.
-    public func topmost(ownedBy owner: UInt64) -> ID? { entries.last { $0.owner == owner }?.id }
+    /// The sheet of `owner` a call that names none acts on: its topmost, presented or not, but
+    /// for those `excluding` names (closing ones, gone to their owner already).
+    public func topmost(ownedBy owner: UInt64, excluding: Set<ID> = []) -> ID? {
+        entries.last { $0.owner == owner && !excluding.contains($0.id) }?.id
+    }
 
     public func sheets(ownedBy owner: UInt64) -> [ID] { entries.filter { $0.owner == owner }.map(\.id) }
 
