@@ -114,6 +114,29 @@ struct SheetRegistryTests {
         #expect(engine.configuration.sheet.presentation.headphonesPlugged && engine.configuration.screen.widthInPixels == 800)
     }
 
+    /// A program hangs up while a person's finger drags its sheet: the sheet goes once the
+    /// finger lets go, and the shared sheet comes back with no finger held on it.
+    @Test func aProgramThatHangsUpMidDragLeavesNoFingerBehind() {
+        var (engine, sheets, out) = panel()
+        var time = Timestamp(seconds: 1)
+        _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 1), shown: &engine, at: time, into: &out)
+        sheets.swap(&engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        for (step, y) in [1000.0, 1040, 1080].enumerated() {
+            time = time.adding(microseconds: 16_667)
+            let contact = Contact(slot: 0, phase: step == 0 ? .down : .move, positionInPixels: Point(x: 500, y: y))
+            engine.process(TouchFrame(time: time, contacts: [contact]), into: &out)
+        }
+        #expect(engine.activeTouchCount == 1)
+        sheets.ownerGone(1, shown: &engine, at: time, into: &out)
+        time = time.adding(microseconds: 16_667)
+        engine.process(TouchFrame(time: time, contacts: [Contact(slot: 0, phase: .up, positionInPixels: Point(x: 500, y: 1080))]), into: &out)
+        time = rest(&engine, &sheets, from: time)
+        time = rest(&engine, &sheets, from: time)
+        #expect(sheets.shown == nil && sheets.stack.entries.isEmpty && engine.content.title == "Shared", "\(sheets.stack.entries)")
+        #expect(engine.activeTouchCount == 0 && engine.snapshot(at: time).detent == .half)
+    }
+
     @Test func limitsAndUnknownDetentsAreRefusedBeforeAnythingOpens() {
         var (engine, sheets, out) = panel()
         #expect(sheets.perform(call(.open(ContentChange(), layer: .app, detent: "nowhere"), from: 1), shown: &engine, at: .zero, into: &out)
