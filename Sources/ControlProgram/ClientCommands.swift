@@ -335,9 +335,14 @@ struct OpenCommand: ParsableCommand {
         let client = try connection.connect()
         try talking {
             let sheet = try client.openSheet(change, layer: SheetStack.Layer(name: layer) ?? .app, detent: detent)
-            try writeLine(Array("{\"opened\":\"\(sheet)\"}".utf8))
             var shown = false
+            var subscribed = false
             try client.monitor(maxRate: nil) { update, _ in
+                // Said once the Monitor's first state is in: from then on no event is missed.
+                if !subscribed {
+                    subscribed = true
+                    try writeLine(Array("{\"opened\":\"\(sheet)\"}".utf8))
+                }
                 for event in update.events where event.sheet == sheet {
                     var writer = JSONWriter(capacity: 128)
                     event.write(to: &writer)

@@ -75,6 +75,9 @@ while not (state.sheet == media.sheet and state.state == "resting"):
     state = next(a_updates).state
 check("b-over-a", state.stack == (navigation.sheet, media.sheet) and state.detent == "expanded", f"{state}")
 check("a-sees-no-focus-of-b", state.focus is None, f"{state.focus}")
+# B's Monitor is subscribed (its first state read) before the person taps: a generator sends
+# its call only when first asked, and a subscriber hears no event from before it came.
+next(b_updates)
 
 print("person", flush=True)
 tap = None
