@@ -73,8 +73,9 @@ struct CommandHandler {
     /// Applies a configuration read again (SIGHUP): the policy, detents, thresholds and the
     /// content's default take effect now; the screen stays the one renderers set; what only a
     /// start can change (input, sockets, state directory) is reported and left. True when the
-    /// engine was rebuilt.
-    mutating func reload(_ new: Settings, on engine: inout Engine, at now: Timestamp,
+    /// engine was rebuilt. Every sheet takes the new configuration (the ones waiting unseen); the
+    /// configured content is the shared sheet's alone.
+    mutating func reload(_ new: Settings, on engine: inout Engine, sheets: inout SheetRegistry, at now: Timestamp,
                          choices: inout ClientChoices, into outputs: inout [EngineOutput]) -> Bool {
         for (key, old, changed) in [("input", settings.input, new.input), ("socket", settings.socketPath, new.socketPath),
                                     ("input-socket", settings.inputSocketPath ?? "", new.inputSocketPath ?? ""),
@@ -104,7 +105,6 @@ struct CommandHandler {
         let appearanceChanged = new.engine.appearance != settings.engine.appearance
         configuration.appearance = before.appearance
         let configuredBefore = settings.content ?? .empty
-        let untouched = engine.content == configuredBefore
         let kept = settings
         settings = new
         (settings.input, settings.socketPath, settings.stateDirectory) = (kept.input, kept.socketPath, kept.stateDirectory)
@@ -117,27 +117,32 @@ struct CommandHandler {
         if !configuration.sheet.presentation.shapesDetentsUnlike(before.sheet.presentation) {
             rest.sheet.presentation = before.sheet.presentation
         }
-        if rest != before {
-            engine.reconfigure(configuration, at: now, into: &outputs)
-        } else {
-            // Only these changed: no need to cancel a finger down.
-            if configuration.sheet.reduceMotion != before.sheet.reduceMotion {
-                engine.perform(SheetCommand.setReduceMotion(configuration.sheet.reduceMotion), at: now, into: &outputs)
+        let reconfigures = rest != before
+        let configure = { (engine: inout Engine, outputs: inout [EngineOutput]) in
+            if reconfigures {
+                engine.reconfigure(configuration, at: now, into: &outputs)
+            } else {
+                // Only these changed: no need to cancel a finger down.
+                if configuration.sheet.reduceMotion != before.sheet.reduceMotion {
+                    engine.perform(SheetCommand.setReduceMotion(configuration.sheet.reduceMotion), at: now, into: &outputs)
+                }
+                if configuration.sheet.presentation != before.sheet.presentation {
+                    engine.perform(SheetCommand.setPresentation(configuration.sheet.presentation), at: now, into: &outputs)
+                }
             }
-            if configuration.sheet.presentation != before.sheet.presentation {
-                engine.perform(SheetCommand.setPresentation(configuration.sheet.presentation), at: now, into: &outputs)
-            }
+            // The file's appearance when the file changed it; else what a client set holds.
+            if appearanceChanged { engine.setAppearance(new.engine.appearance, at: now, into: &outputs) }
         }
+        configure(&engine, &outputs)
+        sheets.forEachWaiting(configure)
+        if appearanceChanged { choices.appearance = nil }
         let rebuilt = configured(engine.configuration, from: before)
-        // The configured content replaces what the sheet holds only if no client changed it.
+        // The configured content replaces what the shared sheet holds only if no client changed it.
         let configuredContent = new.content ?? .empty
-        if untouched, configuredContent != configuredBefore {
-            engine.setContent(configuredContent, at: now, into: &outputs)
-        }
-        // The file's appearance when the file changed it; else what a client set holds.
-        if appearanceChanged {
-            engine.setAppearance(new.engine.appearance, at: now, into: &outputs)
-            choices.appearance = nil
+        sheets.withEngine(nil, shown: &engine, into: &outputs) { shared, outputs in
+            if shared.content == configuredBefore, configuredContent != configuredBefore {
+                shared.setContent(configuredContent, at: now, into: &outputs)
+            }
         }
         let sheet = configuration.sheet
         logger.notice("reloaded: policy \(sheet.ruleSet.rawValue), detents \(sheet.detents.map(\.name.description).joined(separator: ",")), reduced motion \(sheet.reduceMotion ? "on" : "off"), log level \(new.logLevel)")

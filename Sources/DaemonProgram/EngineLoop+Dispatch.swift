@@ -119,7 +119,7 @@ extension LoopState {
         publisher.settingsMayHaveChanged()
         publisher.stackChanged(sheets.presentedNames)
         publish()
-        if sheets.mustSwap { swapSheets(at: now) }
+        updateSheets(at: now)
         return result
     }
 
@@ -129,24 +129,25 @@ extension LoopState {
         sheets.ownerGone(connection, shown: &engine, at: now, into: &outputs)
         publisher.stackChanged(sheets.presentedNames)
         publish()
-        if sheets.mustSwap { swapSheets(at: now) }
+        updateSheets(at: now)
     }
 
-    /// After a turn with a program's sheet shown: one that came to rest at its floor goes
-    /// beneath the others (or for good, when closing), and the stack shows the next.
-    mutating func settleSheets() {
-        guard sheets.settle(engine, at: clock.time) else { return }
-        publisher.stackChanged(sheets.presentedNames)
-        if sheets.mustSwap { swapSheets(at: clock.time) } else { publish() }
-    }
-
-    /// Shows the sheet the stack shows now: the engines trade places, the leaving one's
-    /// touches let go, and the state of the coming one goes out, saying which it is.
-    mutating func swapSheets(at now: Timestamp) {
-        sheets.swap(&engine, at: now, into: &outputs)
-        logger.notice("shown: \(sheets.shown.map(\.description) ?? "the shared sheet")\(sheets.stack.presented.isEmpty ? "" : ", stack \(sheets.presentedNames.joined(separator: " "))")")
-        publisher.sheetShown(engine, sheet: sheets.shown.map(\.description), stack: sheets.presentedNames, owner: sheets.shownOwner)
-        input.plugins.resync(screen: engine.configuration.screen)
+    /// After a call, or a turn while the registry watches them: a program's sheet that came to
+    /// rest at its floor goes beneath the others (or for good, when closing), and the change to
+    /// the sheet the stack shows goes a step on: the leaving one steps aside, then the engines
+    /// trade places, the leaving one's touches let go, and the state of the coming one goes
+    /// out, saying which it is.
+    mutating func updateSheets(at now: Timestamp) {
+        switch sheets.update(&engine, at: now, into: &outputs) {
+        case .none:
+            return
+        case .restacked:
+            publisher.stackChanged(sheets.presentedNames)
+        case .shown:
+            logger.notice("shown: \(sheets.shown.map(\.description) ?? "the shared sheet")\(sheets.stack.presented.isEmpty ? "" : ", stack \(sheets.presentedNames.joined(separator: " "))")")
+            publisher.sheetShown(engine, sheet: sheets.shown.map(\.description), stack: sheets.presentedNames, owner: sheets.shownOwner)
+            input.plugins.resync(screen: engine.configuration.screen)
+        }
         publish()
     }
 
@@ -154,7 +155,7 @@ extension LoopState {
     mutating func reload(_ settings: Settings) {
         reloads += 1
         let now = clock.tick()
-        if commands.reload(settings, on: &engine, at: now, choices: &persistence.chosen, into: &outputs) {
+        if commands.reload(settings, on: &engine, sheets: &sheets, at: now, choices: &persistence.chosen, into: &outputs) {
             rebuiltEngine()
         }
         // A changed key map or `keys:` decides again which key devices are read.

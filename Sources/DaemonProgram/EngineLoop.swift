@@ -237,7 +237,7 @@ struct LoopState {
                 persistence.persist(&engine)
             } else {
                 var kept = persistence
-                sheets.withShared(&engine) { kept.persist(&$0) }
+                sheets.withShared(&engine) { kept.persist(&$0, returningTo: $1) }
                 persistence = kept
             }
             let fastReplay = clock.asFastAsPossible
@@ -260,13 +260,13 @@ struct LoopState {
             }
             if !fastReplay { catchUp() }
             publish()
-            if sheets.shown != nil { settleSheets() }
+            if sheets.watchesTurns { updateSheets(at: clock.time) }
             flushPaced()
             watchdog()
         }
         waiter.arm(at: nil)
         var kept = persistence
-        sheets.withShared(&engine) { kept.persist(&$0, now: true) }
+        sheets.withShared(&engine) { kept.persist(&$0, returningTo: $1, now: true) }
         persistence = kept
         persistence.flush()
         // The server holds the loop through its delegate: the loop lets go of it.

@@ -62,9 +62,12 @@ struct Persistence {
     }
 
     /// Saves what changed, now or when a second has passed since the last save.
-    mutating func persist(_ engine: inout Engine, now immediately: Bool = false) {
+    mutating func persist(_ engine: inout Engine, returningTo stepAside: DetentName? = nil, now immediately: Bool = false) {
         guard let store else { return }
-        if engine.sheet.kind == .resting, let index = engine.sheet.detentIndex {
+        if let stepAside {
+            // Down for a program's sheet: it comes back (after a restart too) where it rested.
+            lastRestingDetent = stepAside
+        } else if engine.sheet.kind == .resting, let index = engine.sheet.detentIndex {
             lastRestingDetent = engine.sheet.detents[index].name
         }
         guard engine.list.revision != savedRevision || lastRestingDetent != savedDetent || chosen != saved else {

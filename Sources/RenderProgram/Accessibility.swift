@@ -52,6 +52,7 @@ final class Accessibility: @unchecked Sendable {
         var restingTop: Double?
         var screen: ScreenSize
         var sheet: String?
+        var waiting: [[String]]
     }
     private var shown: Key?
     private var objects: [UInt32] = []
@@ -174,15 +175,16 @@ final class Accessibility: @unchecked Sendable {
 
     /// The tree of the state drawn; the events of what changed are sent at once. A drag's
     /// frames that move only the card change nothing a screen reader hears.
-    func show(_ state: SheetState, content: SheetContent?) {
+    func show(_ state: SheetState, content: SheetContent?, waiting: [(sheet: String, title: String)] = []) {
         // Where the nodes are matters once the sheet rests; a moving card's frames are skipped.
         let key = Key(content: content, focus: state.focus, closed: state.isClosed, dragging: state.state == .dragging,
                       modal: state.presentation.modal, canClose: state.presentation.canClose,
-                      restingTop: state.isAtRest ? state.topInPixels : nil, screen: state.screen, sheet: state.sheet)
+                      restingTop: state.isAtRest ? state.topInPixels : nil, screen: state.screen, sheet: state.sheet,
+                      waiting: waiting.map { [$0.sheet, $0.title] })
         guard key != shown else { return }
         shown = key
         let words = SheetCatalog.shared.words(forTag: content?.language ?? "")
-        let tree = AccessibleTree(state: state, content: content, words: words, toggleRole: toggleRole)
+        let tree = AccessibleTree(state: state, content: content, words: words, toggleRole: toggleRole, waiting: waiting)
         let open = !state.isClosed && state.state != .dragging
         var announcement: String?
         // Another program's sheet in the place of the last one is announced as it opens.
@@ -209,10 +211,10 @@ final class Accessibility: @unchecked Sendable {
         case .stateChanged(let node, let state, let on):
             connection.emit(path(node), object, "StateChanged", body(state, on ? 1 : 0, 0, GV.int32(0)))
         case .childAdded(let parent, let index, let child):
-            connection.emit(path(parent), object, "ChildrenChanged",
+            connection.emit(parent.isEmpty ? Self.rootPath : path(parent), object, "ChildrenChanged",
                             body("add", Int32(index), 0, GV.reference(connection.uniqueName, path(child))))
         case .childRemoved(let parent, let index, let child):
-            connection.emit(path(parent), object, "ChildrenChanged",
+            connection.emit(parent.isEmpty ? Self.rootPath : path(parent), object, "ChildrenChanged",
                             body("remove", Int32(index), 0, GV.reference(connection.uniqueName, path(child))))
         case .nameChanged(let node, let name):
             connection.emit(path(node), object, "PropertyChange", body("accessible-name", 0, 0, GV.string(name)))
@@ -260,7 +262,7 @@ final class Accessibility: @unchecked Sendable {
         case (.root, _, "Name"): return GV.string("sheet-render")
         case (.root, _, "Description"): return GV.string("")
         case (.root, _, "Parent"): return GV.reference(desktop.bus, desktop.path)
-        case (.root, _, "ChildCount"): return GV.int32(1)
+        case (.root, _, "ChildCount"): return GV.int32(Int32(tree.windows.count))
         case (.root, _, "Locale"), (.node, _, "Locale"): return GV.string(tree.language.isEmpty ? "en" : tree.language)
         case (.root, _, "AccessibleId"): return GV.string("")
         case (.node(let index), _, "Name"): return GV.string(tree.nodes[index].name)
@@ -293,11 +295,11 @@ final class Accessibility: @unchecked Sendable {
         let me = connection.uniqueName
         func node(_ index: Int) -> GV.Value { GV.reference(me, Self.path(of: tree.nodes[index].path)) }
         let children: [Int] = switch target {
-        case .root: [0]
+        case .root: tree.windows
         case .node(let index): tree.nodes[index].children
         case .cache: []
         }
-        func child(_ position: Int) -> GV.Value { if case .root = target { node(0) } else { node(children[position]) } }
+        func child(_ position: Int) -> GV.Value { node(children[position]) }
         let info: AccessibleTree.Node? = if case .node(let index) = target { tree.nodes[index] } else { nil }
         switch (interface, name) {
         case ("org.a11y.atspi.Cache", "GetItems"):
@@ -313,7 +315,7 @@ final class Accessibility: @unchecked Sendable {
             return GV.tuple([GV.array("(so)", children.indices.map(child))])
         case ("org.a11y.atspi.Accessible", "GetIndexInParent"):
             guard let info, let index = tree.index(of: info.path) else { return GV.tuple([GV.int32(-1)]) }
-            guard let parent = info.parent else { return GV.tuple([GV.int32(0)]) }
+            guard let parent = info.parent else { return GV.tuple([GV.int32(Int32(tree.windows.firstIndex(of: index) ?? -1))]) }
             return GV.tuple([GV.int32(Int32(tree.nodes[parent].children.firstIndex(of: index) ?? -1))])
         case ("org.a11y.atspi.Accessible", "GetRelationSet"):
             return GV.tuple([GV.array("(ua(so))", [])])

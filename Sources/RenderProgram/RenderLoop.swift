@@ -30,6 +30,9 @@ final class RenderLoop {
     /// is taken by `Monitor`) when the swaps on the stream do not account for the revision.
     private var mirror = ContentMirror()
     private var contentFailureSaid = false
+    /// The programs' sheets of the stack and their titles, for the screen reader's windows:
+    /// asked again when the stack changes.
+    private var stackTitles: (stack: [String], titles: [(sheet: String, title: String)]) = ([], [])
     /// The painter's icons, and how many of the names no theme has were said.
     private let icons: IconCache?
     private var missingSaid: Set<String> = []
@@ -158,7 +161,7 @@ final class RenderLoop {
         defer { sayMissingIcons() }
         speak(latest.state)
         speech?.hear(latest.state, content: mirror.content)
-        accessibility?.show(latest.state, content: mirror.content)
+        if let accessibility { accessibility.show(latest.state, content: mirror.content, waiting: titles(of: latest.state.stack)) }
         switch try backend.show(latest.state, content: mirror.content) {
         case .shown(let rows): return try recorded(latest, shown: monotonicMicroseconds(), rows: rows)
         case .queued(let rows): queued = (latest, rows)
@@ -222,6 +225,16 @@ final class RenderLoop {
             if !contentFailureSaid { log.say("sheet-render: GetContent failed (\(error)); drawing the list without it") }
             contentFailureSaid = true
         }
+    }
+
+    /// The titles of the sheets in `stack` (bottom to top), asked of the daemon when the stack
+    /// is not the one last asked about; a sheet it does not answer for (gone meanwhile) is left out.
+    private func titles(of stack: [String]) -> [(sheet: String, title: String)] {
+        guard stack != stackTitles.stack else { return stackTitles.titles }
+        let client = try? SheetClient(path: subscription.path, timeoutSeconds: 2)
+        let titles = stack.compactMap { sheet in (try? client?.contentOfSheet(sheet)).map { (sheet, $0.content.title) } }
+        stackTitles = (stack, titles)
+        return titles
     }
 
     /// Tells the daemon the display's size, once per connection; a refusal (not root, not in

@@ -253,6 +253,11 @@ public final class SheetClient {
         return sheet
     }
 
+    /// Closes one of this connection's sheets (`CloseSheet`): dismissed when shown, then gone.
+    public func closeSheet(_ sheet: String) throws(ClientError) {
+        _ = try method("CloseSheet", ["sheet": .string(sheet)])
+    }
+
     /// The programs' sheets the caller may see, bottom to top (`ListSheets`).
     public func sheets() throws(ClientError) -> [SheetListing] {
         let parameters = try method("ListSheets")
@@ -270,9 +275,9 @@ public final class SheetClient {
     }
 
     /// The content, its revision and whose it is (`sheet`: a program's, nil for the shared
-    /// sheet): for a renderer, the sheet shown.
-    public func contentOfSheet() throws(ClientError) -> (content: SheetContent, revision: Int, sheet: String?) {
-        let parameters = try method("GetContent")
+    /// sheet): for a renderer, the sheet shown, or the one `sheet` names.
+    public func contentOfSheet(_ sheet: String? = nil) throws(ClientError) -> (content: SheetContent, revision: Int, sheet: String?) {
+        let parameters = try method("GetContent", sheet.map { ["sheet": .string($0)] } ?? [:])
         return try decode { () throws(ProtocolError) in
             let content = try SheetContent(json: parameters["content"] ?? .null)
             guard let revision = parameters["revision"]?.intValue, revision >= 0 else {

@@ -95,19 +95,25 @@ extension Engine {
         focusCause = .command
         guard sheet.isShown else { return .notShown }
         guard sheet.kind != .dragging, list.state.kind != .reordering else { return .fingerDown }
-        switch target {
-        case .none: return .nothing
-        case .close: guard closeSlot != nil else { return .closeNotShown }
-        case .item(let index):
-            guard index >= 0, index < content.items.count else { return .nothing }
-            guard !content.items[index].disabled else { return .disabled }
-        }
+        if let refusal = refusal(toFocus: target) { return refusal }
         let before = focus
         focus = FocusSnapshot(target: target, visible: true)
         reveal(at: time, into: &out)
         restartScan(at: time)
         if focus != before { publish(at: time, into: &out) }
         return nil
+    }
+
+    /// Why `target` could not take the focus of this content, wherever the sheet is: nil when
+    /// it could (`focus(on:)` asks besides whether the sheet is shown and free of fingers).
+    public func refusal(toFocus target: FocusTarget) -> FocusRefusal? {
+        switch target {
+        case .none: return .nothing
+        case .close: return sheet.presentation.canClose ? nil : .closeNotShown
+        case .item(let index):
+            guard index >= 0, index < content.items.count else { return .nothing }
+            return content.items[index].disabled ? .disabled : nil
+        }
     }
 
     /// Explore by touch: the focus to the close button or the row under `pixels`, where one

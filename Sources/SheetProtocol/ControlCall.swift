@@ -43,9 +43,7 @@ extension Engine {
             setAppearance(change.applied(to: appearance), at: time, into: &out)
         case .focus(let element, let command):
             if let element {
-                let target: FocusTarget = element == "close" ? .close
-                    : content.items.firstIndex { $0.id == element }.map(FocusTarget.item) ?? .none
-                if let refusal = focus(on: target, at: time, into: &out) {
+                if let refusal = focus(on: focusTarget(named: element), at: time, into: &out) {
                     return .cannotFocus(element, reason: refusal.reason)
                 }
             }
@@ -63,5 +61,12 @@ extension Engine {
 
     private func unknownDetent(_ name: String) -> ControlResult {
         .unknownDetent(name, known: sheet.detents.detents.map(\.name.description))
+    }
+}
+
+extension Engine {
+    /// What a `Focus` call's element names: `close`, or an item by its id (none when no item has it).
+    public func focusTarget(named element: String) -> FocusTarget {
+        element == "close" ? .close : content.items.firstIndex { $0.id == element }.map(FocusTarget.item) ?? .none
     }
 }

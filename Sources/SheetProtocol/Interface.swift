@@ -238,7 +238,8 @@ public enum SheetInterface {
 
     # What the sheet holds, its items in the list's current order, and the revision
     # (List.revision) of that content and order; sheet: whose it is (a program's, null for
-    # the shared sheet). A renderer's GetContent without sheet answers for the sheet shown.
+    # the shared sheet). A renderer's GetContent without sheet answers for the sheet shown;
+    # with sheet, for any (the screen reader's window of each sheet is named by its title).
     method GetContent(sheet: ?string) -> (content: Content, revision: int, sheet: ?string)
 
     # Move the sheet to a detent.

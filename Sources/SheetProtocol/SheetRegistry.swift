@@ -6,10 +6,13 @@ import SheetCore
 /// others wait here, frozen where they were. Who may act on which sheet, and what a call about a
 /// sheet does to the stack, is decided here, for the daemon and for the fuzzer's harness alike.
 ///
-/// Between calls the caller asks `mustSwap`: when the stack shows another sheet, `swap` trades
-/// engines (the leaving one's touches cancelled, the coming one presented where it was asked
-/// to open, or shown where it rested). `settle` after each turn lets a program's sheet that came
-/// to rest at its floor go beneath the others, or go for good when it was closing.
+/// After each call and, while `watchesTurns`, each turn, the caller asks `update`: a program's
+/// sheet that came to rest at its floor goes beneath the others, or for good when it was
+/// closing; and when the stack shows another sheet, the change is animated as a dismissal of
+/// one and a presentation of the other: the leaving sheet steps aside to its floor (no
+/// finger or key left on it), then the engines trade places and the coming one is presented
+/// where its owner asked, or comes back up to where it rested, content, scroll, focus and order
+/// as they were.
 public struct SheetRegistry: Sendable {
     public private(set) var stack: SheetStack
     /// The sheet whose engine the caller holds: nil for the shared sheet.
@@ -21,6 +24,13 @@ public struct SheetRegistry: Sendable {
     private var presenting: [SheetStack.ID: DetentName?] = [:]
     /// Sheets dismissed on their owner's word (`CloseSheet`, a hang-up): gone once at rest.
     private var closing: Set<SheetStack.ID> = []
+    /// Where each sheet that stepped aside for another rested, to come back to (nil: the
+    /// shared sheet).
+    private var returning: [SheetStack.ID?: DetentName] = [:]
+    /// The focus a program set on its sheet while it waited: given when it comes back.
+    private var focusing: [SheetStack.ID?: String] = [:]
+    /// The shown sheet is going down to its floor to make room for the one the stack shows.
+    public private(set) var steppingAside = false
     /// Who opened each sheet, as it was then: pid, uid, command.
     private var openers: [SheetStack.ID: (pid: Int32, uid: UInt32, command: String)] = [:]
 
@@ -30,6 +40,10 @@ public struct SheetRegistry: Sendable {
 
     /// Whether the stack now shows another sheet than the caller's engine is.
     public var mustSwap: Bool { stack.shown != shown }
+
+    /// Whether `update` has work after a turn: a program's sheet is shown (it may come to rest
+    /// at its floor), or the shown one is stepping aside.
+    public var watchesTurns: Bool { shown != nil || steppingAside }
 
     /// The connection whose sheet is shown, which alone hears its events; nil: the shared sheet's.
     public var shownOwner: UInt64? { shown.flatMap { stack.entry($0)?.owner } }
@@ -46,7 +60,7 @@ public struct SheetRegistry: Sendable {
     }
 
     /// The sheet `call` acts on: the one it names, if the caller owns it (or is root dismissing
-    /// or closing it, an operator's right); else the caller's topmost; else, for a renderer's
+    /// or closing it, an operator's right, or a renderer reading it); else the caller's topmost; else, for a renderer's
     /// `Focus` (a person's), the sheet shown; else the shared sheet (nil).
     public func target(of call: SheetCall) -> (sheet: SheetStack.ID?, refusal: ControlResult?) {
         guard let name = call.sheet else {
@@ -57,8 +71,10 @@ public struct SheetRegistry: Sendable {
         }
         guard let id = SheetStack.ID(name), let entry = stack.entry(id), !closing.contains(id) else { return (nil, .noSuchSheet(name)) }
         if entry.owner == call.connection { return (id, nil) }
+        // An operator may dismiss or close any sheet; a renderer reads any (it draws them all).
         let operatorMay = switch call.action {
         case .close, .control(.dismiss): call.peer.uid == 0
+        case .content: call.fromRenderer
         default: false
         }
         return operatorMay ? (id, nil) : (nil, .notOwner(name))
@@ -116,26 +132,64 @@ public struct SheetRegistry: Sendable {
                 .content(SharedContent(content: engine.content, order: engine.list.order, revision: engine.list.revision, sheet: id?.description))
             }
         case .control(let request):
-            if let id, id != shown, case .present(let detent) = request {
-                // A waiting sheet presented: to the top of its layer, presented when shown.
-                var name: DetentName?
-                if let detent {
-                    guard let known = DetentName(detent), parked[id]!.sheet.detents.detents.contains(where: { $0.name == known }) else {
-                        return .unknownDetent(detent, known: parked[id]!.sheet.detents.detents.map(\.name.description))
-                    }
-                    name = known
-                }
-                stack.present(id)
-                presenting[id] = .some(name)
-                return .done
+            if id != shown || steppingAside, let result = waiting(id, request, shown: &engine, at: time, into: &out) {
+                return result
             }
+            return withEngine(id, shown: &engine, into: &out) { engine, out in engine.perform(request, at: time, into: &out) }
+        }
+    }
+
+    /// A call that moves a sheet not shown, or stepping aside: it says where the sheet shows
+    /// when it comes back. `Present` puts a program's sheet at the top of its layer; a detent
+    /// alone keeps its place; `Dismiss` leaves it down (beneath the others). Nil: the call is
+    /// the engine's own (content, focus), made on it unseen.
+    private mutating func waiting(_ id: SheetStack.ID?, _ request: ControlRequest, shown engine: inout Engine, at time: Timestamp,
+                                  into out: inout [EngineOutput]) -> ControlResult? {
+        let asked: String?
+        switch request {
+        case .present(let detent): asked = detent
+        case .setDetent(let detent): asked = detent
+        case .dismiss:
             let result = withEngine(id, shown: &engine, into: &out) { engine, out in engine.perform(request, at: time, into: &out) }
-            if let id, id != shown, result == .done, case .dismiss = request {
+            guard result == .done else { return result }
+            returning[id] = nil
+            focusing[id] = nil
+            if let id {
                 stack.dismiss(id)
                 presenting[id] = nil
             }
-            return result
+            return .done
+        case .focus(let element?, nil) where willComeBack(id):
+            // Where the focus is when it comes back (an item, or close), held to its content now.
+            let refusal = withEngine(id, shown: &engine, into: &out) { engine, _ in engine.refusal(toFocus: engine.focusTarget(named: element)) }
+            if let refusal { return .cannotFocus(element, reason: refusal.reason) }
+            focusing[id] = element
+            return .done
+        default:
+            return nil
         }
+        let (detents, initial) = withEngine(id, shown: &engine, into: &out) { engine, _ in
+            (engine.sheet.detents, engine.sheet.detents[engine.sheet.openDetent].name)
+        }
+        var name: DetentName?
+        if let asked {
+            guard let known = DetentName(asked), detents.index(named: known) != nil else {
+                return .unknownDetent(asked, known: detents.detents.map(\.name.description))
+            }
+            name = known
+        }
+        guard let id else {
+            // The shared sheet shows when no program's sheet is presented.
+            returning[nil] = name ?? initial
+            return .done
+        }
+        if case .setDetent = request, stack.entry(id)?.presented == true {
+            if presenting[id] != nil { presenting[id] = .some(name) } else { returning[id] = name }
+        } else {
+            stack.present(id)
+            presenting[id] = .some(name)
+        }
+        return .done
     }
 
     private mutating func open(_ change: ContentChange, layer: SheetStack.Layer, detent: String?, owner: UInt64,
@@ -177,6 +231,8 @@ public struct SheetRegistry: Sendable {
 
     private mutating func remove(_ id: SheetStack.ID) {
         openers[id] = nil
+        returning[id] = nil
+        focusing[id] = nil
         stack.close(id)
         parked[id] = nil
         presenting[id] = nil
@@ -188,13 +244,44 @@ public struct SheetRegistry: Sendable {
         for id in stack.sheets(ownedBy: owner) { close(id, shown: &engine, at: time, into: &out) }
     }
 
-    /// After a turn: the shown program's sheet at rest at its floor rests beneath the others
-    /// (a person or its owner dismissed it), or is gone (it was closing). True when the stack
-    /// changed (`mustSwap` then says whether another sheet is shown).
-    public mutating func settle(_ engine: borrowing Engine, at time: Timestamp) -> Bool {
-        guard let id = shown else { return false }
-        let snapshot = engine.snapshot(at: time)
-        guard snapshot.state == .resting, snapshot.detent == engine.sheet.detents.floor.name, presenting[id] == nil else { return false }
+    /// What `update` did.
+    public enum Update: Sendable, Equatable {
+        /// Nothing about the stack.
+        case none
+        /// The stack changed (a sheet went beneath or away, or the shown one began stepping
+        /// aside or came back), the same sheet shown.
+        case restacked
+        /// The engines traded places: another sheet is shown.
+        case shown
+    }
+
+    /// After a call or a turn: the shown program's sheet at rest at its floor goes beneath the
+    /// others (a person or its owner dismissed it) or away (it was closing); and the change to
+    /// the sheet the stack shows goes a step on (see the type's comment). Outputs go to `out`.
+    public mutating func update(_ engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput]) -> Update {
+        let restacked = settle(engine, at: time)
+        if !mustSwap {
+            guard steppingAside else { return restacked ? .restacked : .none }
+            // The sheet over it went before it was down: it goes back up.
+            steppingAside = false
+            bringBack(shown, &engine, at: time, into: &out)
+            return .restacked
+        }
+        if !steppingAside {
+            if let detent = engine.stepAside(at: time, into: &out) { returning[shown] = detent }
+            // Going down (stepping aside, or closing already): the change waits for the floor.
+            steppingAside = engine.isSteppingAside
+            if steppingAside { return .restacked }
+        }
+        // Down, or caught on the way by a finger or sent elsewhere by a call: the change now.
+        if engine.isSteppingAside { return restacked ? .restacked : .none }
+        trade(&engine, at: time, into: &out)
+        return .shown
+    }
+
+    /// The shown program's sheet at rest at its floor, not stepping aside, goes beneath or away.
+    private mutating func settle(_ engine: borrowing Engine, at time: Timestamp) -> Bool {
+        guard let id = shown, !steppingAside, presenting[id] == nil, engine.restsAtFloor else { return false }
         if closing.contains(id) {
             stack.close(id)
             closing.remove(id)
@@ -209,32 +296,57 @@ public struct SheetRegistry: Sendable {
 
     /// Trades the caller's engine for the one of the sheet the stack shows now. The leaving
     /// sheet's touches and keys are let go (unseen); it waits where it was, or is gone if it
-    /// was closed. The coming one is presented where its owner asked, or shown where it
-    /// rested: its state and list go into `out`.
-    public mutating func swap(_ engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput]) {
-        guard mustSwap else { return }
+    /// was closed. The coming one is presented where its owner asked, or comes back to where it
+    /// rested; its state and list go into `out`.
+    private mutating func trade(_ engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput]) {
         var unseen: [EngineOutput] = []
         engine.cancelAllTouches(at: time, into: &unseen)
         engine.releaseKeys(at: time, into: &unseen)
+        steppingAside = false
         let next = stack.shown
         let coming = next.map { parked.removeValue(forKey: $0)! } ?? shared.take()!
         if let leaving = shown {
-            if stack.entry(leaving) != nil { parked[leaving] = engine }
+            if closing.contains(leaving) {
+                remove(leaving)
+            } else if stack.entry(leaving) != nil {
+                parked[leaving] = engine
+            }
         } else {
             shared = engine
         }
         engine = coming
         shown = next
-        if let next, let detent = presenting.removeValue(forKey: next) {
-            _ = engine.perform(SheetCommand.present(detent), at: time, into: &out)
-        } else {
-            if let list = engine.listSnapshot(at: time) { out.append(.list(list)) }
+        if let list = engine.listSnapshot(at: time) { out.append(.list(list)) }
+        let before = out.count
+        bringBack(next, &engine, at: time, into: &out)
+        // Its state: moving up, or, when it does not move, as it rests.
+        if !out[before...].contains(where: { if case .sheet = $0 { true } else { false } }) {
             out.append(.sheet(engine.snapshot(at: time)))
         }
     }
 
-    /// Runs `body` on the shared sheet's engine, wherever it is (what persists is its).
-    public mutating func withShared<Result>(_ engine: inout Engine, _ body: (inout Engine) -> Result) -> Result {
-        shown == nil ? body(&engine) : body(&shared!)
+    /// The shown sheet goes up: presented where its owner asked, or back where it rested; and
+    /// the focus its owner set while it waited.
+    private mutating func bringBack(_ id: SheetStack.ID?, _ engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput]) {
+        if let id, let detent = presenting.removeValue(forKey: id) {
+            returning[id] = nil
+            _ = engine.perform(SheetCommand.present(detent), at: time, into: &out)
+        } else if let detent = returning.removeValue(forKey: id) {
+            engine.comeBack(to: detent, at: time, into: &out)
+        }
+        if let element = focusing.removeValue(forKey: id) {
+            _ = engine.perform(.focus(element: element, command: nil), at: time, into: &out)
+        }
+    }
+
+    /// Whether a sheet not shown (or stepping aside) is to come up when the stack shows it.
+    private func willComeBack(_ id: SheetStack.ID?) -> Bool {
+        returning[id] != nil || id.map { presenting[$0] != nil } ?? false
+    }
+
+    /// Runs `body` on the shared sheet's engine, wherever it is (what persists is its), with the
+    /// detent it will come back to when it stepped aside for a program's sheet.
+    public mutating func withShared<Result>(_ engine: inout Engine, _ body: (inout Engine, DetentName?) -> Result) -> Result {
+        shown == nil ? body(&engine, returning[nil]) : body(&shared!, returning[nil])
     }
 }

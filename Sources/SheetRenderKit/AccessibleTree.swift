@@ -84,7 +84,7 @@ public struct AccessibleTree: Sendable, Equatable {
     }
 
     /// One node. `path` is its last D-Bus path element: `sheet` (`sheet_3` for a program's
-    /// sheet-3), `close`, `list` (the items
+    /// sheet-3: `path(ofSheet:)`), `close`, `list` (the items
     /// before any header), `list_` and the section's name in hex, or `item_` and the item's id
     /// in hex (ids are any UTF-8; a path element is letters, digits and `_`).
     public struct Node: Sendable, Equatable {
@@ -110,7 +110,8 @@ public struct AccessibleTree: Sendable, Equatable {
         }
     }
 
-    /// The sheet first, then the close button (if drawn), then each list followed by its items.
+    /// The sheet first, then the close button (if drawn), then each list followed by its items,
+    /// then the windows of the sheets that wait.
     public private(set) var nodes: [Node]
     /// The content's language (BCP 47), for `Locale`; empty: the process's.
     public private(set) var language: String
@@ -128,8 +129,10 @@ public struct AccessibleTree: Sendable, Equatable {
     /// The tree of `state`, showing `content` (its items in the list's order, as `GetContent`
     /// gives them); the close button and the actions named in `words` (the content's language);
     /// toggle rows in `toggleRole`: `.switch`, or `.checkBox` where the screen reader's at-spi is
-    /// older than 2.50.
-    public init(state: SheetState, content: SheetContent?, words: SheetWords = .english, toggleRole: Role = .switch) {
+    /// older than 2.50. `waiting`: the other programs' sheets of the stack, each a window of its
+    /// own, named by its title, not `showing` (what it holds is read when it is shown).
+    public init(state: SheetState, content: SheetContent?, words: SheetWords = .english, toggleRole: Role = .switch,
+                waiting: [(sheet: String, title: String)] = []) {
         let content = content?.withSectionsWrittenOut ?? SheetContent()
         language = content.language
         let shown = !state.isClosed
@@ -146,10 +149,9 @@ public struct AccessibleTree: Sendable, Equatable {
         if state.presentation.canClose {
             sheetActions.append(Action(name: "dismiss", localizedName: words[.dismiss], description: words[.dismissDescription], command: .back))
         }
-        // Each program's sheet a dialog of its own (`sheet_3` for sheet-3): another sheet shown
-        // is another window to a screen reader, which it meets anew.
-        let sheetPath = state.sheet.map { "sheet_" + $0.dropFirst("sheet-".count).filter(\.isNumber) } ?? "sheet"
-        nodes = [Node(path: sheetPath, role: state.presentation.modal ? .dialog : .panel,
+        let sheetPath = Self.path(ofSheet: state.sheet)
+        let windowRole: Role = state.presentation.modal ? .dialog : .panel
+        nodes = [Node(path: sheetPath, role: windowRole,
                       name: content.title.isEmpty ? words[.untitledSheet] : content.title, description: "", states: sheetStates,
                       parent: nil, children: [], actions: shown ? sheetActions : [], attributes: [],
                       extents: (left, top, width, height), element: nil)]
@@ -227,6 +229,20 @@ public struct AccessibleTree: Sendable, Equatable {
             let listBottom = run == runs.last ? cardFoot : max(from, min(y, cardFoot))
             nodes[list].extents = (left, Int32(clamping: Int(from.rounded())), width, Int32(clamping: Int((listBottom - from).rounded())))
         }
+        for other in waiting where other.sheet != state.sheet {
+            nodes.append(Node(path: Self.path(ofSheet: other.sheet), role: windowRole, name: other.title.isEmpty ? words[.untitledSheet] : other.title,
+                              description: "", states: [.enabled, .sensitive], parent: nil, children: [], actions: [], attributes: [],
+                              extents: (0, 0, 0, 0), element: nil))
+        }
+    }
+
+    /// The windows, the application's children: the sheet shown first, then those that wait.
+    public var windows: [Int] { nodes.indices.filter { nodes[$0].parent == nil } }
+
+    /// A sheet's window: `sheet` for the shared sheet, `sheet_3` for a program's sheet-3 (another
+    /// sheet shown is another window to a screen reader, which it meets anew).
+    public static func path(ofSheet sheet: String?) -> String {
+        sheet.map { "sheet_" + $0.dropFirst("sheet-".count).filter(\.isNumber) } ?? "sheet"
     }
 
     /// `item_` and the id's bytes in hex: a D-Bus path element for any id.
@@ -250,7 +266,8 @@ public struct AccessibleTree: Sendable, Equatable {
     public enum Event: Sendable, Equatable {
         /// `StateChanged`: a state of the node came (true) or went.
         case stateChanged(path: String, state: String, on: Bool)
-        /// `ChildrenChanged` on `parent`: `child` added at or removed from `index`.
+        /// `ChildrenChanged` on `parent` (empty: the application): `child` added at or removed
+        /// from `index`.
         case childAdded(parent: String, index: Int, child: String)
         case childRemoved(parent: String, index: Int, child: String)
         /// `PropertyChange` `accessible-name` or `accessible-description`.
@@ -274,14 +291,21 @@ public struct AccessibleTree: Sendable, Equatable {
         }
         let oldPaths = Dictionary(old.nodes.enumerated().map { (key($1, in: old), $0) }, uniquingKeysWith: { a, _ in a })
         let newPaths = Dictionary(nodes.enumerated().map { (key($1, in: self), $0) }, uniquingKeysWith: { a, _ in a })
+        // A window's parent is the application (""): its place is among the windows.
+        let oldWindows = old.windows, newWindows = windows
         for node in old.nodes.reversed() where newPaths[key(node, in: old)] == nil {
-            if let parent = node.parent, let place = old.nodes[parent].children.firstIndex(of: oldPaths[key(node, in: old)]!) {
+            let index = oldPaths[key(node, in: old)]!
+            if let parent = node.parent, let place = old.nodes[parent].children.firstIndex(of: index) {
                 events.append(.childRemoved(parent: old.nodes[parent].path, index: place, child: node.path))
+            } else if node.parent == nil, let place = oldWindows.firstIndex(of: index) {
+                events.append(.childRemoved(parent: "", index: place, child: node.path))
             }
         }
         for (index, node) in nodes.enumerated() where oldPaths[key(node, in: self)] == nil {
             if let parent = node.parent, let place = nodes[parent].children.firstIndex(of: index) {
                 events.append(.childAdded(parent: nodes[parent].path, index: place, child: node.path))
+            } else if node.parent == nil, let place = newWindows.firstIndex(of: index) {
+                events.append(.childAdded(parent: "", index: place, child: node.path))
             }
         }
         var focusGained: [Event] = []

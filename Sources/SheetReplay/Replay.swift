@@ -182,13 +182,23 @@ struct Programs {
 
     var nextTime: Timestamp? { calls.first?.at }
 
-    /// Whether a program's sheet is shown (it may come to rest at its floor and go).
-    var mayChange: Bool { sheets.shown != nil }
+    /// Whether a program's sheet is shown (it may come to rest at its floor and go), or the
+    /// shown one is stepping aside for another.
+    var mayChange: Bool { sheets.watchesTurns }
 
-    /// Makes the calls due by `time`, each at its own time.
+    /// Makes the calls due by `time`, each at its own time; and while the registry watches the
+    /// turns (a sheet stepping aside, a program's shown), a turn at each of the engine's
+    /// deadlines between them, as the daemon's loop wakes at each.
     mutating func call(upTo time: Timestamp, engine: inout Engine, outputs: inout [EngineOutput], printer: inout Printer,
                        summary: inout ReplaySummary) throws {
-        while let next = calls.first, next.at <= time {
+        while true {
+            let due = calls.first.map(\.at)
+            if sheets.watchesTurns, let deadline = engine.motionDeadline, deadline <= time, due.map({ deadline < $0 }) ?? true {
+                engine.advance(to: deadline, into: &outputs)
+                try show(at: deadline, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
+                continue
+            }
+            guard let next = calls.first, next.at <= time else { return }
             calls.removeFirst()
             engine.advance(to: next.at, into: &outputs)
             let result: String
@@ -205,10 +215,11 @@ struct Programs {
         }
     }
 
-    /// After a step: a program's sheet at rest at its floor goes beneath, or away.
+    /// After a step: a program's sheet at rest at its floor goes beneath, or away, and a change
+    /// of the sheet shown goes on (`SheetRegistry.update`).
     mutating func settle(at time: Timestamp, engine: inout Engine, outputs: inout [EngineOutput], printer: inout Printer,
                          summary: inout ReplaySummary) throws {
-        guard sheets.shown != nil, sheets.settle(engine, at: time) else { return }
+        guard sheets.watchesTurns else { return }
         try show(at: time, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
     }
 
@@ -217,9 +228,11 @@ struct Programs {
         try printer.print(outputs, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
         printer.stacked(sheets.shown?.description, stack: sheets.presentedNames)
-        guard sheets.mustSwap else { return }
-        sheets.swap(&engine, at: time, into: &outputs)
-        printer.shown(sheets.shown?.description, stack: sheets.presentedNames, content: engine.content, order: engine.list.order)
+        if sheets.update(&engine, at: time, into: &outputs) == .shown {
+            printer.shown(sheets.shown?.description, stack: sheets.presentedNames, content: engine.content, order: engine.list.order)
+        } else {
+            printer.stacked(sheets.shown?.description, stack: sheets.presentedNames)
+        }
         try printer.print(outputs, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
     }

@@ -91,11 +91,13 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
         } else {
             result = sheets.perform(call, shown: &engine, at: now, into: &outputs)
         }
-        if sheets.mustSwap { sheets.swap(&engine, at: now, into: &outputs) }
+        _ = sheets.update(&engine, at: now, into: &outputs)
         if engine.configuration.screen != before { plugins.resync(screen: engine.configuration.screen) }
-        engine.advance(to: now.adding(microseconds: 1_000_000), into: &outputs)
-        if sheets.settle(engine, at: now.adding(microseconds: 1_000_000)), sheets.mustSwap {
-            sheets.swap(&engine, at: now.adding(microseconds: 1_000_000), into: &outputs)
+        // A second on: what stepped aside is down, what was dismissed is at rest.
+        for step in 1...2 {
+            let later = now.adding(microseconds: 500_000 * Int64(step))
+            engine.advance(to: later, into: &outputs)
+            _ = sheets.update(&engine, at: later, into: &outputs)
         }
         FuzzTarget.check(outputs)
         outputs.removeAll(keepingCapacity: true)
@@ -111,7 +113,7 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
 
     func sheetConnectionClosed(_ connection: UInt64) {
         sheets.ownerGone(connection, shown: &engine, at: now, into: &outputs)
-        if sheets.mustSwap { sheets.swap(&engine, at: now, into: &outputs) }
+        _ = sheets.update(&engine, at: now, into: &outputs)
         FuzzTarget.check(outputs)
         outputs.removeAll(keepingCapacity: true)
     }

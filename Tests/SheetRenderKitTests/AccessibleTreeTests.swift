@@ -74,6 +74,32 @@ import Testing
         #expect(events.contains(.announcement(path: "sheet_12", text: "Media, sheet, half open")))
     }
 
+    /// Each program's sheet of the stack is a window of the application, named by its title;
+    /// only the shown one is `showing`. A sheet that comes over another: the other stops
+    /// showing and stays a window; one that goes is removed from the application.
+    @Test func everySheetOfTheStackIsAWindowAndOnlyTheShownOneShows() {
+        var navigationShown = state(.half)
+        navigationShown.stacked = StackedSheets(sheet: "sheet-1", stack: ["sheet-1"])
+        let navigation = AccessibleTree(state: navigationShown, content: SheetContent(title: "Navigation"),
+                                        waiting: [(sheet: "sheet-1", title: "Navigation")])
+        #expect(navigation.windows == [0], "the shown sheet is not listed twice")
+        var mediaShown = state(.half)
+        mediaShown.stacked = StackedSheets(sheet: "sheet-2", stack: ["sheet-1", "sheet-2"])
+        let both = AccessibleTree(state: mediaShown, content: SheetContent(title: "Media"),
+                                  waiting: [(sheet: "sheet-1", title: "Navigation"), (sheet: "sheet-2", title: "Media")])
+        let windows = both.windows.map { both.nodes[$0] }
+        #expect(windows.map(\.path) == ["sheet_2", "sheet_1"] && windows.map(\.name) == ["Media", "Navigation"])
+        #expect(windows[0].states.contains(.showing) && !windows[1].states.contains(.showing) && windows[1].children.isEmpty)
+        let events = both.events(from: navigation, announcing: nil)
+        #expect(events.contains(.childAdded(parent: "", index: 0, child: "sheet_2")), "\(events)")
+        #expect(events.contains(.stateChanged(path: "sheet_1", state: "showing", on: false)), "\(events)")
+        #expect(!events.contains(.childRemoved(parent: "", index: 0, child: "sheet_1")), "\(events)")
+        // Media closes: its window goes.
+        let back = AccessibleTree(state: navigationShown, content: SheetContent(title: "Navigation"),
+                                  waiting: [(sheet: "sheet-1", title: "Navigation")])
+        #expect(back.events(from: both, announcing: nil).contains(.childRemoved(parent: "", index: 0, child: "sheet_2")))
+    }
+
     @Test func newContentAddsAndRemovesChildrenAndClosingIsSaidOnceBySheet() {
         let before = AccessibleTree(state: state(.half), content: Self.content)
         var changed = Self.content

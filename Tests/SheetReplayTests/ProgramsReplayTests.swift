@@ -14,7 +14,7 @@ import Testing
         {"at": 0.2, "program": "navigation", "call": "OpenSheet", "parameters": {"title": "Navigation", "items": [{"id": "route", "label": "Route home"}], "detent": "expanded"}}
         {"at": 1.0, "program": "media", "call": "OpenSheet", "parameters": {"title": "Media", "items": [{"id": "play", "label": "Play"}]}}
         {"at": 1.2, "program": "navigation", "call": "SetContent", "parameters": {"title": "Mine", "sheet": "sheet-2"}}
-        {"at": 2.0, "program": "media", "call": "HangUp"}
+        {"at": 2.5, "program": "media", "call": "HangUp"}
         """
 
     func run() throws -> ReplayRun {
@@ -23,11 +23,11 @@ import Testing
         var recording = SyntheticRecording()
         // An empty report at 0 (the recording's clock starts at its first event), a tap on the
         // media player's first row (the card at half on 1080x1920: its list from 1016, rows 56
-        // tall), then the clock runs on to 3 s.
+        // tall), then the clock runs on to 4 s.
         recording.report()
-        recording.at(1.5)
+        recording.at(2.2)
         recording.tap(x: 300, y: 1040)
-        recording.at(3.0)
+        recording.at(4.0)
         recording.report()
         return try replay(recording, replayOptions)
     }

@@ -22,17 +22,25 @@ struct SheetRegistryTests {
         SheetCall(action, sheet: sheet, connection: connection, peer: peer)
     }
 
-    /// Advances the shown engine until it rests, settling and swapping as the loop does after each turn.
-    private func rest(_ engine: inout Engine, _ sheets: inout SheetRegistry, from start: Timestamp) -> Timestamp {
+    /// Advances the shown engine frame by frame, updating the registry as the loop does after
+    /// each turn, until the sheet shown is the stack's and rests; what it published goes to `seen`.
+    private func rest(_ engine: inout Engine, _ sheets: inout SheetRegistry, from start: Timestamp,
+                      seen: inout [EngineOutput]) -> Timestamp {
         var out: [EngineOutput] = []
         var time = start
-        for _ in 0..<240 {
+        for _ in 0..<480 {
             time = time.adding(microseconds: 16_667)
             engine.advance(to: time, into: &out)
-            if sheets.settle(engine, at: time), sheets.mustSwap { sheets.swap(&engine, at: time, into: &out) }
-            if engine.snapshot(at: time).state == .resting { break }
+            _ = sheets.update(&engine, at: time, into: &out)
+            if engine.snapshot(at: time).state == .resting, !sheets.mustSwap, !sheets.steppingAside { break }
         }
+        seen += out
         return time
+    }
+
+    private func rest(_ engine: inout Engine, _ sheets: inout SheetRegistry, from start: Timestamp) -> Timestamp {
+        var seen: [EngineOutput] = []
+        return rest(&engine, &sheets, from: start, seen: &seen)
     }
 
     @Test func aProgramsSheetGoesOverTheSharedOneAndTheOneBeneathComesBackWhereItRested() throws {
@@ -41,14 +49,13 @@ struct SheetRegistryTests {
         let opened = sheets.perform(call(.open(ContentChange(title: "Navigation", items: [SheetItem(id: "route", label: "Route")]),
                                                layer: .app, detent: "expanded"), from: 1), shown: &engine, at: time, into: &out)
         #expect(opened == .opened("sheet-1") && sheets.mustSwap)
-        sheets.swap(&engine, at: time, into: &out)
-        #expect(sheets.shown?.description == "sheet-1" && engine.content.title == "Navigation" && sheets.shownOwner == 1)
         time = rest(&engine, &sheets, from: time)
+        #expect(sheets.shown?.description == "sheet-1" && engine.content.title == "Navigation" && sheets.shownOwner == 1)
         #expect(engine.snapshot(at: time).detent == .expanded)
         // B over A; A may neither change B's sheet nor read it; root may dismiss it.
         #expect(sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 2), shown: &engine, at: time, into: &out)
                 == .opened("sheet-2"))
-        sheets.swap(&engine, at: time, into: &out)
+        _ = sheets.update(&engine, at: time, into: &out)
         time = rest(&engine, &sheets, from: time)
         #expect(sheets.presentedNames == ["sheet-1", "sheet-2"] && engine.snapshot(at: time).detent == .half)
         #expect(sheets.perform(call(.control(.setContent(ContentChange(title: "Mine"))), "sheet-2", from: 1), shown: &engine, at: time, into: &out)
@@ -76,11 +83,86 @@ struct SheetRegistryTests {
         #expect(sheets.shown == nil && engine.content.title == "Shared" && engine.snapshot(at: time).detent == .half)
     }
 
+    /// The change is a dismissal of one and a presentation of the other: the shown sheet goes
+    /// down to its floor (a guarded one too: nothing is dismissed) before the other comes up,
+    /// and comes back up to where it rested once the other goes, without a `presented` report.
+    @Test func theChangeIsAnimatedDownThenUpAndTheSheetBeneathComesBackUp() {
+        var (engine, sheets, out) = panel()
+        var time = Timestamp(seconds: 1)
+        _ = engine.perform(.setContent(ContentChange(guarded: true)), at: time, into: &out)
+        let half = engine.snapshot(at: time).topInPixels, floor = engine.sheet.detents.floor.topInPoints * engine.configuration.screen.scale
+        _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: "expanded"), from: 1), shown: &engine, at: time, into: &out)
+        #expect(sheets.update(&engine, at: time, into: &out) == .restacked)
+        #expect(sheets.shown == nil && sheets.steppingAside && engine.isSteppingAside && engine.content.title == "Shared")
+        var seen: [EngineOutput] = []
+        time = rest(&engine, &sheets, from: time, seen: &seen)
+        var tops = Self.tops(seen)
+        let down = tops.lastIndex { $0.target == .hidden && $0.top > half && $0.top < floor }
+        let up = tops.firstIndex { $0.target == .expanded && $0.top < floor }
+        #expect(down != nil && up != nil && down! < up!, "down first, then up: \(tops)")
+        #expect(engine.content.title == "Media" && engine.snapshot(at: time).detent == .expanded)
+        // Its owner closes it: down, then the shared sheet comes up to half, unannounced.
+        seen = []
+        #expect(sheets.perform(call(.close, from: 1), shown: &engine, at: time, into: &out) == .done)
+        time = rest(&engine, &sheets, from: time, seen: &seen)
+        tops = Self.tops(seen)
+        #expect(tops.contains { $0.target == .half && $0.top > half && $0.top < floor }, "up from the floor: \(tops)")
+        #expect(sheets.shown == nil && engine.content.title == "Shared" && engine.snapshot(at: time).detent == .half)
+        #expect(!seen.contains { if case .content(let report) = $0, case .presented = report.event { true } else { false } })
+    }
+
+    /// A sheet stepping aside sent back up by its owner, or asked elsewhere while it waits.
+    @Test func whereAWaitingSheetComesBackIsItsOwners() {
+        var (engine, sheets, out) = panel()
+        var time = Timestamp(seconds: 1)
+        let items = [SheetItem(id: "route", label: "Route"), SheetItem(id: "stops", label: "Stops", disabled: true)]
+        _ = sheets.perform(call(.open(ContentChange(title: "Navigation", items: items), layer: .app, detent: nil), from: 1),
+                           shown: &engine, at: time, into: &out)
+        #expect(sheets.update(&engine, at: time, into: &out) == .restacked && sheets.steppingAside, "the shared sheet goes down first")
+        // The focus set before the sheet is up is given as it comes, held to its content now.
+        #expect(sheets.perform(call(.control(.focus(element: "stops", command: nil)), from: 1), shown: &engine, at: time, into: &out)
+                == .cannotFocus("stops", reason: FocusRefusal.disabled.reason))
+        #expect(sheets.perform(call(.control(.focus(element: "route", command: nil)), from: 1), shown: &engine, at: time, into: &out) == .done)
+        time = rest(&engine, &sheets, from: time)
+        #expect(engine.content.title == "Navigation" && engine.snapshot(at: time).focus.target == .item(0))
+        _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 2), shown: &engine, at: time, into: &out)
+        _ = sheets.update(&engine, at: time, into: &out)
+        #expect(sheets.steppingAside && engine.content.title == "Navigation")
+        // The newer one closes before the older is down: the older goes back up, never traded.
+        _ = sheets.perform(call(.close, from: 2), shown: &engine, at: time.adding(microseconds: 50_000), into: &out)
+        #expect(sheets.update(&engine, at: time.adding(microseconds: 50_000), into: &out) == .restacked)
+        time = rest(&engine, &sheets, from: time.adding(microseconds: 50_000))
+        #expect(engine.content.title == "Navigation" && engine.snapshot(at: time).detent == .half && sheets.presentedNames == ["sheet-1"])
+        // Covered again; while it waits its owner asks for expanded: it comes back there.
+        _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 2), shown: &engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        #expect(sheets.perform(call(.control(.setDetent("expanded")), "sheet-1", from: 1), shown: &engine, at: time, into: &out) == .done)
+        #expect(sheets.presentedNames == ["sheet-1", "sheet-3"], "a detent alone keeps its place")
+        #expect(sheets.perform(call(.control(.setDetent("nowhere")), "sheet-1", from: 1), shown: &engine, at: time, into: &out)
+                == .unknownDetent("nowhere", known: ["expanded", "half", "hidden"]))
+        sheets.ownerGone(2, shown: &engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        #expect(engine.content.title == "Navigation" && engine.snapshot(at: time).detent == .expanded)
+        // Dismissed while it waits: it stays down, and the shared sheet comes back instead.
+        _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 2), shown: &engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        #expect(sheets.perform(call(.control(.dismiss(force: false)), "sheet-1", from: 1), shown: &engine, at: time, into: &out) == .done)
+        sheets.ownerGone(2, shown: &engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        time = rest(&engine, &sheets, from: time)
+        #expect(sheets.shown == nil && engine.content.title == "Shared" && engine.snapshot(at: time).detent == .half)
+    }
+
+    /// Each published state's top and target, in order.
+    private static func tops(_ outputs: [EngineOutput]) -> [(top: Double, target: DetentName?)] {
+        outputs.compactMap { if case .sheet(let snapshot) = $0 { (snapshot.topInPixels, snapshot.target) } else { nil } }
+    }
+
     @Test func aSystemSheetStaysOverAnAppSheetOpenedAfterItAndAPersonsDismissalLetsTheNextCome() {
         var (engine, sheets, out) = panel()
         var time = Timestamp(seconds: 1)
         _ = sheets.perform(call(.open(ContentChange(title: "Staff"), layer: .system, detent: nil), from: 1), shown: &engine, at: time, into: &out)
-        sheets.swap(&engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
         _ = sheets.perform(call(.open(ContentChange(title: "Later"), layer: .app, detent: nil), from: 2), shown: &engine, at: time, into: &out)
         #expect(!sheets.mustSwap && engine.content.title == "Staff" && sheets.presentedNames == ["sheet-2", "sheet-1"])
         time = rest(&engine, &sheets, from: time)
@@ -92,7 +174,7 @@ struct SheetRegistryTests {
         #expect(sheets.presentedNames == ["sheet-2"] && sheets.stack.entry(SheetStack.ID(number: 1))?.presented == false)
         // Its owner presents it again: over the app sheet.
         #expect(sheets.perform(call(.control(.present(detent: "expanded")), "sheet-1", from: 1), shown: &engine, at: time, into: &out) == .done)
-        sheets.swap(&engine, at: time, into: &out)
+        _ = sheets.update(&engine, at: time, into: &out)
         time = rest(&engine, &sheets, from: time)
         #expect(engine.content.title == "Staff" && engine.snapshot(at: time).detent == .expanded)
     }
@@ -103,7 +185,7 @@ struct SheetRegistryTests {
         var (engine, sheets, out) = panel()
         var time = Timestamp(seconds: 1)
         _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 1), shown: &engine, at: time, into: &out)
-        sheets.swap(&engine, at: time, into: &out)
+        _ = sheets.update(&engine, at: time, into: &out)
         engine.setHeadphones(true, at: time, into: &out)
         sheets.forEachWaiting { waiting, unseen in waiting.setHeadphones(true, at: time, into: &unseen) }
         sheets.follow(.setScreen(width: 800, height: 1280, scale: nil), at: time)
@@ -120,7 +202,7 @@ struct SheetRegistryTests {
         var (engine, sheets, out) = panel()
         var time = Timestamp(seconds: 1)
         _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 1), shown: &engine, at: time, into: &out)
-        sheets.swap(&engine, at: time, into: &out)
+        _ = sheets.update(&engine, at: time, into: &out)
         time = rest(&engine, &sheets, from: time)
         for (step, y) in [1000.0, 1040, 1080].enumerated() {
             time = time.adding(microseconds: 16_667)

@@ -366,6 +366,16 @@ import Testing
         let items = ((tree["children"] as? [[String: Any]])?.last?["children"] as? [[String: Any]]) ?? []
         #expect(items.compactMap { $0["localizedActions"] as? [String] } == [["Klicken"], ["Umschalten"]], "\(items)")
         #expect(items.map { $0["role"] as? String } == ["check box", toggleRole], "\(items)")
+        // Two programs' sheets: each a window of the application, named by its title; only the
+        // shown one (the newer) is showing.
+        let navigation = try daemon.client(), media = try daemon.client()
+        _ = try navigation.openSheet(ContentChange(title: "Navigation", items: [SheetItem(id: "route", label: "Route")]))
+        _ = try media.openSheet(ContentChange(title: "Medien", items: [SheetItem(id: "play", label: "Abspielen")]))
+        _ = try frames.next { $0["sheet"] as? String == "sheet-2" && $0["state"] as? String == "resting" }
+        let (stacked, read) = try readAccessibilityBus(bus, ["tree"])
+        let windows = (read["windows"] as? [[String: Any]]) ?? []
+        #expect(windows.map { $0["name"] as? String } == ["Medien", "Navigation"], "\(stacked)")
+        #expect(windows.map { $0["showing"] as? Bool } == [true, false], "\(stacked)")
         renderer.process.terminate()
         #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
         #expect(daemon.stop() == 0)

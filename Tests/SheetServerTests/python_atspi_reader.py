@@ -4,7 +4,8 @@ library, as Orca uses it) on the accessibility bus AT_SPI_BUS_ADDRESS names.
 Usage: python_atspi_reader.py TIMEOUT_SECONDS
 
 Waits (up to the timeout) until an application named sheet-render holds a sheet with items,
-prints the tree as one JSON line ({"tree": ...}), then acts as a person using a screen reader
+prints the tree as one JSON line ({"tree": ..., "windows": the application's windows, each
+sheet of the stack, named and showing or not}), then acts as a person using a screen reader
 would: focuses Bluetooth (Component.GrabFocus), toggles Wi-Fi (Action.DoAction), focuses the
 disabled VPN (refused); once Wi-Fi's checked state and Bluetooth's focus have come back,
 dismisses the sheet by its own action, and prints the events it heard ({"events": [...]})
@@ -93,7 +94,8 @@ def look():
     if sheet is None:
         return True
     found["app"], found["sheet"] = app, sheet
-    print(json.dumps({"tree": describe(sheet)}), flush=True)
+    windows = [{"name": window.name, "showing": window.getState().contains(pyatspi.STATE_SHOWING)} for window in app]
+    print(json.dumps({"tree": describe(sheet), "windows": windows}), flush=True)
     if tree_only:
         pyatspi.Registry.stop()
     else:

@@ -186,10 +186,15 @@ class RealDaemonTests(unittest.TestCase):
             self.assertTrue(sheet.sheet.startswith("sheet-"))
             self.assertEqual(sheet.get_content()[0].title, "Mine")
             self.assertEqual(program.get_content()[0].title, "Mine", "the caller's topmost sheet")
-            # Root reads as a renderer does: the sheet shown (a program in the socket's group
-            # would read the shared sheet's; ProgramsTests runs programs as such).
+            # The sheet shown goes down first (the change is a dismissal, then a presentation);
+            # then root reads as a renderer does: the sheet shown (a program in the socket's
+            # group would read the shared sheet's; ProgramsTests runs programs as such).
+            with Client(self.path, timeout=30) as eyes:
+                for update in eyes.monitor():
+                    if update.state.sheet == sheet.sheet:
+                        state = update.state
+                        break
             self.assertEqual(watcher.get_content()[0].title, "Mine")
-            state = watcher.get_state()
             self.assertEqual((state.sheet, state.stack), (sheet.sheet, (sheet.sheet,)))
             with self.assertRaises(SheetdError) as raised:
                 watcher.set_content(title="Theirs", sheet=sheet.sheet)
