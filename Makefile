@@ -252,8 +252,10 @@ install: tools man completions
 	chmod 644 $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	install -Dm644 systemd/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd.socket
 	install -Dm644 systemd/sheetd-input.socket $(DESTDIR)$(UNITDIR)/sheetd-input.socket
+	systemd/seat-units systemd $(DESTDIR)$(UNITDIR) $(BINDIR)
 	install -Dm644 systemd/sheetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf
 	install -Dm644 udev/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
+	install -Dm644 udev/74-sheetd-seat.rules $(DESTDIR)$(UDEVRULESDIR)/74-sheetd-seat.rules
 	install -Dm644 packaging/sheetd.yaml $(DESTDIR)$(DATADIR)/sheetd/sheetd.yaml.example
 	install -d $(DESTDIR)$(SYSCONFDIR)/sheetd
 	install -Dm644 $(MESSAGES_LOCALE) $(DESTDIR)$(DATADIR)/sheetd/locale/en_US.UTF-8/LC_MESSAGES/SYS_LC_MESSAGES
@@ -270,8 +272,9 @@ install: tools man completions
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sheetd $(DESTDIR)$(BINDIR)/sheetctl $(DESTDIR)$(BINDIR)/sheet-render
 	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd-input.socket $(DESTDIR)$(UNITDIR)/sheet-render@.service
+	rm -f $(DESTDIR)$(UNITDIR)/sheetd@.service $(DESTDIR)$(UNITDIR)/sheetd@.socket $(DESTDIR)$(UNITDIR)/sheetd-input@.socket $(DESTDIR)$(UNITDIR)/sheet-render-seat@.service
 	rm -f $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
-	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/74-sheetd-seat.rules
 	rm -rf $(DESTDIR)$(DATADIR)/sheetd
 	for language in $(LANGUAGES); do rm -f $(DESTDIR)$(DATADIR)/locale/$$language/LC_MESSAGES/sheetd.mo; done
 	rm -f $(DESTDIR)$(MANDIR)/man1/sheetctl.1 $(DESTDIR)$(MANDIR)/man1/sheet-render.1

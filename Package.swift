@@ -127,7 +127,7 @@ let package = Package(
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
         // a terminal, a Wayland compositor or into PNG files.
         .target(name: "RenderProgram", dependencies: [
-            "SheetClient", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "SheetSystem", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio", "CLazyLibraries",
+            "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "SheetSystem", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio", "CLazyLibraries",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // sheetd, sheetctl and sheet-render: one program under three names (`argv[0]`).

@@ -13,12 +13,16 @@ struct SocketOption: ParsableArguments {
                                valueName: "path"))
     var socket: String?
 
+    @Option(help: ArgumentHelp("The seat whose daemon to talk to: its socket in /run/sheetd/SEAT/ (seat0's: \(SheetClient.defaultSocketPath)); --socket wins.",
+                               valueName: "name"))
+    var seat: Seat?
+
     @Option(name: .customLong("wait"),
             help: ArgumentHelp("--wait[=SECONDS]: wait for the daemon's socket to appear and answer, for ever or up to SECONDS.",
                                valueName: "seconds"))
     var wait: WaitLimit?
 
-    var path: String { SheetClient.socketPath(socket) }
+    var path: String { SheetClient.socketPath(socket, seat: seat) }
 
     /// Connects (waiting when asked), or exits 69 saying why.
     func connect() throws -> SheetClient {

@@ -37,12 +37,18 @@ struct DoctorCommand: ParsableCommand {
         doctor.classifier = DeviceClassifier(sysfsRoot: sysfs)
         doctor.deviceRoot = dev
         doctor.udevDataRoot = udevData
+        doctor.panels = PanelMapping(sysfsRoot: sysfs)
         // The key map and `keys:` of the configuration decide which key devices are read.
         if let settings = try? Settings.resolve(configPath: nil, flags: []) {
             doctor.keyReading = KeyReading(keyMap: settings.engine.focus.keyMap, optedIn: settings.keyDevices)
         }
         let findings = doctor.survey()
         var healthy = true
+        // The displays a renderer can draw on (`sheet-render --connector`) and a touchscreen's
+        // WL_OUTPUT can name.
+        for connector in doctor.panels.connectors {
+            try writeLine(Array("display \(connector.name) (\(connector.card)): \(connector.connected ? "connected" : "not connected")".utf8))
+        }
         if findings.isEmpty {
             try writeLine(Array("no input devices under \(sysfs)/class/input".utf8))
         }

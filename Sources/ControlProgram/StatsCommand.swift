@@ -42,7 +42,7 @@ struct StatsCommand: ParsableCommand {
     }
 
     static func text(_ stats: DaemonStats) -> String {
-        var lines = ["up \(seconds(stats.uptimeInMicroseconds / 1000 * 1000)) s, \(stats.reloads) reload(s)"]
+        var lines = ["\(stats.seat): up \(seconds(stats.uptimeInMicroseconds / 1000 * 1000)) s, \(stats.reloads) reload(s)"]
         for device in stats.devices { lines.append("device \(device.node) \"\(device.name)\": \(device.frames) frame(s)") }
         lines.append("gestures \(stats.gestures), states published \(stats.statesPublished) (\(stats.statesConflated) conflated)")
         lines.append("subscribers \(stats.subscribers) (\(stats.subscribersDropped) dropped), connections \(stats.connections)")

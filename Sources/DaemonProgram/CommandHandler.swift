@@ -80,7 +80,8 @@ struct CommandHandler {
         for (key, old, changed) in [("input", settings.input, new.input), ("socket", settings.socketPath, new.socketPath),
                                     ("input-socket", settings.inputSocketPath ?? "", new.inputSocketPath ?? ""),
                                     ("input-group", settings.inputGroup ?? "", new.inputGroup ?? ""),
-                                    ("state-directory", settings.stateDirectory ?? "", new.stateDirectory ?? "")] where old != changed {
+                                    ("state-directory", settings.stateDirectory ?? "", new.stateDirectory ?? ""),
+                                    ("output", settings.output ?? "", new.output ?? "")] where old != changed {
             logger.warning("reload: `\(key)` changes only at a restart; still \(old.isEmpty ? "none" : old)")
         }
         let before = engine.configuration
@@ -108,6 +109,7 @@ struct CommandHandler {
         let kept = settings
         settings = new
         (settings.input, settings.socketPath, settings.stateDirectory) = (kept.input, kept.socketPath, kept.stateDirectory)
+        (settings.seat, settings.output) = (kept.seat, kept.output)
         (settings.inputSocket, settings.inputGroup) = (kept.inputSocket, kept.inputGroup)
         settings.engine.screen = configuration.screen
 

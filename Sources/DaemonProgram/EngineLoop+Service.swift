@@ -6,6 +6,7 @@ extension LoopState {
     /// What the loop counted, for `GetStats` (the server adds its own).
     func stats() -> DaemonStats {
         var stats = DaemonStats()
+        stats.seat = commands.settings.seat.name
         stats.uptimeInMicroseconds = LibinputInput.monotonicNow().microseconds - startedAt.microseconds
         stats.reloads = reloads
         stats.devices = input.framesRead

@@ -149,7 +149,8 @@ struct LoopState {
         keys.reserveCapacity(64)
         recorded.contacts.reserveCapacity(16)
         input = try LoopInput(try InputSpec(parsing: settings.input), screen: configuration.screen,
-                              keys: KeyReading(keyMap: configuration.focus.keyMap, optedIn: settings.keyDevices), logger: logger)
+                              keys: KeyReading(keyMap: configuration.focus.keyMap, optedIn: settings.keyDevices),
+                              output: settings.output, logger: logger)
         input.refreshDevices()
     }
 

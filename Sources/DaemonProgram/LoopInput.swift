@@ -25,12 +25,12 @@ final class LoopInput: @unchecked Sendable {
     private var closed: [DeviceFrames] = []
     static let closedKept = 32
 
-    init(_ spec: InputSpec, screen: ScreenSize, keys: KeyReading, logger: Logger) throws {
+    init(_ spec: InputSpec, screen: ScreenSize, keys: KeyReading, output: String? = nil, logger: Logger) throws {
         self.logger = logger
         plugins = PluginInput(screen: screen)
         source = switch spec {
-        case .udev(let seat): .live(try LibinputInput(mode: .udev(seat: seat), keyReading: keys, logger: logger))
-        case .paths(let nodes): .live(try LibinputInput(mode: .paths(nodes), keyReading: keys, logger: logger))
+        case .udev(let seat): .live(try LibinputInput(mode: .udev(seat: seat), keyReading: keys, output: output, logger: logger))
+        case .paths(let nodes): .live(try LibinputInput(mode: .paths(nodes), keyReading: keys, output: output, logger: logger))
         case .replay(let path, let speed):
             .recording(RecordingPlayer(try RecordedInput(path: path, screen: screen), speed: speed, logger: logger))
         case .none: .none

@@ -27,10 +27,16 @@ struct SheetDaemon: AsyncParsableCommand {
             """,
         version: "0.1.0")
 
+    @Option(help: "The seat whose devices the daemon reads (udev ID_SEAT; default seat0), with sockets of its own: /run/sheetd/SEAT/ (seat0: /run/sheetd/).")
+    var seat: String?
+
+    @Option(help: "The display connector the sheet lives on (HDMI-A-1, DSI-1): only the touchscreens on it are read (udev WL_OUTPUT; those without are on the first connected display). Default: every touchscreen of the seat.")
+    var output: String?
+
     @Option(help: "The input: udev[:SEAT] (default udev:seat0), path:DEV[,DEV...], replay:FILE[@SPEED|@max] or none (only programs feeding io.sheetd.Input).")
     var input: String?
 
-    @Option(help: "The socket to listen on, unless systemd passes one (default /run/sheetd/io.sheetd.Sheet).")
+    @Option(help: "The socket to listen on, unless systemd passes one (default /run/sheetd/io.sheetd.Sheet, or the seat's).")
     var socket: String?
 
     @OptionGroup var engine: EngineFlags
@@ -77,7 +83,7 @@ struct SheetDaemon: AsyncParsableCommand {
     /// The daemon's own flags, as `(key, value)` over the file's keys.
     var extraFlags: [(String, String?)] {
         [
-            ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("render-group", renderGroup),
+            ("seat", seat), ("output", output), ("input", input), ("socket", socket), ("socket-mode", socketMode), ("socket-group", socketGroup), ("render-group", renderGroup),
             ("input-socket", inputSocket), ("input-group", inputGroup),
             ("client-stall-timeout", clientStallTimeout), ("max-connections", maxConnections),
             ("max-connections-per-user", maxConnectionsPerUser), ("client-idle-timeout", clientIdleTimeout), ("log-level", logLevel),

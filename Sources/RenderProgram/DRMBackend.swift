@@ -39,15 +39,19 @@ final class DRMBackend: Backend {
         var scene: SheetScene?
     }
 
-    /// Opens `path`, or the first of /dev/dri/card0…7 with a connected display.
-    static func open(path: String?, format: PixelFormat, looks: Looks, painter: Painter) throws(RenderError) -> DRMBackend {
-        if let path { return try DRMBackend(device: try KernelDRM(path: path), format: format, looks: looks, painter: painter) }
+    /// Opens `path`, or the first of /dev/dri/card0…7 with a connected display (with the
+    /// connector named `connector` when one is named).
+    static func open(path: String?, connector: String? = nil, format: PixelFormat, looks: Looks,
+                     painter: Painter) throws(RenderError) -> DRMBackend {
+        if let path {
+            return try DRMBackend(device: try KernelDRM(path: path), connector: connector, format: format, looks: looks, painter: painter)
+        }
         var reasons: [String] = []
         for index in 0..<8 {
             let candidate = "/dev/dri/card\(index)"
             guard access(candidate, F_OK) == 0 else { continue }
             do {
-                return try DRMBackend(device: try KernelDRM(path: candidate), format: format, looks: looks, painter: painter)
+                return try DRMBackend(device: try KernelDRM(path: candidate), connector: connector, format: format, looks: looks, painter: painter)
             } catch {
                 reasons.append(error.description)
             }
@@ -55,14 +59,18 @@ final class DRMBackend: Backend {
         throw .unavailable(reasons.isEmpty ? "no /dev/dri/card* device" : reasons.joined(separator: "; "))
     }
 
-    init(device: DRMDevice, format: PixelFormat, looks: Looks, painter: Painter) throws(RenderError) {
+    init(device: DRMDevice, connector: String? = nil, format: PixelFormat, looks: Looks, painter: Painter) throws(RenderError) {
         self.device = device
         self.looks = looks
         self.painter = painter
         guard let resources = device.resources() else {
             throw .unavailable("\(device.path): not a mode-setting device (\(String(cString: strerror(errno))))")
         }
-        guard let output = resources.pickOutput() else { throw .unavailable("\(device.path): no connected display") }
+        guard let output = resources.pickOutput(named: connector) else {
+            guard let connector else { throw .unavailable("\(device.path): no connected display") }
+            let connected = resources.connectors.filter { $0.connected && !$0.modes.isEmpty }.map(\.name)
+            throw .unavailable("\(device.path): no connected display on \(connector) (connected: \(connected.isEmpty ? "none" : connected.joined(separator: ", ")))")
+        }
         self.output = output
         saved = device.crtcState(output.crtc)
         // A failure from here on is cleaned up by deinit.

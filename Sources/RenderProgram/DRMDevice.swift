@@ -15,6 +15,8 @@ struct DRMResources {
         /// The encoder driving it now, 0 for none.
         var encoder: UInt32
         var encoders: [UInt32]
+        /// As the kernel names it (`HDMI-A-1`, `DSI-1`, `Virtual-1`): its type and number.
+        var name = ""
     }
 
     struct Encoder {
@@ -28,11 +30,12 @@ struct DRMResources {
     var connectors: [Connector] = []
     var encoders: [UInt32: Encoder] = [:]
 
-    /// The output to draw on: the first connected connector with a mode, its preferred mode
-    /// (else its first), and a CRTC that drives it — the one its encoder has now, else the
-    /// first one its encoders can drive. nil when no display is connected.
-    func pickOutput() -> DRMOutput? {
-        for connector in connectors where connector.connected && !connector.modes.isEmpty {
+    /// The output to draw on: the connector `named` (`--connector`), else the first connected
+    /// connector with a mode; its preferred mode (else its first), and a CRTC that drives it —
+    /// the one its encoder has now, else the first one its encoders can drive. nil when no
+    /// display (or not the one named) is connected.
+    func pickOutput(named: String? = nil) -> DRMOutput? {
+        for connector in connectors where connector.connected && !connector.modes.isEmpty && (named == nil || connector.name == named) {
             let mode = connector.modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? connector.modes[0]
             if let current = encoders[connector.encoder]?.crtc, current != 0 {
                 return DRMOutput(connector: connector.id, crtc: current, mode: mode)
@@ -120,7 +123,7 @@ final class KernelDRM: DRMDevice {
             resources.connectors.append(DRMResources.Connector(
                 id: id, connected: c.connection == DRM_MODE_CONNECTED,
                 modes: Array(UnsafeBufferPointer(start: c.modes, count: Int(c.count_modes))),
-                encoder: c.encoder_id, encoders: encoders))
+                encoder: c.encoder_id, encoders: encoders, name: Self.name(type: c.connector_type, number: c.connector_type_id)))
             for encoderID in encoders + [c.encoder_id] where encoderID != 0 && resources.encoders[encoderID] == nil {
                 guard let encoder = drmModeGetEncoder(descriptor, encoderID) else { continue }
                 resources.encoders[encoderID] = DRMResources.Encoder(crtc: encoder.pointee.crtc_id,
@@ -129,6 +132,13 @@ final class KernelDRM: DRMDevice {
             }
         }
         return resources
+    }
+
+    /// A connector's name as the kernel makes it (and /sys/class/drm shows it): libdrm's name
+    /// of its type, a dash, its number of that type.
+    static func name(type: UInt32, number: UInt32) -> String {
+        let typeName = drmModeGetConnectorTypeName(type).map { String(cString: $0) } ?? "Unknown\(type)"
+        return "\(typeName)-\(number)"
     }
 
     func crtcState(_ crtc: UInt32) -> drmModeCrtc? {

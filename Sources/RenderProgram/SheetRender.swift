@@ -5,6 +5,7 @@ import ArgumentParser
 import CDisplay
 import CLazyLibraries
 import SheetClient
+import SheetConfig
 import SheetProtocol
 import SheetRenderKit
 import SheetService
@@ -33,8 +34,15 @@ struct SheetRender: ParsableCommand {
                                valueName: "path"))
     var socket: String?
 
+    @Option(help: ArgumentHelp("The seat whose daemon to draw: its socket in /run/sheetd/SEAT/ (seat0's: \(SheetClient.defaultSocketPath)); --socket wins.",
+                               valueName: "name"))
+    var seat: Seat?
+
     @Option(help: "drm: the card (default: the first with a connected display); fbdev: the framebuffer (default /dev/fb0).")
     var device: String?
+
+    @Option(help: "drm: the connector to draw on, as the kernel names it (HDMI-A-1, DSI-1; `sheetctl doctor` lists them); default: the first connected one.")
+    var connector: String?
 
     @Option(name: .customLong("pixel-format"), help: "drm: xrgb8888 or rgb565.")
     var pixelFormat: String = "xrgb8888"
@@ -123,7 +131,7 @@ struct SheetRender: ParsableCommand {
             let frames = try frameLog.map { path throws(RenderError) in try FrameLog(path: path) }
             let (painter, fallback) = Painter.standard(font: font)
             if let fallback { log.say("sheet-render: \(fallback)") }
-            let socketPath = SheetClient.socketPath(socket)
+            let socketPath = SheetClient.socketPath(socket, seat: seat)
             let forwarder = noForwardTouch ? nil
                 : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
@@ -169,7 +177,7 @@ struct SheetRender: ParsableCommand {
         switch backend {
         case "png": return try PictureBackend(folder: output!, every: every, looks: looks, painter: painter)
         case "term": return try TerminalBackend(looks: looks)
-        case "drm": return try DRMBackend.open(path: device, format: format, looks: looks, painter: painter)
+        case "drm": return try DRMBackend.open(path: device, connector: connector, format: format, looks: looks, painter: painter)
         case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
         case "wayland": return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, forwarder: forwarder, log: log)
         default:
@@ -177,7 +185,7 @@ struct SheetRender: ParsableCommand {
                 return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, forwarder: forwarder, log: log)
             }
             do {
-                return try DRMBackend.open(path: nil, format: format, looks: looks, painter: painter)
+                return try DRMBackend.open(path: nil, connector: connector, format: format, looks: looks, painter: painter)
             } catch let drm {
                 log.say("sheet-render: no DRM display (\(drm)); trying the framebuffer")
                 do {

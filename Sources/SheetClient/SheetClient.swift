@@ -182,10 +182,12 @@ public final class SheetClient {
     /// The environment variable that names the daemon's socket for every client command.
     public static let socketVariable = "SHEETD_SOCKET"
 
-    /// The socket a client talks to: `explicit` when given, else `$SHEETD_SOCKET` when set and
-    /// not empty, else `/run/sheetd/io.sheetd.Sheet`.
-    public static func socketPath(_ explicit: String? = nil) -> String {
+    /// The socket a client talks to: `explicit` when given, else the seat's when one is named
+    /// (`/run/sheetd/SEAT/io.sheetd.Sheet`; seat0's is the default), else `$SHEETD_SOCKET` when
+    /// set and not empty, else `/run/sheetd/io.sheetd.Sheet`.
+    public static func socketPath(_ explicit: String? = nil, seat: Seat? = nil) -> String {
         if let explicit { return explicit }
+        if let seat { return seat.socketPath }
         if let value = getenv(socketVariable), value.pointee != 0 { return String(cString: value) }
         return defaultSocketPath
     }

@@ -12,7 +12,15 @@ public struct Settings: Sendable {
     public var engine = EngineConfiguration()
     /// `udev:SEAT`, `path:DEV[,DEV…]`, `replay:FILE[@SPEED]` or `none`.
     public var input = "udev:seat0"
-    public var socketPath = "/run/sheetd/io.sheetd.Sheet"
+    /// The seat whose devices the daemon reads (`seat`, `--seat`); `input` is `udev:SEAT` then.
+    public var seat = Seat.main
+    /// The display connector the sheet lives on (`output`, `--output`: `HDMI-A-1`): only the
+    /// touchscreens on it are read (udev `WL_OUTPUT`; those without on the first connected
+    /// display). nil: every touchscreen of the seat.
+    public var output: String?
+    /// The socket: the seat's (`Seat.socketPath`) unless `socket` names one.
+    public var socketPath = Seat.main.socketPath
+    private var socketNamed = false
     public var socketMode: UInt32 = 0o660
     public var socketGroup: String?
     /// The renderers' group, whose members read every program's sheet (a name, or a number);
@@ -55,7 +63,7 @@ public struct Settings: Sendable {
         "max-width", "align", "theme", "accent", "font", "text-scale", "card-color", "dim-color", "corner-radius",
         "item-height", "item-long-press", "content",
         "key-map", "keys", "switch-scan", "touch-exploration", "key-repeat-delay", "key-repeat-rate",
-        "input", "seat", "socket", "socket-mode", "socket-group", "render-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
+        "input", "seat", "output", "socket", "socket-mode", "socket-group", "render-group", "input-socket", "input-group", "max-connections", "max-connections-per-user", "client-stall-timeout",
         "client-idle-timeout", "log-level",
         "state-directory",
     ]
@@ -224,15 +232,23 @@ public struct Settings: Sendable {
             _ = try InputSpec(parsing: value)
             input = value
         case "seat":
-            guard value.hasPrefix("seat"), !value.contains(":") else {
-                throw SettingError("`seat` wants a seat name starting with `seat`, like seat0; got `\(value)`")
-            }
+            guard let named = Seat(value) else { throw SettingError("`seat` wants \(Seat.rule); got `\(value)`") }
+            seat = named
             input = "udev:\(value)"
+            // The seat's own sockets (/run/sheetd/NAME/), unless `socket` names one.
+            if !socketNamed { socketPath = named.socketPath }
+        case "output":
+            guard (1...32).contains(value.utf8.count), value.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0)
+                    || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) }) else {
+                throw SettingError("`output` wants a connector's name as the kernel gives it (HDMI-A-1, DSI-1: letters, digits and -); got `\(value)`")
+            }
+            output = value
         case "socket":
             guard value.hasPrefix("/"), value.utf8.count < 108 else {
                 throw SettingError("`socket` wants an absolute path shorter than 108 bytes; got `\(value)`")
             }
             socketPath = value
+            socketNamed = true
         case "state-directory":
             guard value.hasPrefix("/"), value.utf8.count < 4000 else {
                 throw SettingError("`state-directory` wants an absolute path; got `\(value)`")

@@ -40,6 +40,8 @@ public struct Doctor: Sendable {
     public var inputGroup = "input"
     /// Which key devices the daemon reads (its key map and `keys:`).
     public var keyReading = KeyReading()
+    /// The machine's display connectors, against which a touchscreen's `WL_OUTPUT` is held.
+    public var panels = PanelMapping(connectors: [])
 
     public init() {}
 
@@ -97,7 +99,7 @@ public struct Doctor: Sendable {
             finding.problems.append("udev has no record of it (\(record)): is systemd-udevd running? libinput needs its ID_INPUT properties")
             return finding
         }
-        Self.read(udevRecord: text, kind: kind, into: &finding)
+        Self.read(udevRecord: text, kind: kind, panels: panels, into: &finding)
         return finding
     }
 
@@ -114,7 +116,8 @@ public struct Doctor: Sendable {
         return "\(root)/c\(major):\(minor)"
     }
 
-    public static func read(udevRecord text: String, kind: InputDeviceKind, into finding: inout DeviceFinding) {
+    public static func read(udevRecord text: String, kind: InputDeviceKind, panels: PanelMapping = PanelMapping(connectors: []),
+                            into finding: inout DeviceFinding) {
         let lines = text.split(separator: "\n").map(String.init)
         let property = kind == .touchscreen ? "E:ID_INPUT_TOUCHSCREEN=1" : "E:ID_INPUT_TOUCHPAD=1"
         if !lines.contains("E:ID_INPUT=1") || !lines.contains(property) {
@@ -126,8 +129,21 @@ public struct Doctor: Sendable {
         if let matrix = lines.first(where: { $0.hasPrefix("E:LIBINPUT_CALIBRATION_MATRIX=") }) {
             finding.notes.append("calibration \(matrix.dropFirst(2))")
         }
-        if let seat = lines.first(where: { $0.hasPrefix("E:ID_SEAT=") }) {
-            finding.notes.append("seat \(seat.dropFirst("E:ID_SEAT=".count)) (sheetd --input udev:SEAT must match)")
+        // Its panel: the seat whose daemon reads it, and for a touchscreen the display it sits on.
+        func value(_ name: String) -> String? {
+            lines.first { $0.hasPrefix("E:\(name)=") }.map { String($0.dropFirst(name.count + 3)) }
+        }
+        let (seatTag, outputTag) = (value("ID_SEAT"), kind == .touchscreen ? value("WL_OUTPUT") : nil)
+        let placement = panels.place(seat: seatTag, output: outputTag)
+        finding.warnings += placement.problems
+        // Said where there is a choice: a seat or output named, or more than one display.
+        if let seat = placement.seat, seatTag != nil || outputTag != nil || panels.connectors.count(where: \.connected) > 1 {
+            let daemon = seat == .main ? "sheetd.service" : "sheetd@\(seat.name).service, sheetd --seat \(seat.name)"
+            var panel = "seat \(seat.name) (\(daemon))"
+            if kind == .touchscreen, let output = placement.output ?? panels.defaultOutput {
+                panel += ", on display \(output)\(placement.output == nil ? " (the first connected one: no WL_OUTPUT names another)" : " (WL_OUTPUT)")"
+            }
+            finding.notes.append(panel)
         }
     }
 }

@@ -98,6 +98,8 @@ public final class LibinputInput {
     public var keyReading = KeyReading()
     /// Key devices let through `openRestricted`, by node: their kind and why they are read.
     private var keyDevices: [String: (kind: InputDeviceKind, reason: String)] = [:]
+    /// The output the sheet lives on (`output:`): touchscreens on others are left to their panels.
+    private let output: String?
     /// Keys read since the caller last took them (`takeKeys`), in order. Never logged.
     private var keyEvents: [KeyEvent] = []
     /// A key device went away since the last `takeKeys`: its keys held are let go.
@@ -106,8 +108,9 @@ public final class LibinputInput {
     private lazy var knobs = KnobInput(libinputDescriptor: source.fileDescriptor, logger: logger)
 
     public init(mode: Mode, classifier: DeviceClassifier = DeviceClassifier(), keyReading: KeyReading = KeyReading(),
-                logger: Logger) throws(InputError) {
+                output: String? = nil, logger: Logger) throws(InputError) {
         self.mode = mode
+        self.output = output
         self.classifier = classifier
         self.keyReading = keyReading
         self.logger = logger
@@ -147,8 +150,9 @@ public final class LibinputInput {
     /// Reads `source`'s events as libinput's (tests give their own); devices it adds are
     /// taken as they come, without the open callback's judgement.
     init(source: LibinputSource, mode: Mode = .paths([]), classifier: DeviceClassifier = DeviceClassifier(),
-         keyReading: KeyReading = KeyReading(), logger: Logger) {
+         keyReading: KeyReading = KeyReading(), output: String? = nil, logger: Logger) {
         self.mode = mode
+        self.output = output
         self.classifier = classifier
         self.keyReading = keyReading
         self.logger = logger
@@ -323,7 +327,16 @@ public final class LibinputInput {
         return keyDeviceLost
     }
 
-    /// A udev property of the device at `node` (`SHEETD_KEYS`), or nil.
+    /// Why the touchscreen at `node` is not read by a daemon living on `output`: it sits on
+    /// another (`WL_OUTPUT`, held against the connectors sysfs lists now); nil: it is read.
+    private func refusal(node: String, name: String, output: String) -> String? {
+        let mapping = PanelMapping(sysfsRoot: classifier.sysfsRoot)
+        let placement = mapping.place(seat: nil, output: udevProperty("WL_OUTPUT", ofNode: node))
+        for problem in placement.problems { logger.warning("\(node) \"\(name)\": \(problem)") }
+        return mapping.reads(placement, seat: nil, output: output).reason
+    }
+
+    /// A udev property of the device at `node` (`SHEETD_KEYS`, `WL_OUTPUT`), or nil.
     private func udevProperty(_ name: String, ofNode node: String) -> String? {
         var status = stat()
         guard stat(node, &status) == 0 else { return nil }
@@ -417,6 +430,12 @@ public final class LibinputInput {
         } else if facts.touch {
             kind = .touchscreen
             reason = "has libinput's touch capability"
+            if let output, let refusal = refusal(node: node, name: name, output: output) {
+                note(InputDevice(node: node, name: name, kind: kind, used: false, reason: refusal))
+                logger.notice("skipped touchscreen \(node) \"\(name)\": \(refusal)")
+                source.release(device)
+                return
+            }
         } else if facts.pointer, facts.twoFingerScroll {
             // A touchpad is what can scroll with two fingers: semi-multitouch pads have no
             // gesture capability (libinput turns gestures off on them) but scroll all the same.

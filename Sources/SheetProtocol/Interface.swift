@@ -279,14 +279,15 @@ public enum SheetInterface {
     # The input devices the daemon has seen.
     method ListDevices() -> (devices: []Device)
 
-    # What the daemon has done since it started, for an operator: frames each input device
+    # What the daemon has done since it started, for an operator (seat: the seat whose panel
+    # it serves): frames each input device
     # sent, gestures, states published and those a slow subscriber missed, subscribers
     # dropped, reloads, and the time from a frame to its state's publishing, counted into
     # buckets up to each bound in boundsUSec and one above them all, for one state in 16 (by
     # number: the 1st, the 17th, ...).
     type DeviceFrames (node: string, name: string, frames: int)
     type Latency (boundsUSec: []int, counts: []int, sumUSec: int)
-    type Stats (uptimeUSec: int, reloads: int, devices: []DeviceFrames, gestures: int, statesPublished: int, statesConflated: int, subscribers: int, subscribersDropped: int, connections: int, publishLatency: Latency)
+    type Stats (seat: string, uptimeUSec: int, reloads: int, devices: []DeviceFrames, gestures: int, statesPublished: int, statesConflated: int, subscribers: int, subscribersDropped: int, connections: int, publishLatency: Latency)
     method GetStats() -> (stats: Stats)
 
     # Control calls need root, the daemon's own user, or the control group (named here).

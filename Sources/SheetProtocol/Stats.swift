@@ -2,6 +2,8 @@
 /// run, what it read and published, what its subscribers missed, and how long a frame took to
 /// reach them.
 public struct DaemonStats: Sendable, Equatable {
+    /// The seat whose panel the daemon serves (`--seat`).
+    public var seat = Seat.main.name
     public var uptimeInMicroseconds: Int64 = 0
     /// Configurations read again (SIGHUP).
     public var reloads = 0
@@ -74,7 +76,9 @@ public struct LatencyHistogram: Sendable, Equatable {
 
 extension DaemonStats {
     public func write(to w: inout JSONWriter) {
-        w.append("{\"uptimeUSec\":")
+        w.append("{\"seat\":")
+        w.appendString(seat)
+        w.append(",\"uptimeUSec\":")
         w.appendInteger(uptimeInMicroseconds)
         w.append(",\"reloads\":")
         w.appendInteger(Int64(reloads))
@@ -123,6 +127,11 @@ extension DaemonStats {
             let value = try integer(object, key)
             guard value >= 0, let whole = Int(exactly: value) else { throw ProtocolError("field \"\(key)\" is not a count") }
             return whole
+        }
+        // A daemon from before seats serves seat0.
+        if let value = json["seat"], !value.isNull {
+            guard let name = value.stringValue, let named = Seat(name) else { throw ProtocolError("field \"seat\" is not \(Seat.rule)") }
+            seat = named.name
         }
         uptimeInMicroseconds = try integer(json, "uptimeUSec")
         reloads = try count(json, "reloads")

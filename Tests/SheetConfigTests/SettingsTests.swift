@@ -48,7 +48,8 @@ import Testing
         #expect(settings.engine.gestures.longPressSeconds == 0.7)
         #expect(settings.engine.gestures.slopInPoints == 10)
         #expect(settings.engine.gestures.swipeMinimumPointsPerSecond == 900)
-        #expect(settings.input == "udev:seat-panel")
+        #expect(settings.input == "udev:seat-panel" && settings.seat.name == "seat-panel")
+        #expect(settings.socketPath == "/run/sheetd/seat-panel/io.sheetd.Sheet" && settings.inputSocketPath == "/run/sheetd/seat-panel/io.sheetd.Input")
         #expect(settings.socketMode == 0o600)
         #expect(settings.clientStallSeconds == 2.5)
         #expect(settings.engine.sheet.reduceMotion)
@@ -190,6 +191,26 @@ import Testing
             Issue.record("accepted an anchor")
         } catch {
             #expect("\(error)" == "menu.yaml:1: anchors (&name) are not accepted")
+        }
+    }
+
+    /// A seat's daemon has its seat's sockets unless `socket` names one, before or after;
+    /// `output` is a connector's name.
+    @Test func aSeatMovesTheSocketsAndOutputNamesAConnector() throws {
+        var settings = Settings()
+        #expect(settings.socketPath == "/run/sheetd/io.sheetd.Sheet" && settings.seat == .main)
+        try settings.set("seat", "seat1")
+        #expect(settings.socketPath == "/run/sheetd/seat1/io.sheetd.Sheet" && settings.input == "udev:seat1")
+        try settings.set("socket", "/tmp/rear/io.sheetd.Sheet")
+        try settings.set("seat", "seat2")
+        #expect(settings.socketPath == "/tmp/rear/io.sheetd.Sheet" && settings.seat.name == "seat2", "a named socket stays")
+        for bad in ["seat", "front", "seat1/..", "seat 1"] {
+            #expect(throws: SettingError.self) { try settings.set("seat", bad) }
+        }
+        try settings.set("output", "HDMI-A-1")
+        #expect(settings.output == "HDMI-A-1")
+        for bad in ["", "HDMI A 1", "../card0", String(repeating: "A", count: 33)] {
+            #expect(throws: SettingError.self) { try settings.set("output", bad) }
         }
     }
 

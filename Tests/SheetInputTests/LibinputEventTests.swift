@@ -1,6 +1,7 @@
 import Logging
 import SheetCore
 import SheetProtocol
+import SheetTestSupport
 @testable import SheetInput
 import Testing
 
@@ -107,6 +108,24 @@ final class ScriptedLibinput: LibinputSource {
         #expect(input.framesRead == [DeviceFrames(node: "/dev/input/event3", name: "ILITEK Multi-Touch", frames: 3)])
         var more = TouchFrameBatch()
         #expect(!input.dispatch(screen: screen, into: &more) && more.isEmpty)
+    }
+
+    /// A daemon that lives on one output (`output:`) leaves a touchscreen on another to its
+    /// panel: one without WL_OUTPUT is on the first connected display.
+    @Test func aTouchscreenOnAnotherOutputIsLeftToItsPanel() throws {
+        let sysfs = try sysfsWithConnectors([("card0-HDMI-A-1", "connected"), ("card0-HDMI-A-2", "connected")])
+        for (output, used) in [("HDMI-A-2", false), ("HDMI-A-1", true)] {
+            let source = ScriptedLibinput()
+            let input = LibinputInput(source: source, classifier: DeviceClassifier(sysfsRoot: sysfs.path), output: output,
+                                      logger: Logger(label: "test"))
+            let panel = source.plug("event3", "front panel", touch: true)
+            source.touch(.down, panel, slot: 0, x: 500, y: 1800)
+            source.frame(panel, milliseconds: 1000)
+            var frames = TouchFrameBatch()
+            input.dispatch(screen: screen, into: &frames)
+            #expect(input.devices.map { $0.used } == [used] && frames.count == (used ? 1 : 0), "\(output): \(input.devices)")
+            if !used { #expect(input.devices.first?.reason == "on output HDMI-A-1, not HDMI-A-2 where this sheet lives") }
+        }
     }
 
     /// A device that puts touches off the screen has them held to its edge, said once; a seat

@@ -85,6 +85,24 @@ struct StatsTests {
 
     /// With no one watching, one state in 16 is timed (by sequence: the 1st, the 17th, ...):
     /// reading the clock for each would cost a daemon without a subscriber more than its frames.
+    /// A seat's daemon says its seat; `--check-config` shows the seat's sockets (a socket of
+    /// the test's own here, as `--socket` wins).
+    @Test func aSeatsDaemonSaysItsSeatAndHasItsSockets() throws {
+        let daemon = try RunningDaemon(["--seat", "seat-rear", "--input", "none"])
+        #expect(try daemon.client().stats().seat == "seat-rear")
+        let printed = try runTool("sheetctl", ["stats", "--socket", daemon.socketPath])
+        #expect(printed.stdout.hasPrefix("seat-rear: up "), "\(printed)")
+        #expect(daemon.stop() == 0)
+        let checked = try runTool("sheetd", ["--check-config", "--seat", "seat1", "--config", "/dev/null"])
+        #expect(checked.stdout.contains("input udev:seat1, socket /run/sheetd/seat1/io.sheetd.Sheet"), "\(checked)")
+        // A client finds a seat's daemon by the seat's name.
+        let elsewhere = try runTool("sheetctl", ["state", "--seat", "seat-nowhere"])
+        #expect(elsewhere.status == 69 && elsewhere.stderr.contains("/run/sheetd/seat-nowhere/io.sheetd.Sheet"), "\(elsewhere)")
+        #expect(try runTool("sheetctl", ["state", "--seat", "nowhere"]).status == 64)
+        let refused = try runTool("sheetd", ["--check-config", "--seat", "rear", "--config", "/dev/null"])
+        #expect(refused.status != 0 && refused.stderr.contains("`seat` wants a seat's name"), "\(refused)")
+    }
+
     @Test func unwatchedStatesAreTimedOneInSixteen() throws {
         let daemon = try RunningDaemon(["--input", "none"])
         let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: daemon.socketPath))

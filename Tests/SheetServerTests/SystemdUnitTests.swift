@@ -22,7 +22,40 @@ struct SystemdUnitTests {
             try FileManager.default.copyItem(at: Self.root.appendingPathComponent("systemd/\(socket)"),
                                              to: folder.appendingPathComponent(socket))
         }
+        // A seat's units, made from those as `make install` makes them.
+        let made = try runProcess(Self.root.appendingPathComponent("systemd/seat-units"),
+                                  [Self.root.appendingPathComponent("systemd").path, folder.path,
+                                   builtExecutable("sheetd").deletingLastPathComponent().path])
+        #expect(made.status == 0, "\(made.stderr)")
         return folder
+    }
+
+    /// A seat's daemon (sheetd@seat1) and renderer, as systemd reads them: the seat's sockets,
+    /// state and flag, and the same hardening as seat0's.
+    @Test func theSeatTemplatesVerifyAndFollowTheSeat0Units() throws {
+        let folder = try installedUnits()
+        let units = ["sheetd@seat1.service", "sheetd@seat1.socket", "sheetd-input@seat1.socket", "sheet-render-seat@seat1.service"]
+        let result = try runTool("", ["verify"] + units.map { folder.appendingPathComponent($0).path }, prefix: ["/usr/bin/systemd-analyze"])
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        let service = try String(contentsOf: folder.appendingPathComponent("sheetd@.service"), encoding: .utf8)
+        for line in ["ExecStart=\(builtExecutable("sheetd").path) --seat %i", "StateDirectory=sheetd/%i",
+                     "Sockets=sheetd@%i.socket sheetd-input@%i.socket", "Requires=sheetd@%i.socket"] {
+            #expect(service.contains(line + "\n"), "\(line)")
+        }
+        let seat0 = try String(contentsOf: folder.appendingPathComponent("sheetd.service"), encoding: .utf8)
+        let hardening = { (unit: String) in unit.split(separator: "\n").filter { $0.hasPrefix("Protect") || $0.hasPrefix("SystemCall") } }
+        #expect(hardening(service) == hardening(seat0) && !hardening(seat0).isEmpty)
+        let socket = try String(contentsOf: folder.appendingPathComponent("sheetd@.socket"), encoding: .utf8)
+        #expect(socket.contains("ListenStream=/run/sheetd/%i/io.sheetd.Sheet\n"))
+        let input = try String(contentsOf: folder.appendingPathComponent("sheetd-input@.socket"), encoding: .utf8)
+        #expect(input.contains("ListenStream=/run/sheetd/%i/io.sheetd.Input\n") && input.contains("Service=sheetd@%i.service\n"))
+        let renderer = try String(contentsOf: folder.appendingPathComponent("sheet-render-seat@.service"), encoding: .utf8)
+        #expect(renderer.contains(" --backend ${BACKEND} --seat %i $OPTIONS\n") && renderer.contains("EnvironmentFile=-/etc/sheetd/render-%i.conf\n"))
+        let security = try runTool("", ["security", "--offline=yes", "--no-pager", folder.appendingPathComponent("sheetd@seat1.service").path],
+                                   prefix: ["/usr/bin/systemd-analyze"])
+        let line = security.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") }
+        let score = line.flatMap { $0.split(separator: " ").lazy.compactMap { Double($0) }.first }
+        #expect((score ?? 10) <= 1.5, "\(line.map(String.init) ?? security.stderr)")
     }
 
     @Test func systemdAnalyzeVerifiesTheUnits() throws {

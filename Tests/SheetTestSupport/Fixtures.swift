@@ -106,3 +106,15 @@ public func goldenImage(_ name: String) -> URL {
     }
     return fixtures.appendingPathComponent("golden/\(name).png")
 }
+
+/// A sysfs tree of display connectors (`class/drm/cardN-NAME/status`), as `PanelMapping`
+/// reads them: each `(card-connector, status)` pair, `connected` or `disconnected`.
+public func sysfsWithConnectors(_ connectors: [(String, String)]) throws -> URL {
+    let sysfs = try temporaryFolder()
+    for (connector, status) in connectors {
+        let folder = sysfs.appendingPathComponent("class/drm/\(connector)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "\(status)\n".write(to: folder.appendingPathComponent("status"), atomically: true, encoding: .utf8)
+    }
+    return sysfs
+}

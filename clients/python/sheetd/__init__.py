@@ -14,7 +14,7 @@ dataclasses below; a reply that does not fit raises ProtocolError naming the fie
 error the daemon returns raises SheetdError with its name and parameters.
 """
 from .client import (
-    DEFAULT_SOCKET, MAX_MESSAGE_BYTES, Client, ConnectionLost, OwnedSheet, ProtocolError, SheetdError, follow, socket_path,
+    DEFAULT_SOCKET, MAX_MESSAGE_BYTES, Client, ConnectionLost, OwnedSheet, ProtocolError, SheetdError, follow, seat_socket, socket_path,
 )
 from .types import (
     Appearance, Card, Content, DetentPosition, Device, Event, Gesture, Item, LiftedItem, ListState, MovingItem,
@@ -22,7 +22,7 @@ from .types import (
 )
 
 __all__ = [
-    "Client", "OwnedSheet", "follow", "socket_path", "DEFAULT_SOCKET", "MAX_MESSAGE_BYTES",
+    "Client", "OwnedSheet", "follow", "seat_socket", "socket_path", "DEFAULT_SOCKET", "MAX_MESSAGE_BYTES",
     "SheetdError", "ProtocolError", "ConnectionLost",
     "Appearance", "Card", "Content", "DetentPosition", "Device", "Event", "Gesture", "Item", "LiftedItem", "ListState", "MovingItem",
     "Presentation", "Region", "Screen", "State", "Stats", "Update",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import time
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
@@ -30,17 +31,35 @@ class ConnectionLost(ConnectionError):
     """The daemon closed the connection (it stopped or restarted)."""
 
 
-def socket_path(path: Optional[str] = None) -> str:
-    """`path`, else $SHEETD_SOCKET, else /run/sheetd/io.sheetd.Sheet."""
-    return path or os.environ.get("SHEETD_SOCKET") or DEFAULT_SOCKET
+#: A seat's name, as logind names them: `seat`, then letters, digits, - or _.
+_SEAT = re.compile(r"seat[A-Za-z0-9_-]{1,60}")
+
+
+def seat_socket(seat: str) -> str:
+    """The socket of the daemon of `seat` (sheetd --seat): /run/sheetd/SEAT/io.sheetd.Sheet, and
+    seat0's /run/sheetd/io.sheetd.Sheet. A name that is not a seat's raises ValueError."""
+    if not isinstance(seat, str) or not _SEAT.fullmatch(seat):
+        raise ValueError(f"seat wants a seat's name (seat0, seat1, seat-rear); got {seat!r}")
+    return DEFAULT_SOCKET if seat == "seat0" else f"/run/sheetd/{seat}/io.sheetd.Sheet"
+
+
+def socket_path(path: Optional[str] = None, seat: Optional[str] = None) -> str:
+    """`path`, else the socket of `seat` (seat_socket), else $SHEETD_SOCKET, else
+    /run/sheetd/io.sheetd.Sheet."""
+    if path:
+        return path
+    if seat is not None:
+        return seat_socket(seat)
+    return os.environ.get("SHEETD_SOCKET") or DEFAULT_SOCKET
 
 
 class Client:
     """One connection to the daemon. Calls block; `timeout` (seconds) bounds each read.
     Monitor takes the connection over: use a Client for it alone (or `follow`)."""
 
-    def __init__(self, path: Optional[str] = None, timeout: Optional[float] = None):
-        self.path = socket_path(path)
+    def __init__(self, path: Optional[str] = None, timeout: Optional[float] = None, seat: Optional[str] = None):
+        """`seat`: the daemon of that seat (its sockets in /run/sheetd/SEAT/); `path` wins."""
+        self.path = socket_path(path, seat)
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket.settimeout(timeout)
         try:
@@ -247,13 +266,14 @@ class OwnedSheet:
 
 
 def follow(path: Optional[str] = None, retry_seconds: float = 0.05, timeout: Optional[float] = None,
-           max_rate: Optional[int] = None) -> Iterator[Update]:
+           max_rate: Optional[int] = None, seat: Optional[str] = None) -> Iterator[Update]:
     """Monitor that lives through restarts: waits for the socket, follows the daemon, and when it
     goes, waits for the next one (retrying every `retry_seconds`) and goes on with its current
     state. `timeout` (seconds) bounds the wait for a daemon, then raises TimeoutError.
     `max_rate` paces the stream as `Client.monitor` does.
-    Protocol errors and errors the daemon answers with are raised, not retried."""
-    path = socket_path(path)
+    Protocol errors and errors the daemon answers with are raised, not retried. `seat`: as for
+    Client."""
+    path = socket_path(path, seat)
     waiting_since = time.monotonic()
     while True:
         try:

@@ -488,6 +488,8 @@ class Stats:
     subscribers_dropped: int
     connections: int
     publish_latency: Latency
+    #: The seat whose panel the daemon serves (sheetd --seat).
+    seat: str = "seat0"
 
     @classmethod
     def from_json(cls, value: dict, where: str = "stats") -> "Stats":
@@ -495,5 +497,6 @@ class Stats:
                    _field(value, "devices", where, _list(_reader(DeviceFrames))), _field(value, "gestures", where, _count),
                    _field(value, "statesPublished", where, _count), _field(value, "statesConflated", where, _count),
                    _field(value, "subscribers", where, _count), _field(value, "subscribersDropped", where, _count),
-                   _field(value, "connections", where, _count), _field(value, "publishLatency", where, _reader(Latency)))
+                   _field(value, "connections", where, _count), _field(value, "publishLatency", where, _reader(Latency)),
+                   _field(value, "seat", where, _string, optional=True) or "seat0")
 

@@ -17,6 +17,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+import sheetd  # noqa: E402
 from sheetd import (  # noqa: E402
     Client, ConnectionLost, Content, Item, ProtocolError, SheetdError, State, follow,
 )
@@ -92,6 +93,14 @@ class FakeServerTests(unittest.TestCase):
         self.assertEqual((state.detent, state.top, state.screen.width, state.input_active), ("half", 960.0, 1080, False))
         self.assertTrue(state.is_idle)
         self.assertEqual(fake.calls, [{"method": "io.sheetd.Sheet.GetState"}])
+
+    def test_a_seat_names_its_daemons_socket(self):
+        self.assertEqual(sheetd.seat_socket("seat0"), "/run/sheetd/io.sheetd.Sheet")
+        self.assertEqual(sheetd.seat_socket("seat-rear"), "/run/sheetd/seat-rear/io.sheetd.Sheet")
+        self.assertEqual(sheetd.socket_path("/tmp/x", seat="seat1"), "/tmp/x", "a path wins")
+        for bad in ("seat", "rear", "seat/../x", "seat 1", "", None, 1):
+            with self.assertRaises(ValueError):
+                sheetd.seat_socket(bad)
 
     def test_malformed_replies_name_the_field(self):
         cases = [
@@ -303,6 +312,7 @@ class RealDaemonTests(unittest.TestCase):
         with Client(self.path, timeout=30) as client:
             stats = client.get_stats()
         self.assertGreater(stats.uptime_usec, 0)
+        self.assertEqual(stats.seat, "seat0")
         self.assertGreaterEqual(stats.connections, 1)
         self.assertEqual(len(stats.publish_latency.counts), 11)
         self.assertGreaterEqual(stats.states_published, 1)
