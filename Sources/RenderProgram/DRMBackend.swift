@@ -30,6 +30,8 @@ final class DRMBackend: Backend {
     var refreshRate: Int? { RenderProgram.refreshRate(millihertz: Int64(output.mode.vrefresh) * 1000) }
     var eventDescriptor: Int32? { device.descriptor }
     var isReady: Bool { flipping == nil }
+    /// Where it draws: the card and the connector (`/dev/dri/card1, Virtual-1`).
+    var place: String { "\(device.path), \(output.name)" }
     var method: String { flipsWork ? "two dumb buffers, page flips on vblank" : "two dumb buffers, set directly (no page flips)" }
 
     /// One dumb buffer, the canvas over its mapping and what it holds (for damage).

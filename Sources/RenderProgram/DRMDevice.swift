@@ -38,12 +38,12 @@ struct DRMResources {
         for connector in connectors where connector.connected && !connector.modes.isEmpty && (named == nil || connector.name == named) {
             let mode = connector.modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? connector.modes[0]
             if let current = encoders[connector.encoder]?.crtc, current != 0 {
-                return DRMOutput(connector: connector.id, crtc: current, mode: mode)
+                return DRMOutput(connector: connector.id, name: connector.name, crtc: current, mode: mode)
             }
             for id in connector.encoders {
                 guard let possible = encoders[id]?.possibleCRTCs else { continue }
                 if let index = crtcs.indices.first(where: { $0 < 32 && possible & (1 << UInt32($0)) != 0 }) {
-                    return DRMOutput(connector: connector.id, crtc: crtcs[index], mode: mode)
+                    return DRMOutput(connector: connector.id, name: connector.name, crtc: crtcs[index], mode: mode)
                 }
             }
         }
@@ -54,6 +54,8 @@ struct DRMResources {
 /// A connector, the CRTC that drives it and the mode to set.
 struct DRMOutput {
     var connector: UInt32
+    /// The connector's name (`HDMI-A-1`), for the log.
+    var name = ""
     var crtc: UInt32
     var mode: drmModeModeInfo
 }

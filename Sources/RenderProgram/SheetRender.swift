@@ -135,6 +135,7 @@ struct SheetRender: ParsableCommand {
             let forwarder = noForwardTouch ? nil
                 : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
+            if let drm = output as? DRMBackend { log.say("sheet-render: drm on \(drm.place), for \(socketPath)") }
             // One renderer speaks a sheet: the kiosk's display (drm, fbdev), never a picture or a
             // terminal, and under a session only when asked.
             let speaks: SpeechChoice = speech == "on" ? .on

@@ -62,6 +62,67 @@ def log_errors(log):
     return [line for line in errors if not LAG.search(line) and not JUMP.search(line)]
 
 
+# The screenshots of the renderer scenarios: the background is mid-gray.
+GRAY = 0x80
+
+
+def read_ppm(name):
+    """(width, height, bytes) of a binary PPM (P6, 8 bits a channel), as QEMU's screendump writes."""
+    with open(path(name), "rb") as file:
+        data = file.read()
+    fields, offset = [], 0
+    while len(fields) < 4:
+        while data[offset:offset + 1].isspace():
+            offset += 1
+        end = offset
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[offset:end])
+        offset = end
+    if fields[0] != b"P6" or fields[3] != b"255":
+        raise ValueError(f"{name}: not an 8-bit P6 picture")
+    width, height = int(fields[1]), int(fields[2])
+    return width, height, data[offset + 1:offset + 1 + width * height * 3]
+
+
+def check_shot(name, expected_detent):
+    state = json.loads(text(f"{name}.state.json") or "{}")
+    try:
+        width, height, pixels = read_ppm(f"{name}.ppm")
+    except (OSError, ValueError) as error:
+        check(False, f"{name}: a screenshot ({error})")
+        return
+
+    def pixel(x, y):
+        at = (y * width + x) * 3
+        return tuple(pixels[at:at + 3])
+
+    screen = state.get("screen", {})
+    check((width, height) == (screen.get("width"), screen.get("height")),
+          f"{name}: the display is {width}x{height}, the daemon's screen {screen.get('width')}x{screen.get('height')}")
+    if expected_detent is not None:
+        check(state.get("state") == "resting" and state.get("detent") == expected_detent,
+              f"{name}: resting at {expected_detent} (published: {state.get('state')} {state.get('detent')})")
+    top, dim = state.get("top", 0), state.get("dim", 0)
+    if top > 20:
+        want = round(GRAY * (1 - dim))
+        got = pixel(5, 5)
+        check(all(abs(channel - want) <= 2 for channel in got),
+              f"{name}: the dim at {dim} over #808080 is {want} a channel (screenshot: {got})")
+    # A quarter of the way into the card, clear of its rounded corner (a card narrower than the
+    # display sits where the state says, with the dim beside it).
+    card = state.get("card") or {"x": 0, "width": width}
+    column = int(card["x"] + card["width"] // 4)
+    white = next((y for y in range(height) if min(pixel(column, y)) >= 250), None)
+    if top >= height:
+        check(white is None and pixel(column, height - 1) == (GRAY, GRAY, GRAY),
+              f"{name}: hidden, nothing but the background (first white row: {white})")
+    else:
+        check(white is not None and abs(white - max(top, 0)) <= 2,
+              f"{name}: the card's top row is {white}, the published top {top}")
+
+
+
 def conclude():
     print(f"{len(failures)} check(s) failed" if failures else "all checks passed")
     sys.exit(1 if failures else 0)

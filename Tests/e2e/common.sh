@@ -106,7 +106,10 @@ state_is_still() {
     echo "$now" > "$out/still.json"
     [ "$now" = "$before" ]
 }
-last_frame_shows() { tail -n 1 "$out/frames.jsonl" | grep -qF "\"state\":$1}"; }
+# The renderer's frame log `shot` reads, and the QEMU display device it asks for (none: the first).
+frames=frames.jsonl
+display=
+last_frame_shows() { tail -n 1 "$out/$frames" | grep -qF "\"state\":$1}"; }
 # A screenshot of a settled state: one the renderer has shown and the daemon still holds. A
 # renderer that has just followed a restarted daemon shows its first state (the configured
 # screen) after its SetScreen has already changed it, so the state is read again until the two
@@ -122,7 +125,7 @@ shot() {
         [ "$rounds" -lt 20 ] || fail "shot $1: the state kept changing ($state, then $again)"
     done
     echo "$state" > "$out/$1.state.json"
-    printf 'SHOT %s\n' "$1" >&3
+    printf 'SHOT %s%s\n' "$1" "${display:+ $display}" >&3
     read -r reply <&3
     [ "$reply" = "OK $1" ] || fail "shot $1: the host said '$reply'"
     say "shot $1: $(head -c 100 "$out/$1.state.json")"

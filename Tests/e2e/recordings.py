@@ -363,6 +363,12 @@ def main():
     for name, gesture in GESTURES.items():
         with open(os.path.join(folder, f"{name}.evemu"), "w") as file:
             file.write("\n".join(header + gesture.events) + "\n")
+    # A second touchscreen, the rear panel's (the panels scenario gives it seat1), and its drag.
+    rear_header = description("sheetd e2e rear touchscreen")
+    with open(os.path.join(folder, "rear-touchscreen.evemu"), "w") as file:
+        file.write("\n".join(rear_header) + "\n")
+    with open(os.path.join(folder, "rear-drag-up.evemu"), "w") as file:
+        file.write("\n".join(rear_header + GESTURES["drag-up"].events) + "\n")
     pad_header = touchpad_description("sheetd e2e touchpad")
     with open(os.path.join(folder, "touchpad.evemu"), "w") as file:
         file.write("\n".join(pad_header) + "\n")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The host's end of the screenshot channel. QEMU waits (server=on,wait=on) until this connects
-to the VM's second serial port; then each `SHOT NAME` line from the guest becomes a
-`screendump RUN/NAME.ppm` through the QEMU monitor, answered with `OK NAME` once QEMU has
+to the VM's second serial port; then each `SHOT NAME [DEVICE]` line from the guest becomes a
+`screendump RUN/NAME.ppm [DEVICE]` through the QEMU monitor, answered with `OK NAME` once QEMU has
 written the file. Ends when the VM closes the port.
 
 Usage: screens.py RUN-FOLDER
@@ -59,11 +59,12 @@ while True:
     while b"\n" in pending:
         line, pending = pending.split(b"\n", 1)
         words = line.decode(errors="replace").strip().split()
-        if len(words) != 2 or words[0] != "SHOT" or not words[1].replace("-", "").isalnum():
+        # SHOT NAME, or SHOT NAME DEVICE: the display device of that QEMU id (a second display).
+        if len(words) not in (2, 3) or words[0] != "SHOT" or not all(word.replace("-", "").isalnum() for word in words[1:]):
             print(f"screens: ignoring {line!r}", file=sys.stderr)
             continue
         monitor = monitor or Monitor(os.path.join(run, "monitor.sock"))
         target = os.path.join(run, words[1] + ".ppm")
-        answer = monitor.command(f"screendump {target}")
+        answer = monitor.command(f"screendump {target}" + (f" {words[2]}" if len(words) == 3 else ""))
         reply = f"OK {words[1]}" if os.path.exists(target) else f"FAILED {answer.strip()}"
         control.sendall(reply.encode() + b"\n")
