@@ -47,6 +47,11 @@ struct SheetRender: ParsableCommand {
     @Option(name: .customLong("pixel-format"), help: "drm: xrgb8888 or rgb565.")
     var pixelFormat: String = "xrgb8888"
 
+    @Option(name: .customLong("wayland-output"),
+            help: ArgumentHelp("wayland: the output to show the sheet on, by the compositor's name for it (HDMI-A-2; swaymsg -t get_outputs lists them); default: the first.",
+                               valueName: "name"))
+    var waylandOutput: String?
+
     @Option(name: .customLong("wayland-shell"), help: "wayland: auto (the wlr layer shell when the compositor offers it, else a fullscreen window), layer or xdg.")
     var waylandShell: WaylandBackend.Shell = .auto
 
@@ -180,10 +185,11 @@ struct SheetRender: ParsableCommand {
         case "term": return try TerminalBackend(looks: looks)
         case "drm": return try DRMBackend.open(path: device, connector: connector, format: format, looks: looks, painter: painter)
         case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
-        case "wayland": return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, forwarder: forwarder, log: log)
+        case "wayland":
+            return try WaylandBackend(shell: waylandShell, output: waylandOutput, looks: looks, painter: painter, forwarder: forwarder, log: log)
         default:
             if getenv("WAYLAND_DISPLAY") != nil && background == nil {
-                return try WaylandBackend(shell: waylandShell, looks: looks, painter: painter, forwarder: forwarder, log: log)
+                return try WaylandBackend(shell: waylandShell, output: waylandOutput, looks: looks, painter: painter, forwarder: forwarder, log: log)
             }
             do {
                 return try DRMBackend.open(path: nil, connector: connector, format: format, looks: looks, painter: painter)

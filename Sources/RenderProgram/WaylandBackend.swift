@@ -41,7 +41,12 @@ final class WaylandBackend: Backend {
     private var compositor: OpaquePointer?
     private var compositorVersion: UInt32 = 0
     private var shm: OpaquePointer?
-    private var output: OpaquePointer?
+    /// The output the sheet is on: the one `--wayland-output` names, else the first.
+    var output: OpaquePointer?
+    /// Every output, with what it said of itself; `output` is one of them.
+    var outputs: [Output] = []
+    let outputName: String?
+    var xdgOutputManager: OpaquePointer?
     private var layerShell: OpaquePointer?
     var layerShellVersion: UInt32 = 0
     var wmBase: OpaquePointer?
@@ -140,8 +145,10 @@ final class WaylandBackend: Backend {
 
     /// Connects to the compositor named by WAYLAND_DISPLAY (or `wayland-0`) and waits for the
     /// surface's first configure.
-    init(shell: Shell, looks: Looks, painter: Painter, forwarder: InputForwarder?, log: Log) throws(RenderError) {
+    init(shell: Shell, output outputName: String? = nil, looks: Looks, painter: Painter, forwarder: InputForwarder?,
+         log: Log) throws(RenderError) {
         self.forwarder = forwarder
+        self.outputName = outputName
         guard let display = wl_display_connect(nil) else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
             throw .unavailable("no Wayland compositor on \(name) (\(String(cString: strerror(errno))))")
@@ -168,8 +175,8 @@ final class WaylandBackend: Backend {
             guard wmBase != nil else { throw .unavailable("the compositor has no xdg-shell (xdg_wm_base)") }
             layerShell = nil
         }
-        // The output's mode and scale arrive after its bind.
-        try roundtrip("reading the output")
+        // The outputs' modes, scales and names arrive after their binds.
+        try chooseOutput()
         surface = wl_compositor_create_surface(compositor)
         emptyRegion = wl_compositor_create_region(compositor)
         if let layerShell {
@@ -333,9 +340,13 @@ final class WaylandBackend: Backend {
             compositor = bind(name, sheet_wl_compositor_interface(), compositorVersion)
         case "wl_shm" where shm == nil:
             shm = bind(name, sheet_wl_shm_interface(), 1)
-        case "wl_output" where output == nil:
-            output = bind(name, sheet_wl_output_interface(), min(version, 2))
-            wl_output_add_listener(output, Listeners.output, Unmanaged.passUnretained(self).toOpaque())
+        case "wl_output":
+            guard let proxy = bind(name, sheet_wl_output_interface(), min(version, 2)) else { return }
+            outputs.append(Output(proxy: proxy))
+            wl_output_add_listener(proxy, Listeners.output, Unmanaged.passUnretained(self).toOpaque())
+        case "zxdg_output_manager_v1" where xdgOutputManager == nil:
+            // Version 2: each output's name.
+            xdgOutputManager = bind(name, sheet_zxdg_output_manager_v1_interface(), min(version, 2))
         case "zwlr_layer_shell_v1" where layerShell == nil:
             // Version 4 for the keyboard `on_demand` (a non-modal sheet's).
             layerShellVersion = min(version, 4)
@@ -355,16 +366,21 @@ final class WaylandBackend: Backend {
         OpaquePointer(wl_registry_bind(registry, name, interface, version))
     }
 
-    fileprivate func outputMode(flags: UInt32, width: Int32, height: Int32, refresh: Int32) {
-        if flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 {
-            outputMode = (width, height)
-            outputRefresh = RenderProgram.refreshRate(millihertz: Int64(refresh))
-        }
+    /// What an output said of itself: kept for each, and taken as the sheet's for the one it is on.
+    fileprivate func outputSaid(_ proxy: OpaquePointer?, _ change: (inout Output) -> Void) {
+        guard let index = outputs.firstIndex(where: { $0.proxy == proxy }) else { return }
+        change(&outputs[index])
+        if proxy == output { take(outputs[index]) }
     }
 
-    func outputScale(_ factor: Int32) { outputScale = max(1, min(factor, 16)) }
-
-    fileprivate func outputTransform(_ transform: Int32) { outputTransform = transform }
+    /// The sheet's output is `chosen`: its mode, refresh, scale and transform are the sheet's.
+    func take(_ chosen: Output) {
+        output = chosen.proxy
+        outputMode = chosen.mode
+        outputRefresh = chosen.refresh
+        outputScale = chosen.scale
+        outputTransform = chosen.transform
+    }
 
     // MARK: Sizes and buffers
 
@@ -421,7 +437,7 @@ final class WaylandBackend: Backend {
 
     // MARK: The connection
 
-    private func roundtrip(_ what: String) throws(RenderError) {
+    func roundtrip(_ what: String) throws(RenderError) {
         if wl_display_roundtrip(display) < 0 { throw connectionError(what) }
     }
 
@@ -459,12 +475,16 @@ enum Listeners {
     }
 
     nonisolated(unsafe) static let output = zeroedForever(wl_output_listener.self) {
-        $0.geometry = { data, _, _, _, _, _, _, _, _, transform in backend(data).outputTransform(transform) }
-        $0.mode = { data, _, flags, width, height, refresh in
-            backend(data).outputMode(flags: flags, width: width, height: height, refresh: refresh)
+        $0.geometry = { data, proxy, _, _, _, _, _, _, _, transform in backend(data).outputSaid(proxy) { $0.transform = transform } }
+        $0.mode = { data, proxy, flags, width, height, refresh in
+            guard flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 else { return }
+            backend(data).outputSaid(proxy) {
+                $0.mode = (width, height)
+                $0.refresh = RenderProgram.refreshRate(millihertz: Int64(refresh))
+            }
         }
         $0.done = { _, _ in }
-        $0.scale = { data, _, factor in backend(data).outputScale(factor) }
+        $0.scale = { data, proxy, factor in backend(data).outputSaid(proxy) { $0.scale = max(1, min(factor, 16)) } }
         $0.name = { _, _, _ in }
         $0.description = { _, _, _ in }
     }

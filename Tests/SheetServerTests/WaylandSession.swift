@@ -39,7 +39,8 @@ final class HeadlessSway {
     static let unprivileged: (uid: uid_t, gid: gid_t) = (65534, 65534)
 
     /// `transform`: the output's, `90` turns it a quarter (a portrait panel mounted sideways).
-    init(width: Int, height: Int, scale: Int = 1, transform: Int = 0, xwayland: Bool = false) throws {
+    /// `outputs`: how many (HEADLESS-1, HEADLESS-2, …), each of that size, side by side.
+    init(width: Int, height: Int, scale: Int = 1, transform: Int = 0, xwayland: Bool = false, outputs: Int = 1) throws {
         for tool in ["/usr/bin/sway", "/usr/bin/grim"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw DaemonTestError("\(tool) is missing: `make deps` installs sway and grim for the Wayland test")
         }
@@ -65,6 +66,7 @@ final class HeadlessSway {
         process.environment = [
             "PATH": "/usr/bin:/bin", "HOME": folder.path, "XDG_RUNTIME_DIR": folder.path,
             "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
+            "WLR_HEADLESS_OUTPUTS": String(outputs),
         ]
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
@@ -112,11 +114,11 @@ final class HeadlessSway {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The output as grim reads it back.
-    func screenshot() throws -> Screenshot {
+    /// The output (`output`: the one of that name) as grim reads it back.
+    func screenshot(output: String? = nil) throws -> Screenshot {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/grim")
-        process.arguments = ["-t", "png", "-"]
+        process.arguments = (output.map { ["-o", $0] } ?? []) + ["-t", "png", "-"]
         process.environment = ["WAYLAND_DISPLAY": display]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -133,14 +135,15 @@ final class HeadlessSway {
     /// sheetd with `daemon`'s flags, then `sheet-render --backend wayland` on this compositor
     /// following it (with a mouse plugged first, `plugPointer`, and `environment`'s variables
     /// set for it), and the renderer's frame log.
-    func session(daemon flags: [String], environment: [String: String?] = [:]) throws -> (RunningDaemon, Renderer, FrameLogReader) {
+    func session(daemon flags: [String], environment: [String: String?] = [:], renderer extra: [String] = []) throws
+        -> (RunningDaemon, Renderer, FrameLogReader) {
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         let frameLog = folder.appendingPathComponent("frames").path
         guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
         try plugPointer()
         let daemon = try RunningDaemon(flags, socketPath: socket)
-        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog], folder: folder,
+        let renderer = try Renderer(["--backend", "wayland", "--socket", socket, "--frame-log", frameLog] + extra, folder: folder,
                                     environment: environment.merging(["WAYLAND_DISPLAY": display]) { $1 })
         return (daemon, renderer, try FrameLogReader(frameLog))
     }

@@ -1,6 +1,6 @@
 // The Wayland protocols sheet-render speaks beyond the core one, as wayland-scanner generates
-// them (`Sources/CWayland/generate`): xdg-shell, the wlr layer shell and, for the tests, the wlr
-// virtual pointer. The request wrappers are static inline functions over libwayland's variadic
+// them (`Sources/CWayland/generate`): xdg-shell, xdg-output (the outputs' names), the wlr layer
+// shell and, for the tests, the wlr virtual pointer. The request wrappers are static inline functions over libwayland's variadic
 // marshalling, which Swift calls as ordinary functions.
 #ifndef SHEETD_CWAYLAND_H
 #define SHEETD_CWAYLAND_H
@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "xdg-shell-client-protocol.h"
+#include "xdg-output-unstable-v1-client-protocol.h"
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 
@@ -26,6 +27,7 @@ static inline const struct wl_interface *sheet_wl_output_interface(void) { retur
 static inline const struct wl_interface *sheet_wl_seat_interface(void) { return &wl_seat_interface; }
 static inline const struct wl_interface *sheet_xdg_wm_base_interface(void) { return &xdg_wm_base_interface; }
 static inline const struct wl_interface *sheet_zwlr_layer_shell_v1_interface(void) { return &zwlr_layer_shell_v1_interface; }
+static inline const struct wl_interface *sheet_zxdg_output_manager_v1_interface(void) { return &zxdg_output_manager_v1_interface; }
 static inline const struct wl_interface *sheet_zwlr_virtual_pointer_manager_v1_interface(void) {
     return &zwlr_virtual_pointer_manager_v1_interface;
 }
