@@ -5,6 +5,7 @@ import SheetRecordings
 import SheetRenderKit
 import SheetProtocol
 import SheetReplay
+import SheetService
 
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,7 +91,15 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         if let programs {
             let text: String
-            do { text = try String(contentsOfFile: programs, encoding: .utf8) } catch {
+            do {
+                guard let bytes = try AtomicFile.read(programs, limit: ProgramScript.maximumBytes) else {
+                    throw ValidationError("--programs: \(programs): no such file")
+                }
+                guard let read = String(validating: bytes, as: UTF8.self) else { throw ValidationError("--programs: \(programs): not UTF-8 text") }
+                text = read
+            } catch let error as ValidationError {
+                throw error
+            } catch {
                 throw ValidationError("--programs: \(programs): cannot be read (\(error))")
             }
             do { options.programs = try ProgramScript(text: text, path: programs) } catch {

@@ -35,6 +35,8 @@ public struct ProgramScript: Sendable, Equatable {
     public private(set) var calls: [Call] = []
     /// At most this many lines: a script is a scenario, not a stream.
     public static let maximumCalls = 10_000
+    /// At most this many bytes, read before a line is: room for calls that set full contents.
+    public static let maximumBytes = 16 << 20
 
     public init() {}
 

@@ -62,6 +62,15 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// `sheetctl replay --programs`: a file read up to its limit, a missing one named.
+    @Test func aProgramsFileIsHeldToItsLimit() throws {
+        let recording = PythonClientTests.root.appendingPathComponent("examples/reorder.evemu").path
+        let endless = try runTool("sheetctl", ["replay", recording, "--programs", "/dev/zero"])
+        #expect(endless.status == 64 && endless.stderr.contains("--programs: /dev/zero: cannot be read (/dev/zero: larger than 16 MiB"), "\(endless)")
+        let missing = try runTool("sheetctl", ["replay", recording, "--programs", "/nonexistent/programs.jsonl"])
+        #expect(missing.status == 64 && missing.stderr.contains("--programs: /nonexistent/programs.jsonl: no such file"), "\(missing)")
+    }
+
     /// Reads the daemon's states until one meets `condition`, and returns it.
     @discardableResult
     static func wait(for daemon: RunningDaemon, until condition: (SheetState) -> Bool) throws -> SheetState {
