@@ -103,19 +103,17 @@ extension LoopState {
     /// a sheet by the sheet the registry finds for it; then the stack shows what it now shows.
     mutating func perform(_ call: SheetCall) -> ControlResult {
         let now = clock.tick()
-        let result: ControlResult
-        if case .control(let request) = call.action, SheetRegistry.isForEverySheet(request) {
-            let rebuilt: Bool
-            (result, rebuilt) = commands.perform(request, on: &engine, at: now, choices: &persistence.chosen, into: &outputs)
-            if result == .done { sheets.follow(request, at: now) }
-            if rebuilt { rebuiltEngine() }
-        } else if case .control(let request) = call.action, sheets.stack.entries.isEmpty, sheets.shown == nil {
-            // No program holds a sheet: the shared sheet is shown, and the call is its.
-            result = commands.perform(request, on: &engine, at: now, choices: &persistence.chosen, into: &outputs).result
-        } else {
-            result = sheets.perform(call, shown: &engine, at: now, into: &outputs)
-            if case .opened(let sheet) = result { logger.notice("\(sheet) opened by connection \(call.connection) (pid \(call.peer.pid))") }
+        // The panel's path (a client's choices persist) works on copies: the registry holds
+        // the loop's sheets and engine meanwhile.
+        var commands = self.commands, chosen = persistence.chosen, rebuilt = false
+        let result = sheets.route(call, shown: &engine, at: now, into: &outputs) { request, engine, outputs in
+            let done = commands.perform(request, on: &engine, at: now, choices: &chosen, into: &outputs)
+            rebuilt = done.rebuilt
+            return done.result
         }
+        (self.commands, persistence.chosen) = (commands, chosen)
+        if rebuilt { rebuiltEngine() }
+        if case .opened(let sheet) = result { logger.notice("\(sheet) opened by connection \(call.connection) (pid \(call.peer.pid))") }
         publisher.settingsMayHaveChanged()
         publisher.stackChanged(sheets.presentedNames)
         publish()

@@ -20,7 +20,8 @@ extension WaylandBackend {
     }
 
     /// Reads every output (and, where the compositor has xdg-output, its name) and takes the
-    /// one named, else the first; a name no output has is refused with the names there are.
+    /// one named, else the first announced; a name no output has is refused with the names there
+    /// are (sorted: compositors announce them in orders of their own).
     func chooseOutput() throws(RenderError) {
         if let xdgOutputManager {
             for index in outputs.indices {
@@ -38,7 +39,7 @@ extension WaylandBackend {
             throw .unavailable("--wayland-output \(outputName): the compositor does not name its outputs (no xdg-output)")
         }
         guard let named = outputs.first(where: { $0.name == outputName }) else {
-            let names = outputs.compactMap(\.name)
+            let names = outputs.compactMap(\.name).sorted()
             throw .unavailable("--wayland-output \(outputName): no such output (the compositor has \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
         }
         take(named)

@@ -59,6 +59,22 @@ public struct SheetRegistry: Sendable {
         }
     }
 
+    /// A call, routed as the daemon routes it (and the fuzzer's harness, and nothing else): one
+    /// about the panel (screen, motion, look, presentation) done by `panel` on the shown sheet
+    /// and followed by every sheet that waits; one about the shared sheet while no program holds
+    /// a sheet done by `panel` too (the daemon's own path, where a client's choices persist);
+    /// any other through the registry (`perform`). The caller then asks `update`.
+    public mutating func route(_ call: SheetCall, shown engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput],
+                               panel: (ControlRequest, inout Engine, inout [EngineOutput]) -> ControlResult) -> ControlResult {
+        if case .control(let request) = call.action,
+           Self.isForEverySheet(request) || (stack.entries.isEmpty && shown == nil && !steppingAside) {
+            let result = panel(request, &engine, &out)
+            if result == .done, Self.isForEverySheet(request) { follow(request, at: time) }
+            return result
+        }
+        return perform(call, shown: &engine, at: time, into: &out)
+    }
+
     /// The sheet `call` acts on: the one it names, if the caller owns it (or is root dismissing
     /// or closing it, an operator's right, or a renderer reading it); else the caller's topmost; else, for a renderer's
     /// `Focus` (a person's), the sheet shown; else the shared sheet (nil).

@@ -82,14 +82,10 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
     func control(_ call: SheetCall, completion: @escaping @Sendable (ControlResult) -> Void) {
         now = now.adding(microseconds: 16_000)
         let before = engine.configuration.screen
-        // As the daemon's loop decides: a call about the panel on the shown sheet and every
-        // other, one about a sheet through the registry; then the stack's sheet is shown.
-        let result: ControlResult
-        if case .control(let request) = call.action, SheetRegistry.isForEverySheet(request) || sheets.stack.entries.isEmpty {
-            result = engine.perform(request, at: now, into: &outputs)
-            if result == .done, SheetRegistry.isForEverySheet(request) { sheets.follow(request, at: now) }
-        } else {
-            result = sheets.perform(call, shown: &engine, at: now, into: &outputs)
+        // As the daemon's loop routes it (the registry's `route`); then the stack's sheet is shown.
+        let now = self.now
+        let result = sheets.route(call, shown: &engine, at: now, into: &outputs) { request, engine, outputs in
+            engine.perform(request, at: now, into: &outputs)
         }
         _ = sheets.update(&engine, at: now, into: &outputs)
         if engine.configuration.screen != before { plugins.resync(screen: engine.configuration.screen) }

@@ -185,11 +185,14 @@ struct SheetRegistryTests {
         var (engine, sheets, out) = panel()
         var time = Timestamp(seconds: 1)
         _ = sheets.perform(call(.open(ContentChange(title: "Media"), layer: .app, detent: nil), from: 1), shown: &engine, at: time, into: &out)
-        _ = sheets.update(&engine, at: time, into: &out)
+        time = rest(&engine, &sheets, from: time)
+        #expect(engine.content.title == "Media", "the shared sheet waits beneath")
         engine.setHeadphones(true, at: time, into: &out)
         sheets.forEachWaiting { waiting, unseen in waiting.setHeadphones(true, at: time, into: &unseen) }
-        sheets.follow(.setScreen(width: 800, height: 1280, scale: nil), at: time)
-        _ = engine.perform(.setScreen(width: 800, height: 1280, scale: nil), at: time, into: &out)
+        // A call about the panel, routed as the daemon routes it: the shown sheet and those that wait.
+        let screen = sheets.route(call(.control(.setScreen(width: 800, height: 1280, scale: nil)), from: 2), shown: &engine, at: time,
+                                  into: &out) { request, engine, out in engine.perform(request, at: time, into: &out) }
+        #expect(screen == .done && engine.configuration.screen.widthInPixels == 800)
         sheets.ownerGone(1, shown: &engine, at: time, into: &out)
         time = rest(&engine, &sheets, from: time)
         #expect(sheets.shown == nil && engine.content.title == "Shared")
