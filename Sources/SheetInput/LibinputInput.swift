@@ -52,8 +52,8 @@ public final class LibinputInput {
     }
     /// Counts the changes of `devices`, so that a caller can tell one without comparing lists.
     public private(set) var devicesRevision = 0
-    /// What each event reads and changes (`Seat`), held here between dispatches.
-    private var seat = Seat.make()
+    /// What each event reads and changes (`TouchSeat`), held here between dispatches.
+    private var seat = TouchSeat.make()
     /// Devices whose touches fell off the screen, said once each.
     private var warnedOffScreen = Set<Int>()
     static let seatSlots = 32
@@ -62,7 +62,7 @@ public final class LibinputInput {
     /// dispatch takes it out of the input and puts it back, and hands it to each event as a
     /// local: a property of the class would take a run-time exclusivity check at each access,
     /// several for every event.
-    struct Seat {
+    struct TouchSeat {
         /// Per seat slot (libinput keeps a seat's slots in a 32-bit map): the device (index in
         /// `devices`) whose touch holds it, or nil, and the touch's last position.
         var slotDevice: [Int?] = []
@@ -75,8 +75,8 @@ public final class LibinputInput {
         /// Empty lists, allocating nothing: what stands in for the seat while it is out.
         init() {}
 
-        static func make() -> Seat {
-            var seat = Seat()
+        static func make() -> TouchSeat {
+            var seat = TouchSeat()
             seat.slotDevice = [Int?](repeating: nil, count: LibinputInput.seatSlots)
             seat.slotPosition = [Point](repeating: .zero, count: LibinputInput.seatSlots)
             return seat
@@ -267,7 +267,7 @@ public final class LibinputInput {
     @discardableResult
     public func dispatch(screen: ScreenSize, into frames: inout TouchFrameBatch) -> Bool {
         let revision = devicesRevision
-        var seat = Seat()
+        var seat = TouchSeat()
         swap(&seat, &self.seat)
         defer { swap(&seat, &self.seat) }
         source.dispatch()
@@ -358,7 +358,7 @@ public final class LibinputInput {
         devices.removeAll { device in gone.contains { $0.node == device.node } }
     }
 
-    private func handle(_ event: LibinputEvent, screen: ScreenSize, seat: inout Seat, into frames: inout TouchFrameBatch) {
+    private func handle(_ event: LibinputEvent, screen: ScreenSize, seat: inout TouchSeat, into frames: inout TouchFrameBatch) {
         switch event {
         case .deviceAdded(let device):
             added(device)
@@ -456,7 +456,7 @@ public final class LibinputInput {
         logger.notice("using \(kind.rawValue) \(node) \"\(name)\": \(reason)")
     }
 
-    private func removed(_ device: OpaquePointer, seat: inout Seat, into frames: inout TouchFrameBatch) {
+    private func removed(_ device: OpaquePointer, seat: inout TouchSeat, into frames: inout TouchFrameBatch) {
         guard let index = source.index(of: device) else { return }
         source.setIndex(nil, of: device)
         devices[index].used = false
@@ -485,7 +485,7 @@ public final class LibinputInput {
 
     /// One touchpad motion into the shared contact; a second pad is ignored while one drives it.
     private func padApply(_ motion: TouchpadMotion, device: Int, time: Timestamp, screen: ScreenSize,
-                          seat: inout Seat, into frames: inout TouchFrameBatch) {
+                          seat: inout TouchSeat, into frames: inout TouchFrameBatch) {
         guard padDevice == nil || padDevice == device else { return }
         padContacts.removeAll(keepingCapacity: true)
         pad.apply(motion, screen: screen, into: &padContacts)
