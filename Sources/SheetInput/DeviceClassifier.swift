@@ -3,6 +3,7 @@ import Glibc
 #endif
 import SheetCore
 import SheetProtocol
+import SheetSystem
 
 /// Classifies `/dev/input/eventN` from `/sys/class/input/eventN/device/{name,properties,
 /// capabilities/*}`, the same bits udev's `input_id` builtin reads, so that keyboards are
@@ -95,14 +96,8 @@ public struct DeviceClassifier: Sendable {
 
     /// Every `eventN` node sysfs lists, in number order.
     public func eventNodes() -> [String] {
-        guard let directory = opendir("\(sysfsRoot)/class/input") else { return [] }
-        defer { closedir(directory) }
-        var numbers: [Int] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.hasPrefix("event"), let number = Int(name.dropFirst(5)) { numbers.append(number) }
+        let numbers = (directoryNames("\(sysfsRoot)/class/input") ?? []).compactMap { name in
+            name.hasPrefix("event") ? Int(name.dropFirst(5)) : nil
         }
         return numbers.sorted().map { "/dev/input/event\($0)" }
     }

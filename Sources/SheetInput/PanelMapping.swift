@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SheetProtocol
+import SheetSystem
 
 /// Which panel a touchscreen belongs to, as Linux says it: its seat (udev `ID_SEAT`, which
 /// `loginctl attach` sets; seat0 without it) and the display it sits on (udev `WL_OUTPUT`,
@@ -47,17 +45,11 @@ public struct PanelMapping: Sendable, Equatable {
     /// The machine's connectors from sysfs (`/sys/class/drm/cardN-NAME/status`), in the
     /// kernel's order of cards and connectors.
     public init(sysfsRoot: String = "/sys") {
-        var found: [Connector] = []
         let folder = "\(sysfsRoot)/class/drm"
-        if let directory = opendir(folder) {
-            defer { closedir(directory) }
-            while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                guard name.hasPrefix("card"), let dash = name.firstIndex(of: "-") else { continue }
-                let status = DeviceClassifier.readText("\(folder)/\(name)/status")?.split(separator: "\n").first
-                found.append(Connector(name: String(name[name.index(after: dash)...]), card: String(name[..<dash]),
-                                       connected: status == "connected"))
-            }
+        let found = (directoryNames(folder) ?? []).compactMap { name -> Connector? in
+            guard name.hasPrefix("card"), let dash = name.firstIndex(of: "-") else { return nil }
+            let status = DeviceClassifier.readText("\(folder)/\(name)/status")?.split(separator: "\n").first
+            return Connector(name: String(name[name.index(after: dash)...]), card: String(name[..<dash]), connected: status == "connected")
         }
         connectors = found.sorted { ($0.card.count, $0.card, $0.name) < ($1.card.count, $1.card, $1.name) }
     }

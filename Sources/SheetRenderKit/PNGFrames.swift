@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SheetSystem
 
 /// What went wrong writing pictures, naming the file.
 public struct PictureError: Error, CustomStringConvertible {
@@ -39,12 +40,10 @@ public final class PNGFrameWriter {
     /// Frames a run before left in the folder (`frame-NNNNNN.png` only): a shorter run would
     /// otherwise end among stale pictures of a longer one.
     private func removeEarlierFrames() throws(PictureError) {
-        guard let directory = opendir(folder) else {
+        guard let names = directoryNames(folder) else {
             throw PictureError(path: folder, reason: "cannot read the folder: \(String(cString: strerror(errno)))")
         }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in names {
             guard name.hasPrefix("frame-"), name.hasSuffix(".png"), name.utf8.count == 16,
                   name.dropFirst(6).dropLast(4).allSatisfy(\.isASCIIDigit) else { continue }
             if unlink("\(folder)/\(name)") != 0 && errno != ENOENT {
