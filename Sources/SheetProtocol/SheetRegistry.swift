@@ -299,9 +299,7 @@ public struct SheetRegistry: Sendable {
     private mutating func settle(_ engine: borrowing Engine, at time: Timestamp) -> Bool {
         guard let id = shown, !steppingAside, presenting[id] == nil, engine.restsAtFloor else { return false }
         if closing.contains(id) {
-            stack.close(id)
-            closing.remove(id)
-            openers[id] = nil
+            remove(id)
         } else if stack.entry(id)?.presented == true {
             stack.dismiss(id)
         } else {

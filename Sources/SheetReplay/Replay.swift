@@ -227,7 +227,6 @@ struct Programs {
                                summary: inout ReplaySummary) throws {
         try printer.print(outputs, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
-        printer.stacked(sheets.shown?.description, stack: sheets.presentedNames)
         if sheets.update(&engine, at: time, into: &outputs) == .shown {
             printer.shown(sheets.shown?.description, stack: sheets.presentedNames, content: engine.content, order: engine.list.order)
         } else {
