@@ -52,7 +52,8 @@ final class Accessibility: @unchecked Sendable {
         var restingTop: Double?
         var screen: ScreenSize
         var sheet: String?
-        var waiting: [[String]]
+        /// The stack: the waiting windows' titles are asked again only when it changes.
+        var stack: [String]
     }
     private var shown: Key?
     private var objects: [UInt32] = []
@@ -174,13 +175,14 @@ final class Accessibility: @unchecked Sendable {
     // MARK: What the render loop hands over
 
     /// The tree of the state drawn; the events of what changed are sent at once. A drag's
-    /// frames that move only the card change nothing a screen reader hears.
+    /// frames that move only the card change nothing a screen reader hears. `waiting`: the
+    /// titles of the stack's sheets (`state.stack`), the same while the stack is.
     func show(_ state: SheetState, content: SheetContent?, waiting: [(sheet: String, title: String)] = []) {
         // Where the nodes are matters once the sheet rests; a moving card's frames are skipped.
         let key = Key(content: content, focus: state.focus, closed: state.isClosed, dragging: state.state == .dragging,
                       modal: state.presentation.modal, canClose: state.presentation.canClose,
                       restingTop: state.isAtRest ? state.topInPixels : nil, screen: state.screen, sheet: state.sheet,
-                      waiting: waiting.map { [$0.sheet, $0.title] })
+                      stack: state.stack)
         guard key != shown else { return }
         shown = key
         let words = SheetCatalog.shared.words(forTag: content?.language ?? "")
