@@ -10,7 +10,8 @@ import SheetProtocol
 /// surface's rotated and scaled frame, and each key to the surface it focused), so what reaches
 /// the sheet's surface reaches sheetd over `io.sheetd.Input`, on one connection: a touch device
 /// in the surface's pixels, which are the screen's that `SetScreen` named, and a device of keys
-/// (`OpenKeys`) in the kernel's key codes.
+/// (`OpenKeys`) in the kernel's key codes. Both are on their `own` clock, the compositor's
+/// (`CompositorClock`): a swipe is as fast as the finger was, however late it is read.
 ///
 /// The touch device is opened on the first touch and again when the surface changes size, the
 /// keys' on the first key; a daemon that goes away takes both along, and nothing is forwarded
@@ -32,6 +33,9 @@ final class InputForwarder {
     /// The size touches are in now.
     var size: (width: Int, height: Int) = (0, 0)
     private var sequence: Int64 = 0
+    /// The compositor's times unwrapped, for both devices (one clock: each device's own times
+    /// never go back).
+    private var clock = CompositorClock()
     /// Which slots the daemon holds down (it saw their `down`).
     private var daemonHolds = [Bool](repeating: false, count: slots)
     /// Which keys the daemon holds pressed, by code.
@@ -45,9 +49,10 @@ final class InputForwarder {
         self.log = log
     }
 
-    /// Sends the contacts that changed in one of the compositor's frames, stamped `time`
-    /// (CLOCK_MONOTONIC microseconds).
-    func forward(_ contacts: PluginContacts, at time: Int64) {
+    /// Sends the contacts that changed in one of the compositor's frames, stamped with the
+    /// compositor's time of its latest event (milliseconds, `CompositorClock`).
+    func forward(_ contacts: PluginContacts, at compositorTime: UInt32) {
+        let time = clock.advance(to: compositorTime)
         sending.removeAll()
         var begins = false
         for var contact in contacts where contact.slot >= 0 && contact.slot < Self.slots {
@@ -77,9 +82,10 @@ final class InputForwarder {
         }
     }
 
-    /// Sends a key pressed or released (a kernel key code), stamped `time`. A release of a key
-    /// the daemon did not see pressed is dropped.
-    func forwardKey(_ code: UInt16, pressed: Bool, at time: Int64) {
+    /// Sends a key pressed or released (a kernel key code), stamped with the compositor's time
+    /// (milliseconds). A release of a key the daemon did not see pressed is dropped.
+    func forwardKey(_ code: UInt16, pressed: Bool, at compositorTime: UInt32) {
+        let time = clock.advance(to: compositorTime)
         guard Int(code) < keysHeld.count, pressed != keysHeld[Int(code)] else { return }
         if keysDevice == nil { guard pressed, openKeys() else { return } }
         guard let client, let keysDevice else { return }
@@ -94,7 +100,7 @@ final class InputForwarder {
     }
 
     /// Lets go of every key the daemon holds (the surface lost the keyboard's focus).
-    func releaseKeys(at time: Int64) {
+    func releaseKeys(at time: UInt32) {
         for code in keysHeld.indices where keysHeld[code] { forwardKey(UInt16(code), pressed: false, at: time) }
     }
 
@@ -139,7 +145,7 @@ final class InputForwarder {
         do {
             let declaration = PluginDevice(name: "wayland touch (sheet-render)", kind: .touchscreen,
                                            x: 0...Double(size.width), y: 0...Double(size.height),
-                                           slots: Self.slots, clock: .monotonic)
+                                           slots: Self.slots, clock: .own)
             touchDevice = try client.open(declaration)
             declared = size
             return true
@@ -152,7 +158,7 @@ final class InputForwarder {
     private func openKeys() -> Bool {
         guard let client = connection() else { return false }
         do {
-            keysDevice = try client.openKeys(name: "wayland keyboard (sheet-render)", clock: .monotonic)
+            keysDevice = try client.openKeys(name: "wayland keyboard (sheet-render)", clock: .own)
             return true
         } catch {
             failed("opening a device of keys", error)

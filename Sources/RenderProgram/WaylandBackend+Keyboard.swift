@@ -37,21 +37,21 @@ extension WaylandBackend {
 
     func keyboardLeft() {
         forwardedModifiers = []
-        forwarder?.releaseKeys(at: monotonicMicroseconds())
+        forwarder?.releaseKeys(at: inputTime)
     }
 
-    func keyboardKey(_ key: UInt32, pressed: Bool) {
+    func keyboardKey(_ key: UInt32, pressed: Bool, time: UInt32) {
+        inputTime = time
         guard let code = keymap.kernelCode(of: key), KeyModifiers.of(code: code) == nil else { return }
-        forwarder?.forwardKey(code, pressed: pressed, at: monotonicMicroseconds())
+        forwarder?.forwardKey(code, pressed: pressed, at: inputTime)
     }
 
     func keyboardModifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
         let held = keymap.modifiers(depressed: depressed, latched: latched, locked: locked, group: group)
         guard held != forwardedModifiers else { return }
-        let time = monotonicMicroseconds()
         for (modifier, code) in [(KeyModifiers.shift, KeyCode.leftShift), (.control, KeyCode.leftControl), (.alt, KeyCode.leftAlt)]
         where held.contains(modifier) != forwardedModifiers.contains(modifier) {
-            forwarder?.forwardKey(code, pressed: held.contains(modifier), at: time)
+            forwarder?.forwardKey(code, pressed: held.contains(modifier), at: inputTime)
         }
         forwardedModifiers = held
     }

@@ -32,7 +32,8 @@ extension WaylandBackend {
     /// Surface coordinates (wl_fixed_t, 1/256) to the surface's pixels.
     func pixels(_ value: wl_fixed_t) -> Double { Double(value) / 256 * Double(outputScale) }
 
-    func touchDown(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
+    func touchDown(id: Int32, x: wl_fixed_t, y: wl_fixed_t, time: UInt32) {
+        inputTime = time
         // A free slot that no contact of this frame holds (a finger lifted in the same frame
         // keeps its slot until the frame is sent); more fingers than slots are left out. A
         // frame holds each slot once, so never more contacts than it has room for.
@@ -44,7 +45,8 @@ extension WaylandBackend {
         touchedSheet()
     }
 
-    func touchMotion(id: Int32, x: wl_fixed_t, y: wl_fixed_t) {
+    func touchMotion(id: Int32, x: wl_fixed_t, y: wl_fixed_t, time: UInt32) {
+        inputTime = time
         guard let slot = touchIDs.firstIndex(where: { $0 == id }) else { return }
         // The newest position of a finger in this frame stands for it.
         if let index = touchFrame.firstIndex(where: { $0.slot == slot }) {
@@ -55,7 +57,8 @@ extension WaylandBackend {
         }
     }
 
-    func touchUp(id: Int32) {
+    func touchUp(id: Int32, time: UInt32) {
+        inputTime = time
         guard let slot = touchIDs.firstIndex(where: { $0 == id }) else { return }
         touchIDs[slot] = nil
         if let index = touchFrame.firstIndex(where: { $0.slot == slot }) {
@@ -89,14 +92,16 @@ extension WaylandBackend {
         touchFrameEnded()
     }
 
-    func pointerMotion(x: wl_fixed_t, y: wl_fixed_t) {
+    func pointerMotion(x: wl_fixed_t, y: wl_fixed_t, time: UInt32? = nil) {
+        if let time { inputTime = time }
         pointerPosition = (pixels(x), pixels(y))
         guard pointerDown, let slot = touchIDs.firstIndex(where: { $0 == Self.pointerID }) else { return }
         forward(PluginContacts(one: PluginContact(slot: slot, phase: .move, x: pointerPosition.x, y: pointerPosition.y)))
     }
 
     /// BTN_LEFT (0x110) pressed puts a finger down where the pointer is; released lifts it.
-    func pointerButton(_ button: UInt32, pressed: Bool) {
+    func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32) {
+        inputTime = time
         guard button == 0x110, pressed != pointerDown else { return }
         if pressed {
             guard let slot = touchIDs.firstIndex(where: { $0 == nil }) else { return }
@@ -120,7 +125,7 @@ extension WaylandBackend {
     func forward(_ contacts: PluginContacts) {
         guard let forwarder else { return }
         forwarder.size = size
-        forwarder.forward(contacts, at: monotonicMicroseconds())
+        forwarder.forward(contacts, at: inputTime)
     }
 
     func configure(serial: UInt32, width: UInt32, height: UInt32) {

@@ -100,6 +100,9 @@ final class WaylandBackend: Backend {
     /// The pointer's position (surface pixels), and whether its left button holds a finger.
     var pointerPosition = (x: 0.0, y: 0.0)
     var pointerDown = false
+    /// The compositor's time of the latest touch, pointer or key event (milliseconds): what a
+    /// frame is stamped with, and an event that carries no time of its own (a cancel, a leave).
+    var inputTime: UInt32 = 0
     /// The pointer's id among the touch points': no touch point of the compositor has it.
     static let pointerID = Int32.min
     /// The state and content last shown, drawn again when the compositor configures the
@@ -515,9 +518,9 @@ enum Listeners {
     }
 
     nonisolated(unsafe) static let touch = zeroedForever(wl_touch_listener.self) {
-        $0.down = { data, _, _, _, _, id, x, y in backend(data).touchDown(id: id, x: x, y: y) }
-        $0.up = { data, _, _, _, id in backend(data).touchUp(id: id) }
-        $0.motion = { data, _, _, id, x, y in backend(data).touchMotion(id: id, x: x, y: y) }
+        $0.down = { data, _, _, time, _, id, x, y in backend(data).touchDown(id: id, x: x, y: y, time: time) }
+        $0.up = { data, _, _, time, id in backend(data).touchUp(id: id, time: time) }
+        $0.motion = { data, _, time, id, x, y in backend(data).touchMotion(id: id, x: x, y: y, time: time) }
         $0.frame = { data, _ in backend(data).touchFrameEnded() }
         $0.cancel = { data, _ in backend(data).touchCancelled() }
         $0.shape = { _, _, _, _, _ in }
@@ -530,8 +533,8 @@ enum Listeners {
         }
         $0.enter = { data, _, _, _, _ in backend(data).keyboardEntered() }
         $0.leave = { data, _, _, _ in backend(data).keyboardLeft() }
-        $0.key = { data, _, _, _, key, state in
-            backend(data).keyboardKey(key, pressed: state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue)
+        $0.key = { data, _, _, time, key, state in
+            backend(data).keyboardKey(key, pressed: state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue, time: time)
         }
         $0.modifiers = { data, _, _, depressed, latched, locked, group in
             backend(data).keyboardModifiers(depressed: depressed, latched: latched, locked: locked, group: group)
@@ -542,9 +545,9 @@ enum Listeners {
     nonisolated(unsafe) static let pointer = zeroedForever(wl_pointer_listener.self) {
         $0.enter = { data, _, _, _, x, y in backend(data).pointerMotion(x: x, y: y) }
         $0.leave = { data, _, _, _ in backend(data).pointerLifted(as: .cancel) }
-        $0.motion = { data, _, _, x, y in backend(data).pointerMotion(x: x, y: y) }
-        $0.button = { data, _, _, _, button, state in
-            backend(data).pointerButton(button, pressed: state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue)
+        $0.motion = { data, _, time, x, y in backend(data).pointerMotion(x: x, y: y, time: time) }
+        $0.button = { data, _, _, time, button, state in
+            backend(data).pointerButton(button, pressed: state == WL_POINTER_BUTTON_STATE_PRESSED.rawValue, time: time)
         }
         $0.axis = { _, _, _, _, _ in }
         $0.frame = { _, _ in }

@@ -232,18 +232,27 @@ public final class PluginInput {
         refilled = now.microseconds
     }
 
-    /// A device's time on the monotonic clock: its own when it is monotonic (never past now),
-    /// else mapped through `anchor`, which is set again when the mapping strays from now.
+    /// A device's time on the monotonic clock: its own when it is monotonic (never past now);
+    /// on its own clock, its time plus the least delay a frame has taken to arrive (`anchor`
+    /// pairs a device time with the monotonic time it stands for), so frames that a stall held
+    /// back and that arrive together keep the spacing they were made with. A frame that arrives
+    /// sooner than any before lowers the delay; one held back more than `clockLagMicroseconds`
+    /// is taken as that far behind now, and the mapping moves with it (a clock that runs slow).
     static func monotonic(_ time: Int64, clock: PluginClock, anchor: inout (device: Int64, monotonic: Int64)?, now: Timestamp) -> Int64 {
         switch clock {
         case .monotonic:
             return min(time, now.microseconds)
         case .own:
+            let lag = PluginDevice.Limits.clockLagMicroseconds
             var mapped = anchor.map { $0.monotonic + (time - $0.device) } ?? now.microseconds
-            if anchor == nil || mapped > now.microseconds || mapped < now.microseconds - PluginDevice.Limits.clockDriftMicroseconds {
-                anchor = (time, now.microseconds)
+            if anchor == nil || mapped > now.microseconds {
                 mapped = now.microseconds
+            } else if mapped < now.microseconds - lag {
+                mapped = now.microseconds - lag
+            } else {
+                return mapped
             }
+            anchor = (time, mapped)
             return mapped
         }
     }

@@ -4,7 +4,8 @@ sway on the VM's display took its only touches from the compositor, through the 
 surface. A swipe up from the bottom edge opened the sheet and a drag closed it, on the output
 and on it turned 90° (the daemon told the turned size); a non-modal sheet let a tap above the
 card reach the window beneath; grim's pictures show the sheet. Prints the time from the
-compositor's touch reaching the renderer to the frame it caused being shown, p50 and p99.
+compositor's touch (its time, mapped onto the daemon's clock) to the frame it caused being
+shown, p50 and p99.
 
 Usage: check-wayland.py RUN-FOLDER SHEETCTL
 """
@@ -77,12 +78,12 @@ check("error" not in renderer_log.lower() and "cannot forward" not in renderer_l
 check(text("sheet-render.exit").strip() == "0", f"sheet-render stopped with status 0 ({text('sheet-render.exit').strip() or 'none'})")
 check(text("sheetd.exit").strip() == "0", f"sheetd stopped with status 0 ({text('sheetd.exit').strip() or 'none'})")
 
-# The forwarded touch (stamped when the renderer read it from the compositor) to its frame shown.
+# The forwarded touch (at the compositor's time, on the daemon's clock) to its frame shown.
 frames = json_lines("frames.jsonl")
 moved = sorted(f["shownUSec"] - f["timestampUSec"] for f in frames if f["state"].get("cause") == "user")
 if check(len(moved) >= 5, f"frames moved by a forwarded finger: {len(moved)}"):
     p50, p99 = moved[len(moved) // 2], moved[min(len(moved) - 1, round(len(moved) * 0.99))]
-    report = (f"compositor's touch read by the renderer to its frame shown, software emulation: p50 {p50 / 1000:.1f} ms, "
+    report = (f"the compositor's touch to its frame shown, software emulation: p50 {p50 / 1000:.1f} ms, "
               f"p99 {p99 / 1000:.1f} ms over {len(moved)} frames")
     print("      " + report)
     with open(path("latency.txt"), "w") as file:
