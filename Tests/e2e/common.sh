@@ -69,7 +69,10 @@ plug() {
 step() {
     name=$1
     shift
-    timeout 120 "$bin/sheetctl" watch --socket "$socket" --until-next-rest > "$out/$name.watch.jsonl" &
+    # Emptied here, not by the watcher's redirection, which the shell makes after it forks: a
+    # step run before under the same name must not pass for this watcher having started.
+    : > "$out/$name.watch.jsonl"
+    timeout 120 "$bin/sheetctl" watch --socket "$socket" --until-next-rest >> "$out/$name.watch.jsonl" &
     watcher=$!
     until_true 300 has_line "$out/$name.watch.jsonl" || fail "$name: sheetctl watch did not start"
     "$@" || fail "$name: $*"
