@@ -46,10 +46,23 @@ public final class LibinputInput {
     private let source: any LibinputSource
     private var udev: OpaquePointer?
 
-    /// Every device seen, used or not, in the order seen.
-    public private(set) var devices: [InputDevice] = [] {
-        didSet { devicesRevision &+= 1 }
+    /// Every device there, used or not, in the order seen.
+    public private(set) var devices: [InputDevice] = []
+    /// The same devices, each at a place that stays its own while it is there: the index that
+    /// libinput's user data, the seat's slots, the pad and the frame counts keep. A device gone
+    /// for good (`forget`) leaves its place empty for the next one, so no index ever moves
+    /// under them and the list does not grow with plugging in and out.
+    private var places: [Place?] = [] {
+        didSet {
+            devices = places.compactMap { $0 }.sorted { $0.seen < $1.seen }.map(\.device)
+            devicesRevision &+= 1
+        }
     }
+    private struct Place {
+        var device: InputDevice
+        var seen: Int
+    }
+    private var seen = 0
     /// Counts the changes of `devices`, so that a caller can tell one without comparing lists.
     public private(set) var devicesRevision = 0
     /// What each event reads and changes (`TouchSeat`), held here between dispatches.
@@ -63,13 +76,13 @@ public final class LibinputInput {
     /// local: a property of the class would take a run-time exclusivity check at each access,
     /// several for every event.
     struct TouchSeat {
-        /// Per seat slot (libinput keeps a seat's slots in a 32-bit map): the device (index in
-        /// `devices`) whose touch holds it, or nil, and the touch's last position.
+        /// Per seat slot (libinput keeps a seat's slots in a 32-bit map): the device (its
+        /// place) whose touch holds it, or nil, and the touch's last position.
         var slotDevice: [Int?] = []
         var slotPosition: [Point] = []
         /// The frame being gathered until libinput's TOUCH_FRAME.
         var frame = TouchFrame(time: .zero)
-        /// Frames each device sent, by its index in `devices` (which only grows).
+        /// Frames each device sent, by its place.
         var frameCounts: [Int] = []
 
         /// Empty lists, allocating nothing: what stands in for the seat while it is out.
@@ -139,8 +152,8 @@ public final class LibinputInput {
                 if libinput_path_add_device(context.context, path) != nil {
                     added += 1
                 } else if !devices.contains(where: { $0.node == path }) {
-                    devices.append(InputDevice(node: path, name: "?", kind: .other, used: false,
-                                               reason: "libinput could not add it (see the log above)"))
+                    note(InputDevice(node: path, name: "?", kind: .other, used: false,
+                                     reason: "libinput could not add it (see the log above)"))
                 }
             }
             if added == 0 { throw .noDevices("none of \(paths.joined(separator: ", ")) is a touchscreen or touchpad libinput can open") }
@@ -249,11 +262,32 @@ public final class LibinputInput {
         return descriptor
     }
 
+    /// The place of the device at `node`, if it is there.
+    private func place(of node: String) -> Int? { places.firstIndex { $0?.device.node == node } }
+
     private func note(_ device: InputDevice) {
-        if let index = devices.firstIndex(where: { $0.node == device.node }) {
-            devices[index] = device
+        if let index = place(of: device.node) {
+            places[index]?.device = device
+            return
+        }
+        seen += 1
+        if let free = places.firstIndex(where: { $0 == nil }) {
+            places[free] = Place(device: device, seen: seen)
         } else {
-            devices.append(device)
+            places.append(Place(device: device, seen: seen))
+        }
+    }
+
+    /// Forgets the devices at `nodes`, gone for good: their places are emptied, with what the
+    /// seat counted of them, for the next devices to take.
+    private func forget(_ nodes: [String], seat: inout TouchSeat) {
+        for node in nodes {
+            guard let index = place(of: node) else { continue }
+            places[index] = nil
+            warnedOffScreen.remove(index)
+            if index < seat.frameCounts.count { seat.frameCounts[index] = 0 }
+            for slot in seat.slotDevice.indices where seat.slotDevice[slot] == index { seat.slotDevice[slot] = nil }
+            if padDevice == index { padDevice = nil }
         }
     }
 
@@ -279,14 +313,16 @@ public final class LibinputInput {
         if !knobs.isEmpty {
             let before = keyEvents.count
             for node in knobs.read(into: &keyEvents, limit: Self.maximumKeysPerDispatch) {
-                logger.notice("\(node) (a knob) removed")
-                devices.removeAll { $0.node == node }
+                // A knob or a switch (both read with libevdev), named as it was when taken.
+                let name = devices.first { $0.node == node }.map { " \"\($0.name)\"" } ?? ""
+                logger.notice("\(node)\(name) removed")
+                forget([node], seat: &seat)
                 keyDeviceLost = true
                 read = true
             }
             if keyEvents.count != before { read = true }
         }
-        if !read { forgetRefusedDevicesGone() }
+        if !read { forgetRefusedDevicesGone(seat: &seat) }
         return devicesRevision != revision
     }
 
@@ -301,10 +337,9 @@ public final class LibinputInput {
         keyReading = reading
         let resumed = source.reopen {
             dispatch(screen: screen, into: &frames)
-            for node in knobs.closeAll() {
-                devices.removeAll { $0.node == node }
-                keyDeviceLost = true
-            }
+            let closed = knobs.closeAll()
+            forget(closed, seat: &seat)
+            if !closed.isEmpty { keyDeviceLost = true }
             keyDevices.removeAll()
         }
         if !resumed { logger.error("libinput_resume failed: input devices are not read again") }
@@ -350,12 +385,12 @@ public final class LibinputInput {
     /// one it asked to open and was refused, now unplugged, of which libinput says nothing
     /// (it never added it). Such an entry goes once its node is gone, so that `ListDevices`
     /// and doctor list what is plugged in.
-    private func forgetRefusedDevicesGone() {
+    private func forgetRefusedDevicesGone(seat: inout TouchSeat) {
         guard devices.contains(where: { !$0.used }) else { return }
         let gone = devices.filter { !$0.used && access($0.node, F_OK) != 0 }
         guard !gone.isEmpty else { return }
         for device in gone { logger.info("\(device.node) \"\(device.name)\" (not used) removed") }
-        devices.removeAll { device in gone.contains { $0.node == device.node } }
+        forget(gone.map(\.node), seat: &seat)
     }
 
     private func handle(_ event: LibinputEvent, screen: ScreenSize, seat: inout TouchSeat, into frames: inout TouchFrameBatch) {
@@ -411,8 +446,8 @@ public final class LibinputInput {
     /// A touch libinput puts off the screen (the device sent a position outside the range it
     /// declares): held to the screen's edge, and said once per device.
     private func clamped(_ position: Point, on screen: ScreenSize, device index: Int) -> Point {
-        if warnedOffScreen.insert(index).inserted {
-            logger.warning("\(devices[index].node) \"\(devices[index].name)\": a touch at (\(position.x), \(position.y)) lies outside the \(screen.widthInPixels)x\(screen.heightInPixels) screen: the device sends positions outside the range it declares; its touches are clamped to the screen")
+        if warnedOffScreen.insert(index).inserted, let device = places[index]?.device {
+            logger.warning("\(device.node) \"\(device.name)\": a touch at (\(position.x), \(position.y)) lies outside the \(screen.widthInPixels)x\(screen.heightInPixels) screen: the device sends positions outside the range it declares; its touches are clamped to the screen")
         }
         return Point(x: min(max(position.x, 0), Double(screen.widthInPixels)),
                      y: min(max(position.y, 0), Double(screen.heightInPixels)))
@@ -451,18 +486,18 @@ public final class LibinputInput {
             return
         }
         note(InputDevice(node: node, name: name, kind: kind, used: true, reason: reason))
-        let index = devices.firstIndex(where: { $0.node == node })!
+        let index = place(of: node)!
         source.setIndex(index, of: device)
         logger.notice("using \(kind.rawValue) \(node) \"\(name)\": \(reason)")
     }
 
     private func removed(_ device: OpaquePointer, seat: inout TouchSeat, into frames: inout TouchFrameBatch) {
-        guard let index = source.index(of: device) else { return }
+        guard let index = source.index(of: device), let node = places[index]?.device.node else { return }
         source.setIndex(nil, of: device)
-        devices[index].used = false
-        devices[index].reason = "removed"
-        logger.notice("\(devices[index].node) \"\(devices[index].name)\" removed")
-        if keyDevices.removeValue(forKey: devices[index].node) != nil { keyDeviceLost = true }
+        places[index]?.device.used = false
+        places[index]?.device.reason = "removed"
+        logger.notice("\(node) \"\(places[index]?.device.name ?? "")\" removed")
+        if keyDevices.removeValue(forKey: node) != nil { keyDeviceLost = true }
         let now = Self.monotonicNow()
         var cancel = TouchFrame(time: now)
         for slot in seat.slotDevice.indices where seat.slotDevice[slot] == index {
@@ -499,8 +534,12 @@ public final class LibinputInput {
     /// The frames each device used has sent, as `GetStats` reports them.
     public var framesRead: [DeviceFrames] {
         let frameCounts = seat.frameCounts
-        return devices.indices.filter { devices[$0].used || $0 < frameCounts.count && frameCounts[$0] > 0 }.map {
-            DeviceFrames(node: devices[$0].node, name: devices[$0].name, frames: $0 < frameCounts.count ? frameCounts[$0] : 0)
+        return places.indices.compactMap { index -> (place: Place, frames: Int)? in
+            guard let place = places[index] else { return nil }
+            let frames = index < frameCounts.count ? frameCounts[index] : 0
+            return place.device.used || frames > 0 ? (place, frames) : nil
+        }.sorted { $0.place.seen < $1.place.seen }.map {
+            DeviceFrames(node: $0.place.device.node, name: $0.place.device.name, frames: $0.frames)
         }
     }
 

@@ -176,6 +176,36 @@ final class ScriptedLibinput: LibinputSource {
         #expect(source.devices[0].index == nil, "the removed device's index is taken back")
     }
 
+    /// A device gone for good leaves the others where they are. The list once closed up over a
+    /// forgotten mouse, and the touchscreen after it kept a place past the list's end: the
+    /// daemon stopped when it was unplugged (seen in the e2e VM, a keyboard unplugged after a
+    /// knob). Its touch is cancelled now, and a new device takes the empty place.
+    @Test func aDeviceForgottenLeavesTheOthersWhereTheyAre() throws {
+        let source = ScriptedLibinput()
+        let input = LibinputInput(source: source, logger: Logger(label: "test"))
+        source.plug("event3", "first", touch: true)
+        source.plug("event6", "USB Mouse", pointer: true)
+        let second = source.plug("event5", "second", touch: true)
+        var frames = TouchFrameBatch()
+        input.dispatch(screen: screen, into: &frames)
+        // Nothing to read: the mouse, not used and its node not there, is forgotten.
+        input.dispatch(screen: screen, into: &frames)
+        #expect(input.devices.map(\.name) == ["first", "second"])
+        source.touch(.down, second, slot: 1, x: 900, y: 900)
+        source.frame(second, milliseconds: 12)
+        source.unplug(second)
+        frames = TouchFrameBatch()
+        input.dispatch(screen: screen, into: &frames)
+        #expect(Array(frames).map(\.contacts) == [[Contact(slot: 1, phase: .down, positionInPixels: Point(x: 900, y: 900))],
+                                                   [Contact(slot: 1, phase: .cancel, positionInPixels: Point(x: 900, y: 900))]])
+        #expect(input.devices.map(\.used) == [true, false])
+        #expect(input.framesRead.map(\.frames) == [0, 1])
+        let third = source.plug("event7", "third", touch: true)
+        input.dispatch(screen: screen, into: &frames)
+        #expect(third.index == 1, "the mouse's place")
+        #expect(input.devices.map(\.name) == ["first", "second", "third"])
+    }
+
     /// Touchscreens by libinput's touch capability, touchpads by two-finger scrolling (with
     /// natural scrolling turned off), anything else listed as not used and given back.
     @Test func devicesAreJudgedByWhatLibinputSays() {
