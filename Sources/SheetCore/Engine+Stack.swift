@@ -1,7 +1,8 @@
 /// Making room for another sheet (`SheetStack`): the card goes down to its floor as a
 /// program's dismissal moves it, and later comes back up to where it rested. Neither is a
 /// person's or a program's doing on this sheet: nothing is dismissed (a guarded sheet steps
-/// aside too), and coming back is not a `presented` report (nobody opened it; it was there).
+/// aside too), and coming back is not a `presented` report (nobody opened it; it was there:
+/// the machine's `comeBack`).
 /// Reduced motion cross-fades both, as it does every settle.
 extension Engine {
     /// Lets go of every finger and key and starts the card down to its floor. The detent to
@@ -32,10 +33,6 @@ extension Engine {
     /// (a reload meanwhile) leaves it where it is.
     public mutating func comeBack(to detent: DetentName, at time: Timestamp, into out: inout [EngineOutput]) {
         guard let index = sheet.detents.index(named: detent) else { return }
-        let before = out.count
-        feedSheet(.present(detent: index, time), into: &out)
-        if let report = out[before...].firstIndex(where: { if case .content(let report) = $0, case .presented = report.event { true } else { false } }) {
-            out.remove(at: report)
-        }
+        feedSheet(.comeBack(detent: index, time), into: &out)
     }
 }

@@ -165,6 +165,7 @@ let pointerEvents: [(String, PointerEvent)] = [
             ("swipe down from the dim", .swipe(.down, start: Point(x: 540, y: 200), .touchscreen, t)),
             ("swipe down on the card", .swipe(.down, start: Point(x: 540, y: 1700), .touchscreen, t)),
             ("present(expanded)", .present(detent: 0, t)),
+            ("come-back(expanded)", .comeBack(detent: 0, t)),
             ("dismiss", .dismiss(t)),
             (reduceMotion ? "reduce-motion off" : "reduce-motion on", .reduceMotion(!reduceMotion, t)),
             ("frame", .frame(t0.adding(microseconds: 16_667))),
@@ -220,6 +221,7 @@ extension SheetMachine {
             ("release, fling up", .release(velocityY: -2000, t)),
             ("release, fling down", .release(velocityY: 2000, t)),
             ("present(half)", .present(detent: half, t)),
+            ("come-back(half)", .comeBack(detent: half, t)),
             ("dismiss", .dismiss(t)),
         ]
         try MachineTable.walk("sheet-opening", states: states, events: events) { state, event in

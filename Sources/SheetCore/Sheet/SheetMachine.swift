@@ -96,6 +96,9 @@ public struct SheetMachine: Sendable {
         case tap(Point, TouchSource, Timestamp)
         case swipe(SwipeDirection, start: Point, TouchSource, Timestamp)
         case present(detent: Int, Timestamp)
+        /// The card goes up to `detent` as `present` takes it, but nobody opened it: the sheet
+        /// was there before another took its place (`SheetStack`), so no `presented` report.
+        case comeBack(detent: Int, Timestamp)
         case dismiss(Timestamp)
         /// Reduced motion turned on or off: a settle under way goes on in the new style.
         case reduceMotion(Bool, Timestamp)
@@ -112,6 +115,7 @@ public struct SheetMachine: Sendable {
             case .tap: return "tap"
             case .swipe: return "swipe"
             case .present: return "present"
+            case .comeBack: return "come-back"
             case .dismiss: return "dismiss"
             case .reduceMotion: return "reduce-motion"
             case .frame: return "frame"
@@ -393,8 +397,8 @@ public struct SheetMachine: Sendable {
             return dismissIfOutside(point, source, time)
         case (.resting, .swipe(let direction, let start, let source, let time)):
             return dismissIfSwipeFromDim(direction, start, source, time)
-        case (.resting, .present(let detent, let time)):
-            if restingDetent == detents.hiddenIndex, detent != detents.hiddenIndex { lastPresented = presentCause }
+        case (.resting, .present(let detent, let time)), (.resting, .comeBack(let detent, let time)):
+            if case .present = event, restingDetent == detents.hiddenIndex, detent != detents.hiddenIndex { lastPresented = presentCause }
             return settle(to: detent, velocity: 0, at: time, cause: requestCause)
         case (.resting, .dismiss(let time)):
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: requestCause)
@@ -437,8 +441,8 @@ public struct SheetMachine: Sendable {
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: .animation)
         case (.dragging, .swipe):
             return .none
-        case (.dragging, .present(let detent, let time)):
-            if dragging.opening != nil, detent != detents.hiddenIndex { lastPresented = presentCause }
+        case (.dragging, .present(let detent, let time)), (.dragging, .comeBack(let detent, let time)):
+            if case .present = event, dragging.opening != nil, detent != detents.hiddenIndex { lastPresented = presentCause }
             return settle(to: detent, velocity: 0, at: time, cause: requestCause)
         case (.dragging, .dismiss(let time)):
             return settle(to: detents.hiddenIndex, velocity: 0, at: time, cause: requestCause)
@@ -467,7 +471,7 @@ public struct SheetMachine: Sendable {
             guard settling.targetDetent != detents.hiddenIndex else { return .none }
             _ = advance(to: time, scheduling: false)
             return dismissIfSwipeFromDim(direction, start, source, time)
-        case (.settling, .present(let detent, let time)):
+        case (.settling, .present(let detent, let time)), (.settling, .comeBack(let detent, let time)):
             let closing = settling.targetDetent == detents.hiddenIndex
             _ = advance(to: time, scheduling: false)
             // The settle may end at the command's instant: then it is a command at rest.
@@ -475,7 +479,7 @@ public struct SheetMachine: Sendable {
                 _ = transition(event)
                 return .changed
             }
-            if closing, detent != detents.hiddenIndex { lastPresented = presentCause }
+            if case .present = event, closing, detent != detents.hiddenIndex { lastPresented = presentCause }
             return retarget(to: detent, at: time)
         case (.settling, .dismiss(let time)):
             _ = advance(to: time, scheduling: false)
@@ -561,7 +565,7 @@ extension SheetMachine.Event {
     public var time: Timestamp {
         switch self {
         case .touchDown(_, _, let t), .panBegan(_, _, _, let t), .panChanged(_, _, let t), .release(_, let t),
-             .cancel(let t), .tap(_, _, let t), .swipe(_, _, _, let t), .present(_, let t), .dismiss(let t),
+             .cancel(let t), .tap(_, _, let t), .swipe(_, _, _, let t), .present(_, let t), .comeBack(_, let t), .dismiss(let t),
              .reduceMotion(_, let t), .frame(let t):
             return t
         }
