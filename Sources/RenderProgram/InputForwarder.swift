@@ -10,8 +10,10 @@ import SheetProtocol
 /// surface's rotated and scaled frame, and each key to the surface it focused), so what reaches
 /// the sheet's surface reaches sheetd over `io.sheetd.Input`, on one connection: a touch device
 /// in the surface's pixels, which are the screen's that `SetScreen` named, and a device of keys
-/// (`OpenKeys`) in the kernel's key codes. Both are on their `own` clock, the compositor's
-/// (`CompositorClock`): a swipe is as fast as the finger was, however late it is read.
+/// (`OpenKeys`) in the kernel's key codes. Touches keep the compositor's times, on the
+/// device's `own` clock (`CompositorClock`): a swipe is as fast as the finger was, however late
+/// it is read. Keys are stamped when read (a key's moment only starts its repeat, which a late
+/// stamp would hasten).
 ///
 /// The touch device is opened on the first touch and again when the surface changes size, the
 /// keys' on the first key; a daemon that goes away takes both along, and nothing is forwarded
@@ -33,8 +35,7 @@ final class InputForwarder {
     /// The size touches are in now.
     var size: (width: Int, height: Int) = (0, 0)
     private var sequence: Int64 = 0
-    /// The compositor's times unwrapped, for both devices (one clock: each device's own times
-    /// never go back).
+    /// The compositor's touch times unwrapped.
     private var clock = CompositorClock()
     /// Which slots the daemon holds down (it saw their `down`).
     private var daemonHolds = [Bool](repeating: false, count: slots)
@@ -52,7 +53,7 @@ final class InputForwarder {
     /// Sends the contacts that changed in one of the compositor's frames, stamped with the
     /// compositor's time of its latest event (milliseconds, `CompositorClock`).
     func forward(_ contacts: PluginContacts, at compositorTime: UInt32) {
-        let time = clock.advance(to: compositorTime)
+        let time = clock.advance(to: compositorTime, now: monotonicMicroseconds())
         sending.removeAll()
         var begins = false
         for var contact in contacts where contact.slot >= 0 && contact.slot < Self.slots {
@@ -82,10 +83,9 @@ final class InputForwarder {
         }
     }
 
-    /// Sends a key pressed or released (a kernel key code), stamped with the compositor's time
-    /// (milliseconds). A release of a key the daemon did not see pressed is dropped.
-    func forwardKey(_ code: UInt16, pressed: Bool, at compositorTime: UInt32) {
-        let time = clock.advance(to: compositorTime)
+    /// Sends a key pressed or released (a kernel key code), stamped `time` (CLOCK_MONOTONIC
+    /// microseconds). A release of a key the daemon did not see pressed is dropped.
+    func forwardKey(_ code: UInt16, pressed: Bool, at time: Int64) {
         guard Int(code) < keysHeld.count, pressed != keysHeld[Int(code)] else { return }
         if keysDevice == nil { guard pressed, openKeys() else { return } }
         guard let client, let keysDevice else { return }
@@ -100,7 +100,7 @@ final class InputForwarder {
     }
 
     /// Lets go of every key the daemon holds (the surface lost the keyboard's focus).
-    func releaseKeys(at time: UInt32) {
+    func releaseKeys(at time: Int64) {
         for code in keysHeld.indices where keysHeld[code] { forwardKey(UInt16(code), pressed: false, at: time) }
     }
 
@@ -158,7 +158,7 @@ final class InputForwarder {
     private func openKeys() -> Bool {
         guard let client = connection() else { return false }
         do {
-            keysDevice = try client.openKeys(name: "wayland keyboard (sheet-render)", clock: .own)
+            keysDevice = try client.openKeys(name: "wayland keyboard (sheet-render)", clock: .monotonic)
             return true
         } catch {
             failed("opening a device of keys", error)

@@ -37,21 +37,21 @@ extension WaylandBackend {
 
     func keyboardLeft() {
         forwardedModifiers = []
-        forwarder?.releaseKeys(at: inputTime)
+        forwarder?.releaseKeys(at: monotonicMicroseconds())
     }
 
-    func keyboardKey(_ key: UInt32, pressed: Bool, time: UInt32) {
-        inputTime = time
+    func keyboardKey(_ key: UInt32, pressed: Bool) {
         guard let code = keymap.kernelCode(of: key), KeyModifiers.of(code: code) == nil else { return }
-        forwarder?.forwardKey(code, pressed: pressed, at: inputTime)
+        forwarder?.forwardKey(code, pressed: pressed, at: monotonicMicroseconds())
     }
 
     func keyboardModifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
         let held = keymap.modifiers(depressed: depressed, latched: latched, locked: locked, group: group)
         guard held != forwardedModifiers else { return }
+        let time = monotonicMicroseconds()
         for (modifier, code) in [(KeyModifiers.shift, KeyCode.leftShift), (.control, KeyCode.leftControl), (.alt, KeyCode.leftAlt)]
         where held.contains(modifier) != forwardedModifiers.contains(modifier) {
-            forwarder?.forwardKey(code, pressed: held.contains(modifier), at: inputTime)
+            forwarder?.forwardKey(code, pressed: held.contains(modifier), at: time)
         }
         forwardedModifiers = held
     }

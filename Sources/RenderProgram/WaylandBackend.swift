@@ -100,7 +100,7 @@ final class WaylandBackend: Backend {
     /// The pointer's position (surface pixels), and whether its left button holds a finger.
     var pointerPosition = (x: 0.0, y: 0.0)
     var pointerDown = false
-    /// The compositor's time of the latest touch, pointer or key event (milliseconds): what a
+    /// The compositor's time of the latest touch or pointer event (milliseconds): what a
     /// frame is stamped with, and an event that carries no time of its own (a cancel, a leave).
     var inputTime: UInt32 = 0
     /// The pointer's id among the touch points': no touch point of the compositor has it.
@@ -533,8 +533,8 @@ enum Listeners {
         }
         $0.enter = { data, _, _, _, _ in backend(data).keyboardEntered() }
         $0.leave = { data, _, _, _ in backend(data).keyboardLeft() }
-        $0.key = { data, _, _, time, key, state in
-            backend(data).keyboardKey(key, pressed: state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue, time: time)
+        $0.key = { data, _, _, _, key, state in
+            backend(data).keyboardKey(key, pressed: state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue)
         }
         $0.modifiers = { data, _, _, depressed, latched, locked, group in
             backend(data).keyboardModifiers(depressed: depressed, latched: latched, locked: locked, group: group)

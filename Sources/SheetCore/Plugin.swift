@@ -53,10 +53,11 @@ public struct PluginDevice: Sendable, Equatable {
         /// 240 Hz, gaming panels up to 1 kHz.
         public static let framesPerSecond = 1000
         public static let frameBurst = 100
-        /// On a plugin's own clock a frame is taken at its time plus the least delay seen,
-        /// never further than this behind now: frames a stall held back keep their spacing for
-        /// this long, and a clock that runs slow is followed.
-        public static let clockLagMicroseconds: Int64 = 1_000_000
+        /// On a plugin's own clock a frame is taken at its time plus the least delay seen
+        /// lately, never further than this behind now: frames a stall held back keep their
+        /// spacing for this long. Below the long press's 500 ms, so that a late touch alone
+        /// never makes one.
+        public static let clockLagMicroseconds: Int64 = 300_000
         /// A CLOCK_MONOTONIC frame may be stamped this far in the future (clocks read on two
         /// CPUs), no further: a frame from the future would pull the engine's clock ahead.
         public static let futureMicroseconds: Int64 = 50_000

@@ -51,7 +51,8 @@ protocol LibinputSource: AnyObject {
     /// The next event, its positions in `screen`'s pixels; nil when none is left.
     func next(screen: ScreenSize) -> LibinputEvent?
     func facts(of device: OpaquePointer) -> LibinputDeviceFacts
-    /// The index in `LibinputInput.devices` kept with a device used, or nil.
+    /// The place in `LibinputInput` (its own while the device is there) kept with a device
+    /// used, or nil.
     func index(of device: OpaquePointer) -> Int?
     func setIndex(_ index: Int?, of device: OpaquePointer)
     /// A touchpad's scrolling as the sheet needs it: two fingers, not natural (the virtual

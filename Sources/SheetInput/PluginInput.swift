@@ -66,8 +66,8 @@ public final class PluginInput {
         var toolFingers = 0
         var padEngineSlot: Int?
         var lastTime: Int64?
-        /// Own clock: (device time, monotonic time) that map onto each other.
-        var anchor: (device: Int64, monotonic: Int64)?
+        /// Its own clock's times onto the monotonic clock.
+        var own = OwnClockMapping()
         /// Token bucket for the frame rate, on the monotonic clock.
         var tokens = Double(PluginDevice.Limits.frameBurst)
         var refilled: Int64
@@ -84,7 +84,7 @@ public final class PluginInput {
         let name: String
         let clock: PluginClock
         var lastTime: Int64?
-        var anchor: (device: Int64, monotonic: Int64)?
+        var own = OwnClockMapping()
         var tokens = Double(PluginDevice.Limits.frameBurst)
         var refilled: Int64
         var framesRead = 0
@@ -199,7 +199,7 @@ public final class PluginInput {
         device.tokens -= 1
         device.framesRead += 1
         device.lastTime = time
-        let stamp = Timestamp(microseconds: Self.monotonic(time, clock: device.clock, anchor: &device.anchor, now: now))
+        let stamp = Timestamp(microseconds: Self.monotonic(time, clock: device.clock, own: &device.own, now: now))
         keyDevices[id] = device
         for key in report.keys {
             switch key {
@@ -232,28 +232,12 @@ public final class PluginInput {
         refilled = now.microseconds
     }
 
-    /// A device's time on the monotonic clock: its own when it is monotonic (never past now);
-    /// on its own clock, its time plus the least delay a frame has taken to arrive (`anchor`
-    /// pairs a device time with the monotonic time it stands for), so frames that a stall held
-    /// back and that arrive together keep the spacing they were made with. A frame that arrives
-    /// sooner than any before lowers the delay; one held back more than `clockLagMicroseconds`
-    /// is taken as that far behind now, and the mapping moves with it (a clock that runs slow).
-    static func monotonic(_ time: Int64, clock: PluginClock, anchor: inout (device: Int64, monotonic: Int64)?, now: Timestamp) -> Int64 {
+    /// A device's time on the monotonic clock: its own when it is monotonic (never past now),
+    /// else mapped by `own` (`OwnClockMapping`).
+    static func monotonic(_ time: Int64, clock: PluginClock, own: inout OwnClockMapping, now: Timestamp) -> Int64 {
         switch clock {
-        case .monotonic:
-            return min(time, now.microseconds)
-        case .own:
-            let lag = PluginDevice.Limits.clockLagMicroseconds
-            var mapped = anchor.map { $0.monotonic + (time - $0.device) } ?? now.microseconds
-            if anchor == nil || mapped > now.microseconds {
-                mapped = now.microseconds
-            } else if mapped < now.microseconds - lag {
-                mapped = now.microseconds - lag
-            } else {
-                return mapped
-            }
-            anchor = (time, mapped)
-            return mapped
+        case .monotonic: min(time, now.microseconds)
+        case .own: own.map(time, now: now.microseconds)
         }
     }
 
@@ -363,7 +347,7 @@ public final class PluginInput {
         device.tokens -= 1
         device.framesRead += 1
         device.lastTime = time
-        let monotonic = Self.monotonic(time, clock: declaration.clock, anchor: &device.anchor, now: now)
+        let monotonic = Self.monotonic(time, clock: declaration.clock, own: &device.own, now: now)
         events.removeAll(keepingCapacity: true)
         let stamp = Timestamp(microseconds: monotonic)
         for contact in frame.contacts {

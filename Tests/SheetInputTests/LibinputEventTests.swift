@@ -184,11 +184,12 @@ final class ScriptedLibinput: LibinputSource {
         let source = ScriptedLibinput()
         let input = LibinputInput(source: source, logger: Logger(label: "test"))
         source.plug("event3", "first", touch: true)
-        source.plug("event6", "USB Mouse", pointer: true)
+        source.plug("event-gone", "USB Mouse", pointer: true)
         let second = source.plug("event5", "second", touch: true)
         var frames = TouchFrameBatch()
         input.dispatch(screen: screen, into: &frames)
-        // Nothing to read: the mouse, not used and its node not there, is forgotten.
+        // Nothing to read: the mouse, not used and its node not there (no machine has it), is
+        // forgotten.
         input.dispatch(screen: screen, into: &frames)
         #expect(input.devices.map(\.name) == ["first", "second"])
         source.touch(.down, second, slot: 1, x: 900, y: 900)
