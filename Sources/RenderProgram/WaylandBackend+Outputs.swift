@@ -32,17 +32,17 @@ extension WaylandBackend {
         }
         try roundtrip("reading the outputs")
         guard let outputName else {
-            if let first = outputs.first { take(first) }
+            chosenOutput = outputs.indices.first
             return
         }
         guard xdgOutputManager != nil else {
             throw .unavailable("--wayland-output \(outputName): the compositor does not name its outputs (no xdg-output)")
         }
-        guard let named = outputs.first(where: { $0.name == outputName }) else {
+        guard let named = outputs.firstIndex(where: { $0.name == outputName }) else {
             let names = outputs.compactMap(\.name).sorted()
             throw .unavailable("--wayland-output \(outputName): no such output (the compositor has \(names.isEmpty ? "none" : names.joined(separator: ", ")))")
         }
-        take(named)
+        chosenOutput = named
     }
 
     fileprivate func xdgOutputNamed(_ xdg: OpaquePointer?, _ name: String) {

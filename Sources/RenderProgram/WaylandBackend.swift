@@ -41,10 +41,11 @@ final class WaylandBackend: Backend {
     private var compositor: OpaquePointer?
     private var compositorVersion: UInt32 = 0
     private var shm: OpaquePointer?
-    /// The output the sheet is on: the one `--wayland-output` names, else the first.
-    var output: OpaquePointer?
-    /// Every output, with what it said of itself; `output` is one of them.
+    /// Every output, with what it said of itself (only ever added to), and which of them the
+    /// sheet is on: the one `--wayland-output` names, else the first (`chooseOutput`).
     var outputs: [Output] = []
+    var chosenOutput: Int?
+    var output: OpaquePointer? { chosenOutput.map { outputs[$0].proxy } }
     let outputName: String?
     var xdgOutputManager: OpaquePointer?
     private var layerShell: OpaquePointer?
@@ -70,14 +71,14 @@ final class WaylandBackend: Backend {
     private var toplevel: OpaquePointer?
     private var emptyRegion: OpaquePointer?
 
-    /// What the output and the role's configure said.
-    var outputScale: Int32 = 1
-    private var outputMode: (width: Int32, height: Int32) = (0, 0)
+    /// What the sheet's output said (the defaults before it says: scale 1, 60 Hz), and the
+    /// role's configure.
+    var outputScale: Int32 { chosenOutput.map { outputs[$0].scale } ?? 1 }
+    private var outputMode: (width: Int32, height: Int32) { chosenOutput.map { outputs[$0].mode } ?? (0, 0) }
     /// The current mode's refresh rate (60 until the compositor says).
-    private var outputRefresh = 60
-    var refreshRate: Int? { outputRefresh }
+    var refreshRate: Int? { chosenOutput.map { outputs[$0].refresh } ?? 60 }
     /// The output's transform (`wl_output.transform`): a quarter turn swaps its mode's sides.
-    private var outputTransform: Int32 = 0
+    private var outputTransform: Int32 { chosenOutput.map { outputs[$0].transform } ?? 0 }
     var configuredSize: (width: Int32, height: Int32) = (0, 0)
     var pendingSerial: UInt32?
     var closed = false
@@ -369,20 +370,10 @@ final class WaylandBackend: Backend {
         OpaquePointer(wl_registry_bind(registry, name, interface, version))
     }
 
-    /// What an output said of itself: kept for each, and taken as the sheet's for the one it is on.
+    /// What an output said of itself, kept for each: the sheet's output's is the sheet's.
     fileprivate func outputSaid(_ proxy: OpaquePointer?, _ change: (inout Output) -> Void) {
         guard let index = outputs.firstIndex(where: { $0.proxy == proxy }) else { return }
         change(&outputs[index])
-        if proxy == output { take(outputs[index]) }
-    }
-
-    /// The sheet's output is `chosen`: its mode, refresh, scale and transform are the sheet's.
-    func take(_ chosen: Output) {
-        output = chosen.proxy
-        outputMode = chosen.mode
-        outputRefresh = chosen.refresh
-        outputScale = chosen.scale
-        outputTransform = chosen.transform
     }
 
     // MARK: Sizes and buffers
