@@ -32,7 +32,7 @@ RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib \
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools test catalogs debian-13 coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
 
 all: build
 
@@ -114,6 +114,15 @@ debian-13:
 	@command -v mmdebstrap > /dev/null || { echo "make debian-13: installing mmdebstrap"; \
 		{ $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap; } > /dev/null; }
 	Tests/debian/run trixie $(DEBIAN_13_TARGETS)
+
+# The same on Debian unstable (sid) with Debian's own compiler (`apt install swiftlang`, 6.2,
+# built with assertions) and unstable's newer headers: no swift.org toolchain in the tree.
+DEBIAN_SID_TARGETS ?= deps demo test
+
+debian-sid:
+	@command -v mmdebstrap > /dev/null || { echo "make debian-sid: installing mmdebstrap"; \
+		{ $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap; } > /dev/null; }
+	Tests/debian/run sid $(DEBIAN_SID_TARGETS)
 
 # Line coverage per module (llvm-cov, through swift test's own instrumentation): the whole
 # test suite, then a table of Sources/ folders; the JSON stays in .build/debug/codecov. Fails

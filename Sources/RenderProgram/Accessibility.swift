@@ -155,7 +155,7 @@ final class Accessibility: @unchecked Sendable {
         }
         var error: UnsafeMutablePointer<GError>?
         let subtree = g_dbus_connection_register_subtree(connection.raw, Self.nodesPath, &Self.subtreeVTable,
-                                                         G_DBUS_SUBTREE_FLAGS_DISPATCH_TO_UNENUMERATED_NODES, me, nil, &error)
+                                                         sheetd_subtree_flags_dispatch_to_unenumerated_nodes, me, nil, &error)
         guard subtree > 0 else { return .failure(BusFailure("\(Self.nodesPath): \(takeMessage(error))")) }
         let plug = GV.tuple([GV.reference(connection.uniqueName, Self.rootPath)])
         switch connection.call("org.a11y.atspi.Registry", Self.rootPath, "org.a11y.atspi.Socket", "Embed", plug,

@@ -35,8 +35,10 @@ struct DRMResources {
     /// the one its encoder has now, else the first one its encoders can drive. nil when no
     /// display (or not the one named) is connected.
     func pickOutput(named: String? = nil) -> DRMOutput? {
-        for connector in connectors where connector.connected && !connector.modes.isEmpty && (named == nil || connector.name == named) {
-            let mode = connector.modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? connector.modes[0]
+        for connector in connectors where connector.connected && (named == nil || connector.name == named) {
+            guard let mode = connector.modes.first(where: { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 }) ?? connector.modes.first else {
+                continue
+            }
             if let current = encoders[connector.encoder]?.crtc, current != 0 {
                 return DRMOutput(connector: connector.id, name: connector.name, crtc: current, mode: mode)
             }

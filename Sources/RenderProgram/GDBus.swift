@@ -86,9 +86,7 @@ struct BusConnection: @unchecked Sendable {
     /// A private connection to a message bus at `address`.
     static func open(address: String) -> Result<BusConnection, BusFailure> {
         var error: UnsafeMutablePointer<GError>?
-        let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-                                         | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
-        guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
+        guard let connection = g_dbus_connection_new_for_address_sync(address, sheetd_bus_connection_flags, nil, nil, &error) else {
             return .failure(BusFailure(takeMessage(error)))
         }
         return .success(BusConnection(raw: connection))
@@ -104,7 +102,7 @@ struct BusConnection: @unchecked Sendable {
         let type: OpaquePointer? = reply.flatMap { g_variant_type_new($0) }
         defer { if let type { g_variant_type_free(type) } }
         guard let result = g_dbus_connection_call_sync(raw, destination, path, interface, method, parameters, type,
-                                                       G_DBUS_CALL_FLAGS_NONE, timeoutMilliseconds, nil, &error) else {
+                                                       sheetd_call_flags_none, timeoutMilliseconds, nil, &error) else {
             return .failure(BusFailure(takeMessage(error)))
         }
         return .success(result)

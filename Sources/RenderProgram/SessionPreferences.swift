@@ -83,7 +83,7 @@ final class SessionPreferences: @unchecked Sendable {
     private func follow() -> Result<Preference, BusFailure> {
         _ = g_dbus_connection_signal_subscribe(
             connection.raw, "org.freedesktop.portal.Desktop", "org.freedesktop.portal.Settings", "SettingChanged",
-            "/org/freedesktop/portal/desktop", nil, G_DBUS_SIGNAL_FLAGS_NONE,
+            "/org/freedesktop/portal/desktop", nil, sheetd_signal_flags_none,
             { _, _, _, _, _, parameters, me in
                 guard let parameters, let me else { return }
                 let preferences = Unmanaged<SessionPreferences>.fromOpaque(me).takeUnretainedValue()

@@ -113,7 +113,23 @@ private struct PangoState: ~Copyable {
     var oldest = 0
     var bytes = 0
 
+    /// Pango set up for `pattern`, or why not. The fallible work happens before the value
+    /// exists, so the value is always whole: a `~Copyable` init that throws part-way leaves
+    /// Swift to tear a half-made value down, which assertion-enabled compilers (Debian's
+    /// swiftlang 6.2) refuse to verify.
     init(pattern: String) throws(TypesetterError) {
+        let handles = try Self.handles(pattern: pattern)
+        self.init(fontMap: handles.fontMap, context: handles.context, description: handles.description)
+    }
+
+    private init(fontMap: UnsafeMutablePointer<PangoFontMap>, context: OpaquePointer, description: OpaquePointer) {
+        self.fontMap = fontMap
+        self.context = context
+        self.description = description
+    }
+
+    private static func handles(pattern: String) throws(TypesetterError)
+        -> (fontMap: UnsafeMutablePointer<PangoFontMap>, context: OpaquePointer, description: OpaquePointer) {
         guard let fontMap = pango_cairo_font_map_new() else {
             throw TypesetterError(reason: "Pango could not make a font map (is fontconfig installed?)")
         }
@@ -146,9 +162,7 @@ private struct PangoState: ~Copyable {
             throw TypesetterError(reason: "no installed font matches '\(pattern)', nor any fallback for it")
         }
         g_object_unref(UnsafeMutableRawPointer(font))
-        self.fontMap = fontMap
-        self.context = context
-        self.description = description
+        return (fontMap, context, description)
     }
 
     deinit {
