@@ -24,7 +24,9 @@ VENV ?= .build/venv
 # (packaging/sheetd.order, `make order`): the kernel maps program text 64 KiB at a time
 # around each first touch, so scattered functions cost resident memory they do not use.
 ORDER_FILE = packaging/sheetd.order
-RELEASE_BUILD = $(SWIFT) build -c release --static-swift-stdlib \
+# More flags for every build: a Swift SDK for another target (packaging/arm64/build sets it).
+SWIFT_BUILD_FLAGS ?=
+RELEASE_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-stdlib \
 	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
 	-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --icf=all -Xlinker --no-export-dynamic \
 	$(if $(wildcard $(ORDER_FILE)),-Xlinker --symbol-ordering-file=$(CURDIR)/$(ORDER_FILE) -Xlinker --no-warn-symbol-ordering)
@@ -123,6 +125,18 @@ debian-sid:
 	@command -v mmdebstrap > /dev/null || { echo "make debian-sid: installing mmdebstrap"; \
 		{ $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap; } > /dev/null; }
 	Tests/debian/run sid $(DEBIAN_SID_TARGETS)
+
+# arm64 (Raspberry Pi 4 and 5, PinePhone, i.MX and Rockchip panels): the package for Debian 13
+# arm64, cross-compiled on this amd64 machine with Debian unstable's swiftlang against a Debian
+# 13 arm64 sysroot, made by debhelper in that tree under qemu-user (packaging/arm64/build):
+# .build/deb/sheetd_VERSION_arm64.deb. arm64-test installs it in a Debian 13 arm64 tree, replays
+# every bundled recording there against this machine's build byte for byte, and drives the arm64
+# daemon from the amd64 sheetctl (Tests/arm64/run). docs/install.md#arm64.
+arm64:
+	packaging/arm64/build
+
+arm64-test: tools
+	Tests/arm64/run
 
 # Line coverage per module (llvm-cov, through swift test's own instrumentation): the whole
 # test suite, then a table of Sources/ folders; the JSON stays in .build/debug/codecov. Fails
@@ -224,11 +238,11 @@ fuzz: fuzz-build
 MANDATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
 man: tools
-	$(SWIFT) build -c release --product generate-manual
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --product generate-manual
 	mkdir -p .build/man
 	for page in sheetctl.1 sheet-render.1 sheetd.8; do \
 		name=$${page%.*}; section=$${page##*.}; \
-		$$($(SWIFT) build -c release --show-bin-path)/generate-manual .build/release/$$name \
+		$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --show-bin-path)/generate-manual .build/release/$$name \
 			--section $$section --date "$(MANDATE)" --output-directory .build/man || exit 1; \
 		sed -i 's/^$$/.Pp/' .build/man/$$page; \
 		cat packaging/man/$$page.extra >> .build/man/$$page; \
@@ -247,7 +261,11 @@ completions: tools
 # Binaries, the systemd units, sysusers.d, the udev rule, man pages and completions. Afterwards:
 #   systemd-sysusers; udevadm control --reload; udevadm trigger --subsystem-match=input
 #   systemctl daemon-reload; systemctl enable --now sheetd.socket sheetd-input.socket sheetd.service
-install: tools man completions
+# BUILT=1: the programs, man pages and completions are in .build already, made elsewhere (the
+# arm64 package is made where no compiler is: packaging/arm64/build).
+BUILT ?=
+
+install: $(if $(BUILT),,tools man completions)
 	install -Dm755 $(INSTALL_STRIP) .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
 	ln -sf sheetd $(DESTDIR)$(BINDIR)/sheetctl
 	ln -sf sheetd $(DESTDIR)$(BINDIR)/sheet-render

@@ -181,19 +181,15 @@ public final class LibinputInput {
 
     private func installLogHandler(_ context: OpaquePointer) {
         libinput_log_set_priority(context, LIBINPUT_LOG_PRIORITY_INFO)
-        libinput_log_set_handler(context) { context, priority, format, arguments in
-            guard let context, let format, let arguments else { return }
-            let input = Unmanaged<LibinputInput>.fromOpaque(libinput_get_user_data(context)).takeUnretainedValue()
-            var buffer = [UInt8](repeating: 0, count: 1024)
-            let text = buffer.withUnsafeMutableBufferPointer { raw in
-                raw.withMemoryRebound(to: CChar.self) { _ = vsnprintf($0.baseAddress, $0.count, format, arguments) }
-                return String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self).trimmingNewline
-            }
-            switch priority {
-            case LIBINPUT_LOG_PRIORITY_ERROR: input.logger.error("libinput: \(text)")
-            case LIBINPUT_LOG_PRIORITY_INFO: input.logger.info("libinput: \(text)")
-            default: input.logger.debug("libinput: \(text)")
-            }
+        sheetd_libinput_log_set_handler(context)
+    }
+
+    /// A line libinput logged, formatted by CLibInput's handler, into this input's log.
+    fileprivate func log(_ priority: libinput_log_priority, _ text: String) {
+        switch priority {
+        case LIBINPUT_LOG_PRIORITY_ERROR: logger.error("libinput: \(text)")
+        case LIBINPUT_LOG_PRIORITY_INFO: logger.info("libinput: \(text)")
+        default: logger.debug("libinput: \(text)")
         }
     }
 
@@ -555,4 +551,12 @@ public final class LibinputInput {
 /// slack is 50 µs), for the thread that waits on input and animation deadlines.
 public func reduceTimerSlack(toNanoseconds nanoseconds: UInt = 1000) {
     _ = sheetd_set_timer_slack(nanoseconds)
+}
+
+/// libinput's log lines, formatted in C (CLibInput's `sheetd_libinput_log`), for the input whose
+/// context logged them.
+@_cdecl("sheetd_libinput_log_line")
+func libinputLogLine(_ context: OpaquePointer?, _ priority: libinput_log_priority, _ line: UnsafePointer<CChar>?) {
+    guard let context, let line, let input = libinput_get_user_data(context) else { return }
+    Unmanaged<LibinputInput>.fromOpaque(input).takeUnretainedValue().log(priority, String(cString: line).trimmingNewline)
 }
