@@ -95,7 +95,10 @@ struct FedKeysTests {
             do {
                 try feeder.send(report, device: keys)
                 Issue.record("report \(report.sequence) was taken")
-            } catch .remote(let name, let parameters) {
+            } catch {
+                // Matched in the body: Swift 6.2 built with assertions (Debian's) fails to verify
+                // a `catch .remote(let name, let parameters)` around #expect.
+                guard case .remote(let name, let parameters) = error else { throw error }
                 #expect(name == InputInterface.invalidFrame, "\(reason)")
                 #expect(parameters["sequence"]?.intValue == Int(report.sequence))
                 #expect(parameters["reason"]?.stringValue?.contains(reason) == true, "\(parameters)")
