@@ -29,7 +29,8 @@ import Testing
     /// with the toolchain's clang into a small program: the first call of each library, which
     /// opens it, reaches the function with its arguments whole (floating point in registers,
     /// integers past the sixth on the stack, a variadic call's count of vector registers), and
-    /// a library that cannot be opened is named with the function that needed it.
+    /// a library that cannot be opened is named with the function that needed it. The same on
+    /// aarch64 (every argument register, x0–x7 and q0–q7), under qemu-user.
     @Test func theFirstCallKeepsEveryArgumentAndAMissingLibraryIsNamed() throws {
         let folder = try temporaryFolder()
         let list = folder.appendingPathComponent("probe.def").path
@@ -61,8 +62,11 @@ import Testing
         """.write(toFile: main, atomically: false, encoding: .utf8)
         let sources = examples.deletingLastPathComponent().appendingPathComponent("Sources/CLazyLibraries")
         let probe = folder.appendingPathComponent("probe").path
+        // The toolchain's clang; where there is none (a Debian arm64 tree running the aarch64
+        // build under qemu-user), the system's C compiler, GCC.
+        let compiler = (try? runProgram("/usr/bin/env", ["clang", "--version"]).status) == 0 ? "clang" : "cc"
         let built = try runProgram("/usr/bin/env", [
-            "clang", "-O1", "-fno-builtin", "-I", sources.appendingPathComponent("include").path,
+            compiler, "-O1", "-fno-builtin", "-I", sources.appendingPathComponent("include").path,
             "-DSHEET_LAZY_FUNCTIONS=\"\(list)\"", main, sources.appendingPathComponent("LazyLibraries.c").path,
             "-ldl", "-lpthread", "-o", probe,
         ])
