@@ -34,7 +34,7 @@ RELEASE_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-st
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
 
 all: build
 
@@ -73,11 +73,17 @@ build:
 release:
 	$(RELEASE_BUILD)
 
+# Debian's swiftlang (unstable) ships the module of Swift Testing's Foundation overlay without
+# its library (lib_Testing_Foundation.so), which every test target importing both would link:
+# with that compiler the overlay is turned off (the tests use none of it).
+SWIFT_RESOURCES := $(shell swiftc -print-target-info 2>/dev/null | sed -n 's/^ *"runtimeResourcePath": "\(.*\)",*$$/\1/p')
+TEST_FLAGS := $(if $(wildcard $(SWIFT_RESOURCES)/linux/_Testing_Foundation.swiftmodule),$(if $(wildcard $(SWIFT_RESOURCES)/linux/lib_Testing_Foundation.so),,-Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays))
+
 # Before the tests: no C struct from a system header built with Swift's memberwise
 # initializer, which breaks when a newer release adds a member (packaging/check-c-structs).
 test: deps catalogs
 	packaging/check-c-structs
-	$(SWIFT) test
+	$(SWIFT) test $(TEST_FLAGS)
 
 # The sheet's own words in each language of po/ (gettext catalogs: msgfmt --check), in
 # .build/share/locale, where the programs of a build in the tree find them (SheetCatalog);
@@ -137,6 +143,11 @@ arm64:
 
 arm64-test: tools
 	Tests/arm64/run
+
+# The test suite built for aarch64 and run under qemu-user (after make arm64): every test target
+# that needs no daemon, compositor, display or Python client (Tests/arm64/suite).
+arm64-suite:
+	Tests/arm64/suite
 
 # Line coverage per module (llvm-cov, through swift test's own instrumentation): the whole
 # test suite, then a table of Sources/ folders; the JSON stays in .build/debug/codecov. Fails
