@@ -198,6 +198,13 @@ func compareWithTolerance(_ canvas: Canvas, name: String) throws {
         try Data(drawn).write(to: golden)
         return
     }
+    // Text is compared on the releases whose text stack drew goldens (Debian 12, and those with
+    // a folder of their own); elsewhere (Debian unstable, whose Pango and fonts move) it is said.
+    let releaseGoldens = fixtures.appendingPathComponent("golden/\(systemRelease)").path
+    guard systemRelease == goldenRelease || FileManager.default.fileExists(atPath: releaseGoldens) else {
+        print("skipped: \(name) against its golden: no goldens were drawn with \(systemRelease)'s Pango and fonts (only \(goldenRelease)'s and Tests/Fixtures/golden/RELEASE's)")
+        return
+    }
     let expected = try PNG.decode(Array(try Data(contentsOf: golden)))
     let actual = canvas.rgbBytes()
     guard expected.width == canvas.width, expected.height == canvas.height, expected.rgb.count == actual.count else {
