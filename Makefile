@@ -75,9 +75,10 @@ release:
 
 # Debian's swiftlang (unstable) ships the module of Swift Testing's Foundation overlay without
 # its library (lib_Testing_Foundation.so), which every test target importing both would link:
-# with that compiler the overlay is turned off (the tests use none of it).
-SWIFT_RESOURCES := $(shell swiftc -print-target-info 2>/dev/null | sed -n 's/^ *"runtimeResourcePath": "\(.*\)",*$$/\1/p')
-TEST_FLAGS := $(if $(wildcard $(SWIFT_RESOURCES)/linux/_Testing_Foundation.swiftmodule),$(if $(wildcard $(SWIFT_RESOURCES)/linux/lib_Testing_Foundation.so),,-Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays))
+# with that compiler the overlay is turned off (the tests use none of it). Asked of the compiler
+# only when the tests run (`=`, not `:=`).
+SWIFT_RESOURCES = $(shell swiftc -print-target-info 2>/dev/null | sed -n 's/^ *"runtimeResourcePath": "\(.*\)",*$$/\1/p')
+TEST_FLAGS = $(if $(wildcard $(SWIFT_RESOURCES)/linux/_Testing_Foundation.swiftmodule),$(if $(wildcard $(SWIFT_RESOURCES)/linux/lib_Testing_Foundation.so),,-Xswiftc -Xfrontend -Xswiftc -disable-cross-import-overlays))
 
 # Before the tests: no C struct from a system header built with Swift's memberwise
 # initializer, which breaks when a newer release adds a member (packaging/check-c-structs).
