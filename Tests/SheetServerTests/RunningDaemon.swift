@@ -13,8 +13,8 @@ final class RunningDaemon {
     let socketPath: String
     let logPath: String
     let process = Process()
-    private let notifyDescriptor: Int32
-    private(set) var statuses: [String] = []
+    private let notify: NotifySocket
+    var statuses: [String] { notify.statuses }
 
     /// Safety net for a broken daemon: a wait that takes longer than this fails the test.
     static let patienceSeconds = 60
@@ -26,18 +26,7 @@ final class RunningDaemon {
         self.socketPath = socketPath ?? folder.appendingPathComponent("io.sheetd.Sheet").path
         logPath = folder.appendingPathComponent("sheetd.log").path
         let notifyPath = folder.appendingPathComponent("notify").path
-        notifyDescriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: notifyPath.utf8)
-            raw[notifyPath.utf8.count] = 0
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notifyDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        var timeout = timeval.of(seconds: Self.patienceSeconds)
-        setsockopt(notifyDescriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        notify = NotifySocket(notifyPath, patienceSeconds: Self.patienceSeconds)
 
         process.executableURL = builtExecutable("sheetd")
         process.arguments = ["--socket", self.socketPath, "--config", "/dev/null"] + arguments
@@ -54,42 +43,21 @@ final class RunningDaemon {
 
     deinit {
         if process.isRunning { process.terminate(); process.waitUntilExit() }
-        close(notifyDescriptor)
     }
-
-    /// Lines of a notification not yet looked at (one datagram may carry several).
-    private var unread: [String] = []
 
     /// Reads notification lines, in order, until one satisfies `match`.
     @discardableResult
     func waitForStatus(_ match: (String) -> Bool) throws -> String {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            while !unread.isEmpty {
-                let line = unread.removeFirst()
-                if match(line) { return line }
-            }
-            let count = buffer.withUnsafeMutableBytes { recv(notifyDescriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw DaemonTestError("no notification from sheetd within \(Self.patienceSeconds) s; log:\n\(log)") }
-            let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
-            statuses += lines
-            unread += lines
+        guard let line = notify.next(match) else {
+            throw DaemonTestError("no notification from sheetd within \(Self.patienceSeconds) s; log:\n\(log)")
         }
+        return line
     }
 
     /// Reads the notifications waiting, without waiting for more: a long run that sends many
     /// (a reload a second) would otherwise fill the socket's queue, and the daemon's later
     /// notifications would be lost, as they would not be under systemd, which reads them all.
-    func drainNotifications() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(notifyDescriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            guard count > 0 else { return }
-            let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
-            statuses += lines
-            unread += lines
-        }
-    }
+    func drainNotifications() { notify.drain() }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
@@ -230,5 +198,59 @@ func killProcesses(mentioning text: String) {
             kill(pid, SIGKILL)
             break
         }
+    }
+}
+
+/// A notify socket standing in for systemd's (`NOTIFY_SOCKET`): the datagrams a program sends
+/// there (`READY=1`, `STATUS=…`, `WATCHDOG=1`), as lines.
+final class NotifySocket {
+    let path: String
+    private let descriptor: Int32
+    /// Every line received, in order.
+    private(set) var statuses: [String] = []
+    /// Lines of a notification not yet looked at (one datagram may carry several).
+    private var unread: [String] = []
+
+    /// Binds `path`; a wait for a line gives up after `patienceSeconds`.
+    init(_ path: String, patienceSeconds: Int) {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        var timeout = timeval.of(seconds: patienceSeconds)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    /// The next line that satisfies `match`, reading as needed; nil when none came in time.
+    func next(_ match: (String) -> Bool) -> String? {
+        while true {
+            while !unread.isEmpty {
+                let line = unread.removeFirst()
+                if match(line) { return line }
+            }
+            guard receive(flags: 0) else { return nil }
+        }
+    }
+
+    /// Reads what is waiting, without waiting for more.
+    func drain() { while receive(flags: Int32(MSG_DONTWAIT)) {} }
+
+    private func receive(flags: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, flags) }
+        guard count > 0 else { return false }
+        let lines = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").map(String.init)
+        statuses += lines
+        unread += lines
+        return true
     }
 }
