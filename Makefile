@@ -34,7 +34,7 @@ RELEASE_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-st
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
 
 all: build
 
@@ -149,6 +149,12 @@ arm64-test: tools
 # that needs no daemon, compositor, display or Python client (Tests/arm64/suite).
 arm64-suite:
 	Tests/arm64/suite
+
+# The e2e's daemon and render-drm scenarios in an aarch64 VM (qemu-system-aarch64 -M virt,
+# software emulation) whose root is a Debian 13 arm64 tree with the package installed by apt
+# (after make arm64; Tests/arm64/e2e).
+e2e-arm64: e2e-deps tools
+	Tests/arm64/e2e
 
 # Line coverage per module (llvm-cov, through swift test's own instrumentation): the whole
 # test suite, then a table of Sources/ folders; the JSON stays in .build/debug/codecov. Fails

@@ -3,8 +3,14 @@
 # 0.1 s up to a bound, for the few things that give no event to wait on.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 out=/run/e2e
-repo=$(sed -n 's/.*sheetd_repo=\([^ ]*\).*/\1/p' /proc/cmdline)
-bin=$repo/.build/release
+# What Tests/e2e/run put on the kernel's command line: NAME=VALUE.
+boot_parameter() { sed -n "s/.*$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline; }
+repo=$(boot_parameter sheetd_repo)
+# The programs under test (the tree's release build, or an installed package's /usr/bin), the
+# Python with the tests' packages, and the display's kernel module.
+bin=$(boot_parameter sheetd_bin)
+python=$(boot_parameter sheetd_python)
+display_module=$(boot_parameter sheetd_display)
 socket=/run/sheetd/io.sheetd.Sheet
 
 say() { echo "e2e $(cut -d' ' -f1 /proc/uptime)s: $*" | tee -a "$out/steps.log" > /dev/console; }
@@ -93,11 +99,17 @@ remove_under_finger() {
     kill "$(cat "$out/first.pid")"
 }
 
-# The host's screenshot channel: the VM's second serial port, which the host's screens.py
-# answers. `shot NAME` waits until the renderer has shown the daemon's current state (its frame
+# The host's screenshot channel: the VM's second serial port (or, on a board with one, the
+# virtio-serial port named sheetd.control), which the host's screens.py answers. `shot NAME` waits until the renderer has shown the daemon's current state (its frame
 # log's last frame carries the same state, byte for byte), then asks the host for a screendump
 # and waits for it to be taken. The state goes to NAME.state.json beside NAME.ppm.
 open_screens() {
+    for port in /sys/class/virtio-ports/*; do
+        if [ "$(cat "$port/name" 2>/dev/null)" = sheetd.control ]; then
+            exec 3<>"/dev/${port##*/}"
+            return
+        fi
+    done
     stty -F /dev/ttyS1 raw -echo 115200 || fail "stty /dev/ttyS1"
     exec 3<>/dev/ttyS1
 }
