@@ -34,7 +34,7 @@ RELEASE_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-st
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 coverage demo man completions bench bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
 
 all: build
 
@@ -201,6 +201,11 @@ bench: release
 	$(RELEASE_BUILD) --product sheet-bench
 	.build/release/sheet-bench --sheetctl .build/release/sheetctl --sheetd .build/release/sheetd
 
+# <sheet-view> in Debian's chromium during a drag: layouts, style recalculations and script time
+# per state drawn (Tests/web/bench).
+bench-web: deps tools
+	Tests/web/bench
+
 # sheetd beside lisgd and `libinput debug-events` on one uinput touchscreen in the e2e VM, the
 # fixture recordings played PEER_ROUNDS times: each consumer's CPU ticks during the replay.
 # bench-peers-profile does the same with perf sampling sheetd and counting its allocations.
@@ -349,6 +354,11 @@ wayland-screenshot:
 	docs/images/wayland-screenshot docs/images/wayland-sway-korean.png examples/korean.yaml
 	docs/images/wayland-screenshot docs/images/wayland-sway-bar.png examples/menu.yaml collapsed --present-gesture bottom-bar
 	docs/images/wayland-screenshot docs/images/wayland-sway-non-modal.png examples/menu.yaml half --modal false
+
+# docs/images/web-kiosk.png and web-kiosk-arabic.png: examples/web's kiosk page with the sheet
+# drawn by <sheet-view>, in Debian's chromium through Playwright.
+web-screenshot: deps tools
+	docs/images/web-screenshot
 
 # The Wayland protocol code, from the descriptions (needs wayland-scanner and wayland-protocols).
 wayland-protocols:

@@ -129,7 +129,15 @@ let package = Package(
         .target(name: "RenderProgram", dependencies: [
             "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "SheetSystem", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio", "CLazyLibraries",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+            // The web backend's HTTP server and WebSocket (--backend web).
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ],
+        // The page's module (<sheet-view>), served by the web backend: in the program's bytes.
+        resources: [.embedInCode("Web/sheetd.js")]),
         // sheetd, sheetctl and sheet-render: one program under three names (`argv[0]`).
         .target(name: "SheetPrograms", dependencies: ["DaemonProgram", "ControlProgram", "RenderProgram", "CConcurrencyHook"]),
         .executableTarget(name: "sheetd", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),

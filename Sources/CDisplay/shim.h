@@ -6,6 +6,8 @@
 #include <xf86drmMode.h>
 #include <linux/fb.h>
 #include <sys/signalfd.h>
+// The web backend's wake-up of the render loop.
+#include <sys/eventfd.h>
 
 // The framebuffer ioctls are function-like macros in <linux/fb.h>; Swift sees these instead.
 static inline int sheet_fb_get_var(int fd, struct fb_var_screeninfo *info) { return ioctl(fd, FBIOGET_VSCREENINFO, info); }

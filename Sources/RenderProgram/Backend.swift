@@ -55,6 +55,9 @@ protocol Backend: AnyObject {
     var isReady: Bool { get }
     /// How frames reach the output, for the log (`two pages, panned`).
     var method: String { get }
+    /// Every update as it arrives, before states are skipped for the newest: for a backend that
+    /// passes on what the sheet did (`events`: the web page's DOM events).
+    func hear(_ update: MonitorUpdate)
     /// Draws `state` with `content` (its items in the list's order) when the sheet has some.
     func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation
     /// The event descriptor is readable: the CLOCK_MONOTONIC microsecond at which the queued
@@ -74,6 +77,7 @@ extension Backend {
     var eventDescriptor: Int32? { nil }
     var method: String { "" }
     var isReady: Bool { true }
+    func hear(_ update: MonitorUpdate) {}
     func handleEvent() throws(RenderError) -> Int64? { nil }
     func resized() throws(RenderError) {}
 }

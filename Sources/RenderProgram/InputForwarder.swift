@@ -45,6 +45,9 @@ final class InputForwarder {
     private var sending = PluginContacts()
     private var failureSaid = false
 
+    /// Where the touches and keys come from, in the devices' names (`wayland touch (sheet-render)`).
+    var source = "wayland"
+
     init(path: String, log: Log) {
         self.path = path
         self.log = log
@@ -143,7 +146,7 @@ final class InputForwarder {
             }
         }
         do {
-            let declaration = PluginDevice(name: "wayland touch (sheet-render)", kind: .touchscreen,
+            let declaration = PluginDevice(name: "\(source) touch (sheet-render)", kind: .touchscreen,
                                            x: 0...Double(size.width), y: 0...Double(size.height),
                                            slots: Self.slots, clock: .own)
             touchDevice = try client.open(declaration)
@@ -158,7 +161,7 @@ final class InputForwarder {
     private func openKeys() -> Bool {
         guard let client = connection() else { return false }
         do {
-            keysDevice = try client.openKeys(name: "wayland keyboard (sheet-render)", clock: .monotonic)
+            keysDevice = try client.openKeys(name: "\(source) keyboard (sheet-render)", clock: .monotonic)
             return true
         } catch {
             failed("opening a device of keys", error)

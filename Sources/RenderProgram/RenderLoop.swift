@@ -112,6 +112,7 @@ final class RenderLoop {
                 announceScreen()
             case .update(let update):
                 if mirror.follow(update), let revision = update.state.list?.revision { fetchContent(at: revision) }
+                backend.hear(update)
                 latest = update
                 if !subscription.hasBufferedUpdate, backend.isReady, try present() { return 0 }
             case .disconnected(let error):
@@ -142,8 +143,9 @@ final class RenderLoop {
                     self.queued = nil
                     if try recorded(queued.update, shown: shown, rows: queued.rows) { return 0 }
                 }
-                if let size = backend.displaySize, let announcedSize, announcedSize != size {
-                    log.say("sheet-render: the display is now \(size.width)x\(size.height)")
+                if let size = backend.displaySize, announcedSize.map({ $0 != size }) ?? setScreen {
+                    // A surface the compositor resized, or (web) the first page or a page resized.
+                    if announcedSize != nil { log.say("sheet-render: the display is now \(size.width)x\(size.height)") }
                     announceScreen()
                 }
                 if backend.isReady, try present() { return 0 }

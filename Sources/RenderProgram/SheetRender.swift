@@ -24,10 +24,13 @@ struct SheetRender: ParsableCommand {
             in the region the sheet takes (State.region), passes the rest to the windows below, \
             and forwards the ones it takes to the daemon over io.sheetd.Input (run sheetd with \
             --input none under a compositor, which owns the touchscreen); it takes the keyboard \
-            while a modal sheet is open (a non-modal one once touched) and forwards its keys too.
+            while a modal sheet is open (a non-modal one once touched) and forwards its keys too. \
+            The web backend serves the module /sheetd.js, which defines <sheet-view>, to pages of \
+            the --allow-origin origins (a browser kiosk under cage): the page draws the sheet and \
+            forwards its touches and keys the same way.
             """)
 
-    @Option(help: "auto (wayland when WAYLAND_DISPLAY is set, else drm, then fbdev), drm, fbdev, wayland, term or png.")
+    @Option(help: "auto (wayland when WAYLAND_DISPLAY is set, else drm, then fbdev), drm, fbdev, wayland, web, term or png.")
     var backend: String = "auto"
 
     @Option(help: ArgumentHelp("The daemon's socket (default: $SHEETD_SOCKET, else \(SheetClient.defaultSocketPath)).",
@@ -54,6 +57,15 @@ struct SheetRender: ParsableCommand {
 
     @Option(name: .customLong("wayland-shell"), help: "wayland: auto (the wlr layer shell when the compositor offers it, else a fullscreen window), layer or xdg.")
     var waylandShell: WaylandBackend.Shell = .auto
+
+    @Option(help: ArgumentHelp("web: where to serve /sheetd.js and its WebSocket: HOST:PORT, or unix:PATH for a reverse proxy (default 127.0.0.1:7300). Only loopback or a Unix socket unless --listen-anywhere.", valueName: "address"))
+    var listen: String = "127.0.0.1:7300"
+
+    @Option(name: .customLong("allow-origin"), help: ArgumentHelp("web: the origin of a page that may show the sheet, as its browser sends it (http://localhost:8080); repeat for more. A page of any other origin is refused.", valueName: "origin"))
+    var allowOrigin: [String] = []
+
+    @Flag(name: .customLong("listen-anywhere"), help: "web: let --listen name an address other machines reach.")
+    var listenAnywhere = false
 
     @Option(help: "png: the folder for the pictures.")
     var output: String?
@@ -95,8 +107,23 @@ struct SheetRender: ParsableCommand {
     var untilRest = false
 
     func validate() throws {
-        guard ["auto", "drm", "fbdev", "wayland", "term", "png"].contains(backend) else {
-            throw ValidationError("--backend wants auto, drm, fbdev, wayland, term or png; got `\(backend)`")
+        guard ["auto", "drm", "fbdev", "wayland", "web", "term", "png"].contains(backend) else {
+            throw ValidationError("--backend wants auto, drm, fbdev, wayland, web, term or png; got `\(backend)`")
+        }
+        if backend == "web" {
+            guard !allowOrigin.isEmpty else { throw ValidationError("--backend web needs --allow-origin ORIGIN: the origin of the kiosk's page") }
+            do {
+                for origin in allowOrigin { _ = try WebOrigin(origin) }
+                let address = try WebListen(listen)
+                if !address.isLoopback && !listenAnywhere {
+                    throw ValidationError("--listen \(listen) is reachable from other machines: add --listen-anywhere to mean it")
+                }
+            } catch let error as RenderError {
+                throw ValidationError(error.description)
+            }
+            if background != nil { throw ValidationError("--background is not for --backend web: the page shows through the dim") }
+        } else if !allowOrigin.isEmpty || listenAnywhere {
+            throw ValidationError("--allow-origin and --listen-anywhere are for --backend web")
         }
         guard [PixelFormat.xrgb8888, .rgb565].contains(PixelFormat(rawValue: pixelFormat)) else {
             throw ValidationError("--pixel-format wants xrgb8888 or rgb565")
@@ -139,6 +166,7 @@ struct SheetRender: ParsableCommand {
             let socketPath = SheetClient.socketPath(socket, seat: seat)
             let forwarder = noForwardTouch ? nil
                 : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
+            if backend == "web" { forwarder?.source = "web" }
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
             if let drm = output as? DRMBackend { log.say("sheet-render: drm on \(drm.place), for \(socketPath)") }
             // One renderer speaks a sheet: the kiosk's display (drm, fbdev), never a picture or a
@@ -187,6 +215,9 @@ struct SheetRender: ParsableCommand {
         case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
         case "wayland":
             return try WaylandBackend(shell: waylandShell, output: waylandOutput, looks: looks, painter: painter, forwarder: forwarder, log: log)
+        case "web":
+            return try WebBackend(listen: WebListen(listen), origins: allowOrigin.map { origin throws(RenderError) in try WebOrigin(origin) },
+                                  icons: painter.icons, forwarder: forwarder, log: log)
         default:
             if getenv("WAYLAND_DISPLAY") != nil && background == nil {
                 return try WaylandBackend(shell: waylandShell, output: waylandOutput, looks: looks, painter: painter, forwarder: forwarder, log: log)

@@ -86,6 +86,8 @@ struct ReadmeTests {
         ("sudo ", "changes the machine: users, packages, services"),
         ("journalctl ", "reads an installed service's log"),
         ("systemctl --user ", "starts a service of an installed package in a user's session; WaylandTests run the backend under sway"),
+        ("sheet-render --backend web", "serves pages until it is stopped; WebTests run it under a browser"),
+        ("cage ", "starts a compositor and a browser on a display; WebTests drive the browser headless"),
     ]
 
     /// Run, with `.build/release/` meaning this test run's build and `/tmp/` and

@@ -1,0 +1,625 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CDisplay
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import SheetCore
+import SheetProtocol
+import SheetRenderKit
+import SheetService
+
+/// `--backend web`: the sheet drawn by a page in a browser (a kiosk's `cage -- chromium --kiosk
+/// URL`, where no layer shell puts a surface over the browser). sheet-render serves, over HTTP,
+/// the ES module `/sheetd.js` that defines `<sheet-view>`, the icons its rows name
+/// (`/icons/NAME.svg`, from the icon theme) and a WebSocket (`/socket`) that carries the states
+/// to the page and the page's touches and keys back; those go to the daemon as forwarded input
+/// (`InputForwarder`, as under a compositor), so the daemon's recogniser decides.
+///
+/// Only pages of an allowed origin (`--allow-origin`) are served the module and the socket: the
+/// `Origin` of a WebSocket's upgrade is checked, and refused with 403, so another site the
+/// kiosk's browser opens can neither read a program's content nor move the sheet.
+///
+/// Each page is paced to its own frame rate: it says when it has drawn a state (`drawn`), and
+/// until then the newest state waits for it, replacing older ones. The screen the daemon maps
+/// touches to is the newest page's viewport, in CSS pixels.
+///
+/// Limits (docs/renderers.md): a message from a page at most `maximumMessage` bytes, at most
+/// `maximumMessagesPerSecond` a second from each page, at most `maximumPages` pages at once and
+/// `maximumInbox` inputs waiting for the render loop; past one, the page is closed with a policy
+/// violation and the log says so once.
+final class WebBackend: Backend {
+    static let maximumMessage = 16 << 10
+    static let maximumMessagesPerSecond = 2000
+    static let maximumPages = 16
+    static let maximumInbox = 4096
+
+    let name = "web"
+    private let shared: WebShared
+    private let group: MultiThreadedEventLoopGroup
+    private let server: Channel
+    private let forwarder: InputForwarder?
+    private let log: Log
+    /// The content last sent to the pages: its sheet and revision.
+    private var sentContent: (sheet: String?, revision: Int)?
+    let place: String
+
+    var displaySize: (width: Int, height: Int)? { shared.viewport }
+    var displayScale: Double? { 1 }
+    var eventDescriptor: Int32? { shared.wakeup }
+    var method: String { "pages paced by their frames" }
+
+    init(listen: WebListen, origins: [WebOrigin], icons: IconCache?, forwarder: InputForwarder?, log: Log) throws(RenderError) {
+        self.forwarder = forwarder
+        self.log = log
+        let wakeup = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard wakeup >= 0 else { throw .system("eventfd") }
+        let shared = WebShared(wakeup: wakeup, origins: origins, icons: icons)
+        self.shared = shared
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                let http = WebHTTPHandler(shared: shared)
+                let upgrader = NIOWebSocketServerUpgrader(
+                    maxFrameSize: WebBackend.maximumMessage, automaticErrorHandling: true,
+                    shouldUpgrade: { channel, head in
+                        // Only the socket, only from an allowed origin; anything else stays HTTP
+                        // and is answered there (403 for another origin).
+                        guard head.uri == "/socket", let origin = head.headers.first(name: "origin"),
+                              shared.allows(origin), shared.pageCount < WebBackend.maximumPages else {
+                            return channel.eventLoop.makeSucceededFuture(nil)
+                        }
+                        return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+                    },
+                    upgradePipelineHandler: { channel, head in
+                        let origin = head.headers.first(name: "origin") ?? ""
+                        return channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(WebPage(shared: shared, origin: origin, channel: channel))
+                        }
+                    })
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in
+                            channel.pipeline.removeHandler(name: "sheet-http", promise: nil)
+                        }))
+                    try channel.pipeline.syncOperations.addHandler(http, name: "sheet-http")
+                }
+            }
+        do {
+            switch listen {
+            case .tcp(let host, let port): server = try bootstrap.bind(host: host, port: port).wait()
+            case .unix(let path):
+                // A socket left by an earlier renderer is taken over; any other file is not.
+                var status = stat()
+                if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
+                server = try bootstrap.bind(unixDomainSocketPath: path).wait()
+            }
+        } catch {
+            try? group.syncShutdownGracefully()
+            close(wakeup)
+            throw .unavailable("web: cannot listen on \(listen): \(error)")
+        }
+        place = "\(listen)"
+        log.say("sheet-render: web: serving /sheetd.js and its socket on \(listen) to pages of \(origins.map(\.text).joined(separator: ", "))")
+    }
+
+    /// Every update as it arrives: what the sheet did (`events`) reaches the pages at once,
+    /// whatever states are skipped for the newest.
+    func hear(_ update: MonitorUpdate) {
+        guard !update.events.isEmpty else { return }
+        var w = JSONWriter(capacity: 256)
+        w.append("{\"events\":[")
+        for (index, event) in update.events.enumerated() {
+            if index > 0 { w.append(UInt8(ascii: ",")) }
+            event.write(to: &w)
+        }
+        w.append("],\"sheet\":")
+        if let sheet = update.state.sheet { w.appendString(sheet) } else { w.append("null") }
+        w.append(UInt8(ascii: "}"))
+        shared.broadcast(w.bytes)
+    }
+
+    func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
+        let revision = state.list?.revision ?? -1
+        if let content, sentContent.map({ $0.sheet != state.sheet || $0.revision != revision }) ?? true {
+            var w = JSONWriter(capacity: 2048)
+            w.append("{\"content\":")
+            content.write(to: &w)
+            w.append(",\"sheet\":")
+            if let sheet = state.sheet { w.appendString(sheet) } else { w.append("null") }
+            w.append(",\"revision\":")
+            w.appendInteger(Int64(revision))
+            w.append(UInt8(ascii: "}"))
+            shared.setContent(w.bytes)
+            sentContent = (state.sheet, revision)
+        }
+        var w = JSONWriter(capacity: 1024)
+        w.append("{\"state\":")
+        state.write(to: &w)
+        w.append(UInt8(ascii: "}"))
+        // On its way to the pages: shown once one says it drew it (`drawn`), as a page flip.
+        return shared.setState(w.bytes) ? .queued(rows: nil) : .shown(rows: nil)
+    }
+
+    /// The pages said something: their touches and keys go on to the daemon, in order.
+    func handleEvent() throws(RenderError) -> Int64? {
+        var count: UInt64 = 0
+        _ = read(shared.wakeup, &count, 8)
+        for said in shared.takeInbox() {
+            switch said.input {
+            case .touch(let contacts, let milliseconds):
+                guard let forwarder, let viewport = shared.viewport else { continue }
+                forwarder.size = viewport
+                forwarder.forward(contacts, at: UInt32(truncatingIfNeeded: milliseconds))
+            case .key(let code, let pressed):
+                forwarder?.forwardKey(code, pressed: pressed, at: monotonicMicroseconds())
+            case .blur:
+                forwarder?.releaseKeys(at: monotonicMicroseconds())
+            }
+        }
+        for line in shared.takeNotes() { log.say("sheet-render: web: \(line)") }
+        return shared.takeDrawn()
+    }
+
+    func finish() throws(RenderError) -> Bool {
+        try? server.close().wait()
+        try? group.syncShutdownGracefully()
+        close(shared.wakeup)
+        return false
+    }
+}
+
+/// `--listen`: `HOST:PORT` (`[::1]:PORT` for IPv6), or `unix:PATH` for a reverse proxy.
+enum WebListen: CustomStringConvertible, Equatable {
+    case tcp(host: String, port: Int)
+    case unix(path: String)
+
+    init(_ text: String) throws(RenderError) {
+        if text.hasPrefix("unix:") {
+            let path = String(text.dropFirst(5))
+            guard path.hasPrefix("/"), path.utf8.count < 108 else {
+                throw RenderError("--listen unix:PATH wants an absolute path shorter than 108 bytes; got `\(text)`", status: 64)
+            }
+            self = .unix(path: path)
+            return
+        }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+            throw RenderError("--listen wants HOST:PORT (a port from 1 to 65535) or unix:PATH; got `\(text)`", status: 64)
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw RenderError("--listen wants a host before the port; got `\(text)`", status: 64) }
+        self = .tcp(host: host, port: port)
+    }
+
+    /// Whether only this machine can connect.
+    var isLoopback: Bool {
+        switch self {
+        case .unix: return true
+        case .tcp(let host, _): return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .tcp(let host, let port): return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unix(let path): return "unix:\(path)"
+        }
+    }
+}
+
+/// `--allow-origin`: a page's origin as a browser sends it, `http://localhost:8080`: a scheme
+/// (http or https), a host and an optional port, nothing after.
+struct WebOrigin: Sendable, Equatable {
+    let text: String
+
+    init(_ given: String) throws(RenderError) {
+        let lowered = given.lowercased()
+        let scheme = lowered.hasPrefix("http://") ? "http://" : lowered.hasPrefix("https://") ? "https://" : nil
+        guard let scheme else { throw RenderError("--allow-origin wants http://HOST[:PORT] or https://HOST[:PORT]; got `\(given)`", status: 64) }
+        let rest = lowered.dropFirst(scheme.count)
+        guard !rest.isEmpty, rest.allSatisfy({ $0.isLetter || $0.isNumber || "-.:[]".contains($0) }) else {
+            throw RenderError("--allow-origin wants an origin with no path, query or user: `\(given)`", status: 64)
+        }
+        text = lowered
+    }
+}
+
+/// What a page sends, read and checked on the event loop.
+enum WebInput: Sendable {
+    /// Contacts in the page's CSS pixels, stamped with the page's event time (milliseconds,
+    /// `Event.timeStamp`).
+    case touch(PluginContacts, milliseconds: Int64)
+    /// A kernel key code (the page maps the DOM's `code`), pressed or released.
+    case key(code: UInt16, pressed: Bool)
+    /// The page lost the keyboard's focus: every key it pressed is released.
+    case blur
+}
+
+/// What the event loop and the render loop share, under one lock: the pages, the newest
+/// content and state, the inputs the pages sent and the viewport they draw in.
+final class WebShared: Sendable {
+    let wakeup: Int32
+    let origins: [WebOrigin]
+    let icons: IconCache?
+
+    private struct State {
+        var pages: [ObjectIdentifier: WebPage] = [:]
+        var content: [UInt8]?
+        var state: [UInt8]?
+        var inbox: [(page: ObjectIdentifier, input: WebInput)] = []
+        var viewport: (width: Int, height: Int)?
+        var notes: [String] = []
+        /// When a page last said it drew a state (CLOCK_MONOTONIC microseconds), not yet taken.
+        var drawn: Int64?
+    }
+    private let box = NIOLockedValueBox(State())
+
+    init(wakeup: Int32, origins: [WebOrigin], icons: IconCache?) {
+        self.wakeup = wakeup
+        self.origins = origins
+        self.icons = icons
+    }
+
+    func allows(_ origin: String) -> Bool { origins.contains { $0.text == origin.lowercased() } }
+    var pageCount: Int { box.withLockedValue { $0.pages.count } }
+    var viewport: (width: Int, height: Int)? { box.withLockedValue { $0.viewport } }
+
+    func joined(_ page: WebPage) -> (content: [UInt8]?, state: [UInt8]?) {
+        box.withLockedValue {
+            $0.pages[ObjectIdentifier(page)] = page
+            return ($0.content, $0.state)
+        }
+    }
+
+    func left(_ page: WebPage) { box.withLockedValue { _ = $0.pages.removeValue(forKey: ObjectIdentifier(page)) } }
+
+    func setContent(_ bytes: [UInt8]) {
+        let pages = box.withLockedValue { $0.content = bytes; return Array($0.pages.values) }
+        for page in pages { page.send(bytes) }
+    }
+
+    /// The newest state, offered to every page; false when no page is there to draw it.
+    func setState(_ bytes: [UInt8]) -> Bool {
+        let pages = box.withLockedValue { $0.state = bytes; return Array($0.pages.values) }
+        for page in pages { page.offer(bytes) }
+        return !pages.isEmpty
+    }
+
+    /// A page drew the state it was sent.
+    func drew() {
+        box.withLockedValue { $0.drawn = monotonicMicroseconds() }
+        wake()
+    }
+
+    func takeDrawn() -> Int64? {
+        box.withLockedValue { state in
+            defer { state.drawn = nil }
+            return state.drawn
+        }
+    }
+
+    func broadcast(_ bytes: [UInt8]) {
+        for page in box.withLockedValue({ Array($0.pages.values) }) { page.send(bytes) }
+    }
+
+    /// Queues what a page said for the render loop; false when the queue is full.
+    func deliver(_ input: WebInput, from page: WebPage) -> Bool {
+        let full = box.withLockedValue { state -> Bool in
+            guard state.inbox.count < WebBackend.maximumInbox else { return true }
+            state.inbox.append((ObjectIdentifier(page), input))
+            return false
+        }
+        if !full { wake() }
+        return !full
+    }
+
+    func resize(to viewport: (width: Int, height: Int)) {
+        box.withLockedValue { $0.viewport = viewport }
+        wake()
+    }
+
+    func note(_ line: String) {
+        box.withLockedValue { $0.notes.append(line) }
+        wake()
+    }
+
+    func takeInbox() -> [(page: ObjectIdentifier, input: WebInput)] {
+        box.withLockedValue { state in
+            defer { state.inbox.removeAll(keepingCapacity: true) }
+            return state.inbox
+        }
+    }
+
+    func takeNotes() -> [String] {
+        box.withLockedValue { state in
+            defer { state.notes.removeAll() }
+            return state.notes
+        }
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, 8)
+    }
+}
+
+/// One page's WebSocket, on its channel's event loop: every field is touched there only
+/// (`send` and `offer` hop onto it).
+final class WebPage: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let shared: WebShared
+    private let origin: String
+    private let channel: Channel
+    /// A state sent that the page has not said it drew, and the newest one waiting for that.
+    private var awaitingDraw = false
+    private var waiting: [UInt8]?
+    /// Messages this second, and which second.
+    private var second: Int64 = 0
+    private var messages = 0
+    private var closing = false
+
+    init(shared: WebShared, origin: String, channel: Channel) {
+        self.shared = shared
+        self.origin = origin
+        self.channel = channel
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let (content, state) = shared.joined(self)
+        if let content { write(content) }
+        if let state {
+            write(state)
+            awaitingDraw = true
+        }
+        channel.flush()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        shared.left(self)
+        // Its fingers and keys do not stay down.
+        _ = shared.deliver(.blur, from: self)
+        context.fireChannelInactive()
+    }
+
+    /// Sends `bytes` as they are (content, events).
+    func send(_ bytes: [UInt8]) {
+        channel.eventLoop.execute {
+            self.write(bytes)
+            self.channel.flush()
+        }
+    }
+
+    /// A state: sent now if the page drew the last one, else kept (the newest only) until it has.
+    func offer(_ bytes: [UInt8]) {
+        channel.eventLoop.execute {
+            if self.awaitingDraw {
+                self.waiting = bytes
+            } else {
+                self.write(bytes)
+                self.channel.flush()
+                self.awaitingDraw = true
+            }
+        }
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        guard !closing else { return }
+        let buffer = channel.allocator.buffer(bytes: bytes)
+        channel.write(WebSocketFrame(fin: true, opcode: .text, data: buffer), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text where frame.fin:
+            var data = frame.unmaskedData
+            let bytes = data.readBytes(length: data.readableBytes) ?? []
+            guard withinRate() else { return refuse("more than \(WebBackend.maximumMessagesPerSecond) messages a second") }
+            do {
+                try take(try JSONReader.parse(bytes))
+            } catch let problem as WebProblem {
+                refuse(problem.reason)
+            } catch {
+                refuse("not JSON (\(error))")
+            }
+        case .ping:
+            var data = frame.unmaskedData
+            let pong = WebSocketFrame(fin: true, opcode: .pong, data: data.readSlice(length: data.readableBytes) ?? ByteBuffer())
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .pong:
+            break
+        case .connectionClose:
+            closeNow(context, code: .normalClosure)
+        default:
+            refuse("a binary or fragmented message")
+        }
+    }
+
+    private func withinRate() -> Bool {
+        let now = monotonicMicroseconds() / 1_000_000
+        if now != second {
+            second = now
+            messages = 0
+        }
+        messages += 1
+        return messages <= WebBackend.maximumMessagesPerSecond
+    }
+
+    /// One message: `drawn`, `screen`, `touch`, `key` or `blur`.
+    private func take(_ message: JSONValue) throws(WebProblem) {
+        guard case .object(let members) = message, members.count == 1, let (kind, body) = members.first else {
+            throw WebProblem("a message is an object with one member")
+        }
+        switch kind {
+        case "drawn":
+            guard awaitingDraw else { throw WebProblem("drawn, with no state sent to draw") }
+            shared.drew()
+            awaitingDraw = false
+            if let waiting {
+                self.waiting = nil
+                write(waiting)
+                channel.flush()
+                awaitingDraw = true
+            }
+        case "screen":
+            guard let width = body["width"]?.intValue, let height = body["height"]?.intValue,
+                  (1...16384).contains(width), (1...16384).contains(height) else {
+                throw WebProblem("screen wants a width and a height of 1 to 16384 CSS pixels")
+            }
+            shared.resize(to: (width, height))
+        case "touch":
+            guard let time = body["time"]?.doubleValue, time >= 0, time < 9.0e15,
+                  let list = body["contacts"]?.arrayValue, !list.isEmpty, list.count <= InputForwarder.slots else {
+                throw WebProblem("touch wants a time (ms) and 1 to \(InputForwarder.slots) contacts")
+            }
+            var contacts = PluginContacts()
+            for (index, contact) in list.enumerated() {
+                guard let slot = contact["slot"]?.intValue, (0..<InputForwarder.slots).contains(slot),
+                      let phase = contact["phase"]?.stringValue.flatMap(ContactPhase.init(name:)),
+                      let x = contact["x"]?.doubleValue, let y = contact["y"]?.doubleValue, abs(x) < 1e6, abs(y) < 1e6 else {
+                    throw WebProblem("contacts[\(index)] wants a slot (0-\(InputForwarder.slots - 1)), a phase (down, move, up, cancel), x and y")
+                }
+                _ = contacts.append(PluginContact(slot: slot, phase: phase, x: x, y: y))
+            }
+            try deliver(.touch(contacts, milliseconds: Int64(time)))
+        case "key":
+            guard let code = body["code"]?.intValue, WebKeys.allowed.contains(code), let pressed = body["pressed"]?.boolValue else {
+                throw WebProblem("key wants a code the sheet takes (\(WebKeys.allowed.sorted().map(String.init).joined(separator: ", "))) and pressed")
+            }
+            try deliver(.key(code: UInt16(code), pressed: pressed))
+        case "blur":
+            try deliver(.blur)
+        default:
+            throw WebProblem("no message `\(kind)` (drawn, screen, touch, key, blur)")
+        }
+    }
+
+    private func deliver(_ input: WebInput) throws(WebProblem) {
+        guard shared.deliver(input, from: self) else { throw WebProblem("more input waiting than \(WebBackend.maximumInbox)") }
+    }
+
+    /// Closes the page with a policy violation, said once in the log.
+    private func refuse(_ reason: String) {
+        guard !closing else { return }
+        shared.note("a page of \(origin): \(reason); closed")
+        var data = channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: .policyViolation)
+        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)).whenComplete { _ in
+            self.channel.close(promise: nil)
+        }
+        closing = true
+    }
+
+    private func closeNow(_ context: ChannelHandlerContext, code: WebSocketErrorCode) {
+        guard !closing else { return }
+        closing = true
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data))).whenComplete { _ in
+            self.channel.close(promise: nil)
+        }
+    }
+}
+
+struct WebProblem: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// The keys a page may send: what the sheet's focus takes (`FocusKeys`): Tab, Shift, Enter,
+/// Escape, Space, the arrows, Page Up and Down, Home and End, by kernel code.
+enum WebKeys {
+    static let allowed: Set<Int> = [1, 15, 28, 42, 54, 57, 96, 102, 103, 104, 105, 106, 107, 108, 109]
+}
+
+extension ContactPhase {
+    init?(name: String) {
+        switch name {
+        case "down": self = .down
+        case "move": self = .move
+        case "up": self = .up
+        case "cancel": self = .cancel
+        default: return nil
+        }
+    }
+}
+
+/// Plain HTTP: `GET /sheetd.js` (the module), `GET /icons/NAME.svg`, and `/socket` when it was
+/// not upgraded (403 for an origin not allowed). Responses carry `Access-Control-Allow-Origin`
+/// for an allowed origin only, which a page of another origin needs for a module and a mask
+/// image; a browser refuses both to a page of an origin not allowed.
+final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let shared: WebShared
+    private var head: HTTPRequestHead?
+
+    init(shared: WebShared) { self.shared = shared }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head
+        case .body: break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            respond(context, to: head)
+        }
+    }
+
+    private func respond(_ context: ChannelHandlerContext, to head: HTTPRequestHead) {
+        let origin = head.headers.first(name: "origin")
+        let allowed = origin.map(shared.allows) ?? false
+        guard head.method == .GET || head.method == .HEAD else {
+            return reply(context, head, .methodNotAllowed, type: "text/plain", body: Array("GET only\n".utf8), origin: nil)
+        }
+        let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+        switch path {
+        case "/sheetd.js":
+            reply(context, head, .ok, type: "text/javascript; charset=utf-8", body: PackageResources.sheetd_js, origin: allowed ? origin : nil)
+        case "/socket":
+            let status: HTTPResponseStatus = origin != nil && !allowed ? .forbidden : .badRequest
+            let why = status == .forbidden ? "origin \(origin ?? "") is not allowed (--allow-origin)\n" : "a WebSocket upgrade from an allowed origin\n"
+            reply(context, head, status, type: "text/plain", body: Array(why.utf8), origin: nil)
+        default:
+            if path.hasPrefix("/icons/"), path.hasSuffix(".svg"), let svg = icon(String(path.dropFirst(7).dropLast(4))) {
+                reply(context, head, .ok, type: "image/svg+xml", body: svg, origin: allowed ? origin : nil)
+            } else {
+                reply(context, head, .notFound, type: "text/plain", body: Array("not found\n".utf8), origin: nil)
+            }
+        }
+    }
+
+    /// An icon of the theme by name (letters, digits, `-`, `_` and `.`, as icon names are), at
+    /// most 256 KiB.
+    private func icon(_ name: String) -> [UInt8]? {
+        guard !name.isEmpty, name.utf8.count <= 128, !name.hasPrefix("."),
+              name.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) || $0 == 0x2d || $0 == 0x5f || $0 == 0x2e }),
+              let path = shared.icons?.theme.path(for: name, size: 24), path.hasSuffix(".svg") else { return nil }
+        return try? AtomicFile.read(path, limit: 256 << 10)
+    }
+
+    private func reply(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ status: HTTPResponseStatus, type: String,
+                       body: [UInt8], origin: String?) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: type)
+        headers.add(name: "Content-Length", value: "\(body.count)")
+        headers.add(name: "Cache-Control", value: "no-cache")
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        if let origin {
+            headers.add(name: "Access-Control-Allow-Origin", value: origin)
+            headers.add(name: "Vary", value: "Origin")
+        }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        if head.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
