@@ -355,10 +355,11 @@ wayland-screenshot:
 	docs/images/wayland-screenshot docs/images/wayland-sway-bar.png examples/menu.yaml collapsed --present-gesture bottom-bar
 	docs/images/wayland-screenshot docs/images/wayland-sway-non-modal.png examples/menu.yaml half --modal false
 
-# docs/images/web-kiosk.png and web-kiosk-arabic.png: examples/web's kiosk page with the sheet
-# drawn by <sheet-view>, in Debian's chromium through Playwright.
+# docs/images/web-kiosk.png, web-kiosk-arabic.png and web-cage.png: examples/web's kiosk page
+# with the sheet drawn by <sheet-view>, in Debian's chromium through Playwright, and under cage.
 web-screenshot: deps tools
 	docs/images/web-screenshot
+	docs/images/web-cage-screenshot
 
 # The Wayland protocol code, from the descriptions (needs wayland-scanner and wayland-protocols).
 wayland-protocols:
