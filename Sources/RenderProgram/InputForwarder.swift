@@ -102,6 +102,23 @@ final class InputForwarder {
         }
     }
 
+    /// Cancels every touch the daemon holds (where they came from went away: a web page closed
+    /// with a finger down), stamped with the touches' last time: no tap, no fling, no finger left down.
+    func cancelTouches() {
+        guard let client, let touchDevice, daemonHolds.contains(true) else { return }
+        sending.removeAll()
+        for slot in daemonHolds.indices where daemonHolds[slot] {
+            _ = sending.append(PluginContact(slot: slot, phase: .cancel, x: 0, y: 0))
+        }
+        sequence += 1
+        do {
+            try client.send(PluginFrame(sequence: sequence, timeInMicroseconds: clock.microseconds, contacts: sending), device: touchDevice)
+            for slot in daemonHolds.indices { daemonHolds[slot] = false }
+        } catch {
+            failed("cancelling the touches held", error)
+        }
+    }
+
     /// Lets go of every key the daemon holds (the surface lost the keyboard's focus).
     func releaseKeys(at time: Int64) {
         for code in keysHeld.indices where keysHeld[code] { forwardKey(UInt16(code), pressed: false, at: time) }

@@ -159,6 +159,9 @@ final class WebBackend: Backend {
                 forwarder?.forwardKey(code, pressed: pressed, at: monotonicMicroseconds())
             case .blur:
                 forwarder?.releaseKeys(at: monotonicMicroseconds())
+            case .left:
+                forwarder?.releaseKeys(at: monotonicMicroseconds())
+                forwarder?.cancelTouches()
             }
         }
         for line in shared.takeNotes() { log.say("sheet-render: web: \(line)") }
@@ -238,6 +241,8 @@ enum WebInput: Sendable {
     case key(code: UInt16, pressed: Bool)
     /// The page lost the keyboard's focus: every key it pressed is released.
     case blur
+    /// The page went away: its keys released and its fingers cancelled.
+    case left
 }
 
 /// What the event loop and the render loop share, under one lock: the pages, the newest
@@ -384,7 +389,7 @@ final class WebPage: ChannelInboundHandler, @unchecked Sendable {
     func channelInactive(context: ChannelHandlerContext) {
         shared.left(self)
         // Its fingers and keys do not stay down.
-        _ = shared.deliver(.blur, from: self)
+        _ = shared.deliver(.left, from: self)
         context.fireChannelInactive()
     }
 

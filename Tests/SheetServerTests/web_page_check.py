@@ -257,6 +257,27 @@ def check(page, cdp):
     ctl("presentation", "--modal", "true")
 
 
+def closed_mid_drag(context):
+    # A page closed while its finger drags the card: the daemon hears the touch cancelled and
+    # the sheet settles; no finger is left down.
+    ctl("present", "half")
+    page = context.new_page()
+    page.goto(allowed_page)
+    wait_state(page, "s.state === 'resting' && s.detent === 'half'", "the second page at half")
+    cdp = context.new_cdp_session(page)
+    top = card_top(page)
+    touch(cdp, "touchStart", [(270, top + 30)])
+    for step in range(1, 6):
+        touch(cdp, "touchMove", [(270, top + 30 - 20 * step)])
+    page.wait_for_function(f"() => {VIEW}.state.state === 'dragging'", timeout=60000)
+    page.close()
+    ctl("watch", "--until-rest")
+    state = json.loads(ctl("state"))
+    if state["inputActive"] or state["state"] != "resting":
+        fail(f"after the page closed mid-drag: {state['state']}, input active {state['inputActive']}")
+    ok(f"a page closed mid-drag: its finger cancelled, the sheet settled at {state['detent']}, no input active")
+
+
 def refused(browser):
     # A page of an origin not allowed: the module is not given to it (no CORS header), and its
     # socket is refused.
@@ -385,6 +406,7 @@ with sync_playwright() as playwright:
     cdp.send("Accessibility.enable")
     if mode == "check":
         check(page, cdp)
+        closed_mid_drag(context)
         refused(browser)
         hostile()
     else:

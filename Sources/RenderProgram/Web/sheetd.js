@@ -142,7 +142,7 @@ class SheetView extends HTMLElement {
     this.hit = element("div", "hit");
     this.sheet.append(this.dim, this.card);
     root.append(this.sheet, this.hit);
-    for (const type of ["pointerdown", "pointermove", "pointerup", "pointercancel"]) {
+    for (const type of ["pointerdown", "pointermove", "pointerup", "pointercancel", "lostpointercapture"]) {
       this.hit.addEventListener(type, (event) => this.#pointer(event));
     }
     this.onKey = (event) => this.#key(event);
@@ -275,6 +275,8 @@ class SheetView extends HTMLElement {
   #region(state) {
     const region = state.region;
     const drawn = this.#drawn;
+    // A finger that began on the sheet keeps its element until it lifts, wherever the sheet went.
+    if (this.#slots.size > 0) return;
     const key = region ? `${region.x},${region.width},${region.height + region.y >= state.screen.height ? "end" : region.height}` : "none";
     if (drawn.regionKey !== key) {
       if (region) {
@@ -432,8 +434,10 @@ class SheetView extends HTMLElement {
     } else if (event.type === "pointermove") {
       phase = "move";
     } else {
+      // Up, cancelled, or the capture lost without either: the daemon hears the finger end.
       this.#slots.delete(event.pointerId);
       phase = event.type === "pointerup" ? "up" : "cancel";
+      if (this.#slots.size === 0 && this.#state) this.#region(this.#state);
     }
     event.preventDefault();
     const moves = phase === "move" && event.getCoalescedEvents ? event.getCoalescedEvents() : [];
