@@ -19,7 +19,9 @@ import SheetProtocol
 /// keys' on the first key; a daemon that goes away takes both along, and nothing is forwarded
 /// until a new touch begins or a new key is pressed once the daemon is back (a touch it never
 /// saw begin, or a key it never saw pressed, is not sent on). Frames are checked as the daemon
-/// checks them, so a refusal means a bug here: it is said once, and the connection opened
+/// checks them, so a refusal (`InvalidFrame`) means a bug here or a limit met: it is said once,
+/// the connection and the device stay, and a finger whose lift was in the refused frame is
+/// cancelled, so that none is left down. A connection that fails is said once and opened
 /// afresh at the next touch or key. No key is ever named in the log.
 final class InputForwarder {
     /// Fingers tracked at once (the compositor's touch points, and the pointer as one more).
@@ -82,8 +84,18 @@ final class InputForwarder {
                 daemonHolds[contact.slot] = contact.phase == .down || contact.phase == .move
             }
         } catch {
-            failed("forwarding a touch", error)
+            guard Self.isRefusal(error) else { return failed("forwarding a touch", error) }
+            // The daemon refused the frame and changed nothing: the connection and the device
+            // stay. A finger that lifted in it must not stay down there: it is cancelled.
+            say("sheet-render: the daemon refused a forwarded frame (\(error)); forwarding on")
+            cancel(slots: sending.filter { ($0.phase == .up || $0.phase == .cancel) && daemonHolds[$0.slot] }.map(\.slot), at: time)
         }
+    }
+
+    /// A frame the daemon refused (`InvalidFrame`), as opposed to a connection that failed.
+    static func isRefusal(_ error: ClientError) -> Bool {
+        if case .remote(let name, _) = error { return name == "io.sheetd.Input.InvalidFrame" }
+        return false
     }
 
     /// Sends a key pressed or released (a kernel key code), stamped `time` (CLOCK_MONOTONIC
@@ -105,15 +117,18 @@ final class InputForwarder {
     /// Cancels every touch the daemon holds (where they came from went away: a web page closed
     /// with a finger down), stamped with the touches' last time: no tap, no fling, no finger left down.
     func cancelTouches() {
-        guard let client, let touchDevice, daemonHolds.contains(true) else { return }
-        sending.removeAll()
-        for slot in daemonHolds.indices where daemonHolds[slot] {
-            _ = sending.append(PluginContact(slot: slot, phase: .cancel, x: 0, y: 0))
-        }
+        cancel(slots: daemonHolds.indices.filter { daemonHolds[$0] }, at: clock.microseconds)
+    }
+
+    /// Cancels the touches of `slots` the daemon holds, at `time` (the device's own clock).
+    private func cancel(slots: [Int], at time: Int64) {
+        guard let client, let touchDevice, !slots.isEmpty else { return }
+        var cancels = PluginContacts()
+        for slot in slots { _ = cancels.append(PluginContact(slot: slot, phase: .cancel, x: 0, y: 0)) }
         sequence += 1
         do {
-            try client.send(PluginFrame(sequence: sequence, timeInMicroseconds: clock.microseconds, contacts: sending), device: touchDevice)
-            for slot in daemonHolds.indices { daemonHolds[slot] = false }
+            try client.send(PluginFrame(sequence: sequence, timeInMicroseconds: time, contacts: cancels), device: touchDevice)
+            for slot in slots { daemonHolds[slot] = false }
         } catch {
             failed("cancelling the touches held", error)
         }

@@ -591,9 +591,11 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
         case "/sheetd.js":
             reply(context, head, .ok, type: "text/javascript; charset=utf-8", body: PackageResources.sheetd_js, origin: allowed ? origin : nil)
         case "/socket":
-            let status: HTTPResponseStatus = origin != nil && !allowed ? .forbidden : .badRequest
-            let why = status == .forbidden ? "origin \(origin ?? "") is not allowed (--allow-origin)\n" : "a WebSocket upgrade from an allowed origin\n"
-            reply(context, head, status, type: "text/plain", body: Array(why.utf8), origin: nil)
+            let (status, why): (HTTPResponseStatus, String) =
+                origin != nil && !allowed ? (.forbidden, "origin \(origin ?? "") is not allowed (--allow-origin)")
+                : allowed && shared.pageCount >= WebBackend.maximumPages ? (.serviceUnavailable, "\(WebBackend.maximumPages) pages are shown already")
+                : (.badRequest, "a WebSocket upgrade from an allowed origin")
+            reply(context, head, status, type: "text/plain", body: Array((why + "\n").utf8), origin: nil)
         default:
             if path.hasPrefix("/icons/"), path.hasSuffix(".svg"), let svg = icon(String(path.dropFirst(7).dropLast(4))) {
                 reply(context, head, .ok, type: "image/svg+xml", body: svg, origin: allowed ? origin : nil)

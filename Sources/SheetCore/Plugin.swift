@@ -48,11 +48,18 @@ public struct PluginDevice: Sendable, Equatable {
         public static let millimetres = 1.0...10_000.0
         /// Devices open at once, over every plugin.
         public static let devices = 16
-        /// Frames a device may send per second, sustained; a burst of `frameBurst` is taken
-        /// (a plugin's frames bunch up when it is descheduled). Touch hardware reports at 60 to
-        /// 240 Hz, gaming panels up to 1 kHz.
+        /// Frames a device may make per second of its own time (the frames' `time`), sustained;
+        /// a burst of `frameBurst` is taken. Touch hardware reports at 60 to 240 Hz, gaming
+        /// panels up to 1 kHz. Counted by the device's time, not by arrival: a plugin held back
+        /// (a stall, a busy machine) sends what it held at once, as far apart as it was made,
+        /// and every frame is taken.
         public static let framesPerSecond = 1000
         public static let frameBurst = 100
+        /// However its frames' times are spaced, at most this many arrive at once: a backlog is
+        /// taken whole up to it (8.5 s of a 240 Hz panel), refilled at `arrivalsPerSecond`. A
+        /// device past it is flooding the daemon, whatever times it claims.
+        public static let backlogFrames = 2048
+        public static let arrivalsPerSecond = 2000
         /// On a plugin's own clock a frame is taken at its time plus the least delay seen
         /// lately, never further than this behind now: frames a stall held back keep their
         /// spacing for this long. Below the long press's 500 ms, so that a late touch alone

@@ -68,9 +68,7 @@ public final class PluginInput {
         var lastTime: Int64?
         /// Its own clock's times onto the monotonic clock.
         var own = OwnClockMapping()
-        /// Token bucket for the frame rate, on the monotonic clock.
-        var tokens = Double(PluginDevice.Limits.frameBurst)
-        var refilled: Int64
+        var rate: FrameRate
         /// Frames accepted.
         var framesRead = 0
     }
@@ -85,8 +83,7 @@ public final class PluginInput {
         let clock: PluginClock
         var lastTime: Int64?
         var own = OwnClockMapping()
-        var tokens = Double(PluginDevice.Limits.frameBurst)
-        var refilled: Int64
+        var rate: FrameRate
         var framesRead = 0
     }
 
@@ -160,7 +157,7 @@ public final class PluginInput {
             }
             let id = nextID
             nextID += 1
-            keyDevices[id] = KeyDevice(id: id, owner: owner, pid: pid, uid: uid, name: name, clock: clock, refilled: now.microseconds)
+            keyDevices[id] = KeyDevice(id: id, owner: owner, pid: pid, uid: uid, name: name, clock: clock, rate: FrameRate(now: now))
             order.append(id)
             return .opened(device: id)
         case .keys(let device, let report):
@@ -183,20 +180,19 @@ public final class PluginInput {
         }
         func refuse(_ reason: String) -> Refusal { Refusal(device: id, sequence: report.sequence, reason: reason) }
         let limits = PluginDevice.Limits.self
-        Self.refill(&device.tokens, &device.refilled, now: now)
-        guard device.tokens >= 1 else { throw refuse("more than \(limits.framesPerSecond) reports a second") }
         let time = report.timeInMicroseconds
         if time < 0 { throw refuse("a time below zero (\(time) µs)") }
         if let last = device.lastTime, time < last {
             throw refuse("time runs backwards: \(time) µs is \(last - time) µs before the last report's")
         }
+        if let reason = device.rate.refusal(time: time, now: now, what: "reports") { throw refuse(reason) }
         if device.clock == .monotonic, time > now.microseconds + limits.futureMicroseconds {
             throw refuse("a time \(time - now.microseconds) µs in the future of CLOCK_MONOTONIC")
         }
         guard keyEvents.count + report.keys.count * Int(PluginKeyReport.maximumDialSteps) <= 4096 else {
             throw refuse("keys arrive faster than the daemon takes them")
         }
-        device.tokens -= 1
+        device.rate.take(time: time, now: now)
         device.framesRead += 1
         device.lastTime = time
         let stamp = Timestamp(microseconds: Self.monotonic(time, clock: device.clock, own: &device.own, now: now))
@@ -224,13 +220,6 @@ public final class PluginInput {
         return keyDeviceClosed
     }
 
-    /// The rate's bucket: `frameBurst` refilled at `framesPerSecond`, on the monotonic clock.
-    static func refill(_ tokens: inout Double, _ refilled: inout Int64, now: Timestamp) {
-        let limits = PluginDevice.Limits.self
-        let elapsed = Double(max(0, now.microseconds - refilled)) / 1_000_000
-        tokens = min(Double(limits.frameBurst), tokens + elapsed * Double(limits.framesPerSecond))
-        refilled = now.microseconds
-    }
 
     /// A device's time on the monotonic clock: its own when it is monotonic (never past now),
     /// else mapped by `own` (`OwnClockMapping`).
@@ -252,7 +241,7 @@ public final class PluginInput {
         nextID += 1
         devices[id] = Device(id: id, owner: owner, pid: pid, uid: uid, declaration: declaration,
                              decoder: Self.decoder(for: declaration, screen: screen),
-                             slots: Array(repeating: SlotState(), count: declaration.slots), refilled: now.microseconds)
+                             slots: Array(repeating: SlotState(), count: declaration.slots), rate: FrameRate(now: now))
         order.append(id)
         return .success(id)
     }
@@ -298,18 +287,14 @@ public final class PluginInput {
         func refuse(_ reason: String) -> Refusal {
             Refusal(device: id, sequence: frame.sequence, reason: reason)
         }
-        // The rate: a bucket of `frameBurst` frames refilled at `framesPerSecond`.
         let limits = PluginDevice.Limits.self
-        Self.refill(&device.tokens, &device.refilled, now: now)
-        guard device.tokens >= 1 else {
-            throw refuse("more than \(limits.framesPerSecond) frames a second")
-        }
-        // The time.
+        // The time, then the rate by it (`FrameRate`).
         let time = frame.timeInMicroseconds
         if time < 0 { throw refuse("a time below zero (\(time) µs)") }
         if let last = device.lastTime, time < last {
             throw refuse("time runs backwards: \(time) µs is \(last - time) µs before the last frame's")
         }
+        if let reason = device.rate.refusal(time: time, now: now, what: "frames") { throw refuse(reason) }
         if device.declaration.clock == .monotonic, time > now.microseconds + limits.futureMicroseconds {
             throw refuse("a time \(time - now.microseconds) µs in the future of CLOCK_MONOTONIC")
         }
@@ -344,7 +329,7 @@ public final class PluginInput {
             guard downs <= free else { throw refuse("every one of the \(Self.engineSlots.count) engine slots for plugin touches is taken") }
         }
         // Accepted: the clock, then the events.
-        device.tokens -= 1
+        device.rate.take(time: time, now: now)
         device.framesRead += 1
         device.lastTime = time
         let monotonic = Self.monotonic(time, clock: declaration.clock, own: &device.own, now: now)
@@ -507,5 +492,50 @@ public final class PluginInput {
             }
             devices[id] = device
         }
+    }
+}
+
+/// A plugin device's rate, in two token buckets (docs/protocol.md): frames per second of the
+/// device's own time (`framesPerSecond`, a burst of `frameBurst`), so that frames a stall held
+/// back and sent at once are taken when they were made as far apart as real hardware makes
+/// them; and frames per second of arrival (`arrivalsPerSecond`, a backlog of `backlogFrames`),
+/// so that no claim about times lets a device flood the daemon. Only a frame taken changes them.
+struct FrameRate {
+    private var own = Double(PluginDevice.Limits.frameBurst)
+    private var ownTime: Int64?
+    private var arrivals = Double(PluginDevice.Limits.backlogFrames)
+    private var arrived: Int64
+
+    init(now: Timestamp) { arrived = now.microseconds }
+
+    /// The buckets as they stand for a frame of the device's `time` (never before the last
+    /// one's) arriving at `now`.
+    private func refilled(time: Int64, now: Timestamp) -> (own: Double, arrivals: Double) {
+        let limits = PluginDevice.Limits.self
+        let made = Double(max(0, time - (ownTime ?? time))) / 1_000_000
+        let waited = Double(max(0, now.microseconds - arrived)) / 1_000_000
+        return (min(Double(limits.frameBurst), own + made * Double(limits.framesPerSecond)),
+                min(Double(limits.backlogFrames), arrivals + waited * Double(limits.arrivalsPerSecond)))
+    }
+
+    /// Why a frame of the device's `time` arriving at `now` is refused, or nil. `what`:
+    /// `frames` or `reports`, for the reason.
+    func refusal(time: Int64, now: Timestamp, what: String) -> String? {
+        let limits = PluginDevice.Limits.self
+        let (own, arrivals) = refilled(time: time, now: now)
+        if own < 1 { return "more than \(limits.framesPerSecond) \(what) a second of the device's own time" }
+        if arrivals < 1 {
+            return "more than \(limits.backlogFrames) \(what) at once (after a backlog, at most \(limits.arrivalsPerSecond) a second)"
+        }
+        return nil
+    }
+
+    /// The frame of `time` that arrived at `now` was taken.
+    mutating func take(time: Int64, now: Timestamp) {
+        (own, arrivals) = refilled(time: time, now: now)
+        own -= 1
+        arrivals -= 1
+        ownTime = time
+        arrived = now.microseconds
     }
 }
