@@ -20,8 +20,8 @@ import SheetProtocol
 /// until a new touch begins or a new key is pressed once the daemon is back (a touch it never
 /// saw begin, or a key it never saw pressed, is not sent on). Frames are checked as the daemon
 /// checks them, so a refusal (`InvalidFrame`) means a bug here or a limit met: it is said once,
-/// the connection and the device stay, and a finger whose lift was in the refused frame is
-/// cancelled, so that none is left down. A connection that fails is said once and opened
+/// the connection and the device stay (a finger whose lift was in the refused frame the daemon
+/// cancels). A connection that fails is said once and opened
 /// afresh at the next touch or key. No key is ever named in the log.
 final class InputForwarder {
     /// Fingers tracked at once (the compositor's touch points, and the pointer as one more).
@@ -85,10 +85,10 @@ final class InputForwarder {
             }
         } catch {
             guard Self.isRefusal(error) else { return failed("forwarding a touch", error) }
-            // The daemon refused the frame and changed nothing: the connection and the device
-            // stay. A finger that lifted in it must not stay down there: it is cancelled.
+            // The daemon refused the frame: the connection and the device stay. A finger the
+            // frame lifted the daemon has cancelled (a refusal leaves no finger down).
             say("sheet-render: the daemon refused a forwarded frame (\(error)); forwarding on")
-            cancel(slots: sending.filter { ($0.phase == .up || $0.phase == .cancel) && daemonHolds[$0.slot] }.map(\.slot), at: time)
+            for contact in sending where contact.phase == .up || contact.phase == .cancel { daemonHolds[contact.slot] = false }
         }
     }
 

@@ -284,8 +284,11 @@ public final class PluginInput {
         guard device.owner == owner else {
             throw Refusal(device: id, sequence: frame.sequence, reason: "no device \(id) is open on this connection", unknownDevice: true)
         }
+        // Whatever is refused, a finger it lifts ends: cancelled (no tap, no fling), so that no
+        // refusal leaves a finger down.
         func refuse(_ reason: String) -> Refusal {
-            Refusal(device: id, sequence: frame.sequence, reason: reason)
+            cancelLifts(of: frame, on: &device, now: now, into: &frames)
+            return Refusal(device: id, sequence: frame.sequence, reason: reason)
         }
         let limits = PluginDevice.Limits.self
         // The time, then the rate by it (`FrameRate`).
@@ -437,6 +440,30 @@ public final class PluginInput {
         }
         guard kept > 0 else { return }
         frames.append(time: decoded.time, source: decoded.source, contacts: decoded.contacts[..<kept])
+    }
+
+    /// The fingers a refused `frame` lifts (an `up` or `cancel` for a slot that is down),
+    /// cancelled at the device's last accepted time: the rest of the frame is not used.
+    private func cancelLifts(of frame: PluginFrame, on device: inout Device, now: Timestamp, into frames: inout TouchFrameBatch) {
+        let lifted = frame.contacts.filter { contact in
+            (contact.phase == .up || contact.phase == .cancel) && device.slots.indices.contains(contact.slot) && device.slots[contact.slot].down
+        }
+        guard !lifted.isEmpty else { return }
+        let stamp = Timestamp(microseconds: Self.monotonic(device.lastTime ?? 0, clock: device.declaration.clock, own: &device.own, now: now))
+        events.removeAll(keepingCapacity: true)
+        for contact in lifted {
+            events.append(Self.event(stamp, EventCode.EV_ABS, EventCode.ABS_MT_SLOT, Int32(contact.slot)))
+            events.append(Self.event(stamp, EventCode.EV_ABS, EventCode.ABS_MT_TOOL_TYPE, EventCode.MT_TOOL_PALM))
+            events.append(Self.event(stamp, EventCode.EV_ABS, EventCode.ABS_MT_TRACKING_ID, -1))
+            device.slots[contact.slot].palmTool = true
+            device.slots[contact.slot].down = false
+        }
+        if device.declaration.kind == .touchpad { appendFingerCount(of: &device, at: stamp) }
+        events.append(Self.event(stamp, EventCode.EV_SYN, EventCode.SYN_REPORT, 0))
+        for event in events {
+            decoded.removeAll()
+            if device.decoder.feed(event, into: &decoded) { emit(&device, into: &frames) }
+        }
     }
 
     private func release(engineSlot: Int) {

@@ -47,7 +47,8 @@ public enum InputInterface {
 
     # One hardware sample: the contacts that changed, at time (microseconds on the
     # device's clock, never before the last frame's). sequence is the plugin's own number
-    # for the frame, named when it is refused. A refused frame changes nothing and the
+    # for the frame, named when it is refused. A refused frame changes nothing but this: a
+    # finger it lifts is cancelled (no tap, no fling), so no refusal leaves one down. The
     # device stays open. More than 1000 frames a second of the device's own time
     # (sustained; bursts of 100 pass) are refused, and more than 2048 arriving at once
     # (a backlog a stall held back is taken whole up to that).

@@ -83,4 +83,25 @@ import SheetInput
                              device: device, owner: 1, now: now, into: &batch)
         }
     }
+
+    /// A lift in a refused frame (here: a time that runs backwards) still ends the finger, as a
+    /// cancel: no tap, no fling, and no finger left down; the slot takes a new touch after it.
+    @Test func aRefusedLiftStillEndsTheFinger() throws {
+        let plugins = PluginInput(screen: screen)
+        let device = try openScreen(plugins)
+        var batch = TouchFrameBatch()
+        try plugins.feed(PluginFrame(sequence: 1, timeInMicroseconds: 100_000, contacts: [PluginContact(slot: 0, phase: .down, x: 500, y: 700)]),
+                         device: device, owner: 1, now: Timestamp(microseconds: 100_000), into: &batch)
+        batch.removeAll()
+        #expect(throws: PluginInput.Refusal.self) {
+            try plugins.feed(PluginFrame(sequence: 2, timeInMicroseconds: 50_000, contacts: [PluginContact(slot: 0, phase: .up, x: 500, y: 650)]),
+                             device: device, owner: 1, now: Timestamp(microseconds: 120_000), into: &batch)
+        }
+        let phases = batch.flatMap(\.contacts).map(\.phase)
+        #expect(phases == [.cancel], "the refused lift ended the finger as a cancel: \(phases)")
+        batch.removeAll()
+        try plugins.feed(PluginFrame(sequence: 3, timeInMicroseconds: 200_000, contacts: [PluginContact(slot: 0, phase: .down, x: 500, y: 700)]),
+                         device: device, owner: 1, now: Timestamp(microseconds: 200_000), into: &batch)
+        #expect(batch.flatMap(\.contacts).map(\.phase) == [.down])
+    }
 }
