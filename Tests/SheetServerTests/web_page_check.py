@@ -83,7 +83,7 @@ VIEW = "document.querySelector('sheet-view')"
 def wait_state(page, condition, what):
     """Waits until the state the element last drew satisfies `condition` (JS over `s`)."""
     try:
-        page.wait_for_function(f"() => {{ const s = {VIEW}.state; return !!s && ({condition}); }}", timeout=60000)
+        page.wait_for_function(f"() => {{ const s = {VIEW}.state; return !!s && ({condition}); }}", timeout=120000)
     except Exception as error:
         state = page.evaluate(f"() => {VIEW}.state")
         fail(f"{what}: the page never drew it (last state {json.dumps(state)[:400]}): {error}")
@@ -154,7 +154,7 @@ def check(page, cdp):
     if '"item-tapped"' not in said or '"next"' not in said:
         fail(f"the program heard {said!r}")
     ok(f"a tap on an item reached its owner: {said.strip().splitlines()[-1]}")
-    page.wait_for_function("() => window.sheetEvents.some(e => e.event === 'item-tapped')", timeout=60000)
+    page.wait_for_function("() => window.sheetEvents.some(e => e.event === 'item-tapped')", timeout=120000)
     ok(f"the page heard it too (sheet-event): {page.evaluate('() => window.sheetEvents')[-1]}")
 
     # The shared sheet with settings: shown at half, expanded, light and dark.
@@ -162,7 +162,7 @@ def check(page, cdp):
     ctl("present", "half")
     wait_state(page, "s.sheet === null && s.state === 'resting' && s.detent === 'half' && s.list && s.list.revision > 0",
                "the settings at half")
-    page.wait_for_function(f"() => {VIEW}.shadowRoot.querySelectorAll('[part~=item]').length === 6", timeout=60000)
+    page.wait_for_function(f"() => {VIEW}.shadowRoot.querySelectorAll('[part~=item]').length === 6", timeout=120000)
     shot(page, "web-light-half")
     ctl("detent", "expanded")
     wait_state(page, "s.state === 'resting' && s.detent === 'expanded'", "expanded")
@@ -208,7 +208,7 @@ def check(page, cdp):
         ctl("present", "half")
         wait_state(page, "s.state === 'resting' && s.detent === 'half' && s.appearance.theme === 'light'", name)
         page.wait_for_function(f"() => {VIEW}.content && {VIEW}.shadowRoot.querySelector('[part=title]').textContent === {VIEW}.content.content.title",
-                               timeout=60000)
+                               timeout=120000)
         shot(page, f"web-{name}")
     direction = page.evaluate(f"() => [{VIEW}.shadowRoot.querySelector('[part=card]').getAttribute('dir'), {VIEW}.shadowRoot.querySelector('[part=card]').getAttribute('lang')]")
     if direction != ["rtl", "ar"]:
@@ -221,7 +221,7 @@ def check(page, cdp):
         json.dump({"title": "<i>Title</i>", "items": [{"id": "m", "label": markup, "subtitle": "<script>window.pwned=2</script>"}]}, file)
     ctl("content", "set", os.path.join(page_folder, "markup.json"))
     page.wait_for_function(f"() => {VIEW}.shadowRoot.querySelector('[part~=item]') && {VIEW}.shadowRoot.querySelector('[part~=item]').textContent.includes('bold')",
-                           timeout=60000)
+                           timeout=120000)
     found = page.evaluate(f"""() => {{ const r = {VIEW}.shadowRoot;
         return [r.querySelector('.label').textContent, r.querySelectorAll('b, img, i, script').length, window.pwned === undefined,
                 r.querySelector('[part=title]').textContent]; }}""")
@@ -250,7 +250,7 @@ def check(page, cdp):
     ctl("present", "half")
     wait_state(page, "s.state === 'resting' && s.detent === 'half' && !s.presentation.modal", "presented, not modal")
     tap(cdp, 120, 50)
-    page.wait_for_function("() => window.clicks === 1", timeout=60000)
+    page.wait_for_function("() => window.clicks === 1", timeout=120000)
     if page.evaluate(f"() => {VIEW}.state.detent") != "half":
         fail("a tap beside a non-modal sheet moved it")
     ok("not modal: a tap beside the card reached the page's button; the sheet stayed at half")
@@ -269,7 +269,7 @@ def closed_mid_drag(context):
     touch(cdp, "touchStart", [(270, top + 30)])
     for step in range(1, 6):
         touch(cdp, "touchMove", [(270, top + 30 - 20 * step)])
-    page.wait_for_function(f"() => {VIEW}.state.state === 'dragging'", timeout=60000)
+    page.wait_for_function(f"() => {VIEW}.state.state === 'dragging'", timeout=120000)
     page.close()
     ctl("watch", "--until-rest")
     state = json.loads(ctl("state"))
@@ -368,7 +368,7 @@ def bench(page, cdp, browser):
     ctl("content", "set", os.path.join(root, "examples/settings.yaml"))
     ctl("present", "half")
     wait_state(page, "s.state === 'resting' && s.detent === 'half'", "half")
-    page.wait_for_function(f"() => {VIEW}.shadowRoot.querySelectorAll('[part~=item]').length === 6", timeout=60000)
+    page.wait_for_function(f"() => {VIEW}.shadowRoot.querySelectorAll('[part~=item]').length === 6", timeout=120000)
     page.evaluate("() => { window.drawnStates = 0; document.addEventListener('sheet-state', () => window.drawnStates += 1); }")
     top = card_top(page)
     browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline"])
@@ -394,14 +394,16 @@ def bench(page, cdp, browser):
 
 
 with sync_playwright() as playwright:
-    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+    # Bounds, not timings: a loaded machine starts a browser slowly, and every wait is for a state.
+    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"], timeout=120000)
     context = browser.new_context(viewport={"width": 540, "height": 960}, has_touch=True, device_scale_factor=1)
+    context.set_default_timeout(120000)
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.goto(allowed_page)
-    page.wait_for_function(f"() => customElements.get('sheet-view') !== undefined && {VIEW}.state !== null", timeout=60000)
+    page.wait_for_function(f"() => customElements.get('sheet-view') !== undefined && {VIEW}.state !== null", timeout=120000)
     cdp = context.new_cdp_session(page)
     cdp.send("Accessibility.enable")
     if mode == "check":
