@@ -51,8 +51,12 @@ let package = Package(
         // envelope, a small JSON reader and writer. Imports only the core, for the one type per
         // concept that both speak (the content, its limits and events).
         .target(name: "SheetProtocol", dependencies: ["SheetCore"]),
+        // The daemon's rules beside SheetCore's pure SheetStack: whose sheet is which, who may
+        // act on it, and where a call about a sheet goes (SheetRegistry), shared by the daemon,
+        // the replay and the fuzzing harness; SheetProtocol holds only what travels on the wire.
+        .target(name: "SheetRules", dependencies: ["SheetCore", "SheetProtocol"]),
         // Runs a recording through the core and formats what happens (JSON lines or text).
-        .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol"]),
+        .target(name: "SheetReplay", dependencies: ["SheetCore", "SheetRecordings", "SheetProtocol", "SheetRules"]),
         // Settings: the configuration file (YAML, FILE:LINE errors) and the flags over it.
         // libevdev from Debian (libevdev-dev): the kernel's key names in the key map.
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
@@ -104,7 +108,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "DaemonProgram", dependencies: [
-            "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRecordings", "SheetConfig", "SheetService",
+            "SheetCore", "SheetInput", "SheetServer", "SheetProtocol", "SheetRules", "SheetRecordings", "SheetConfig", "SheetService",
             "CConcurrencyHook",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -155,7 +159,7 @@ let package = Package(
         // built with -sanitize=fuzzer and -DSHEETD_FUZZING; otherwise it replays kept inputs.
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "sheet-fuzz", dependencies: [
-            "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetReplay", "SheetServer", "CLibFuzzer",
+            "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRules", "SheetRecordings", "SheetRenderKit", "SheetReplay", "SheetServer", "CLibFuzzer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -175,7 +179,7 @@ let package = Package(
         .testTarget(name: "FuzzInputTests", dependencies: ["sheet-fuzz", "SheetTestSupport"]),
         // Starts the real daemon on a socket in a temporary folder and talks varlink to it.
         .testTarget(name: "SheetServerTests", dependencies: [
-            "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetSystem", "SheetTestSupport", "RenderProgram", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
+            "SheetClient", "SheetConfig", "SheetCore", "SheetInput", "SheetProtocol", "SheetRules", "SheetRecordings", "SheetRenderKit", "SheetServer", "SheetSystem", "SheetTestSupport", "RenderProgram", "sheetd", "sheetctl", "sheet-render", "sheet-wayland-probe",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
         ], exclude: ["python_varlink_client.py", "python_content_client.py", "python_peer_client.py", "python_input_client.py", "python_atspi_reader.py", "python_portal_standin.py", "python_programs_client.py"]),

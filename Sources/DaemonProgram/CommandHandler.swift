@@ -2,6 +2,7 @@ import Logging
 import SheetConfig
 import SheetCore
 import SheetProtocol
+import SheetRules
 import SheetServer
 
 /// Control calls and reloads, on the loop's thread. The engine's mapping

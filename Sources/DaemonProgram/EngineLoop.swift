@@ -7,6 +7,7 @@ import SheetCore
 import SheetInput
 import SheetProtocol
 import SheetRecordings
+import SheetRules
 import SheetServer
 import SheetService
 import Synchronization

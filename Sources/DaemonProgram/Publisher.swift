@@ -2,6 +2,7 @@ import Logging
 import SheetCore
 import SheetInput
 import SheetProtocol
+import SheetRules
 import SheetServer
 import Synchronization
 

@@ -1,5 +1,6 @@
 import SheetCore
 import SheetProtocol
+import SheetRules
 
 /// Programs that open, change and close sheets while a recording plays
 /// (`sheetctl replay --programs FILE`), so that a replay shows several programs sharing the

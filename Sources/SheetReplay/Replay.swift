@@ -1,6 +1,7 @@
 import SheetCore
 import SheetProtocol
 import SheetRecordings
+import SheetRules
 
 /// How a replay prints what happens.
 public enum ReplayFormat: String, Sendable, CaseIterable {

@@ -4,6 +4,7 @@ import NIOEmbedded
 import SheetCore
 import SheetInput
 import SheetProtocol
+import SheetRules
 import SheetServer
 
 /// The server's connection handler on an embedded channel: the bytes a client sends, cut into

@@ -1,5 +1,6 @@
 import SheetCore
 import SheetProtocol
+import SheetRules
 import SheetServer
 import Testing
 

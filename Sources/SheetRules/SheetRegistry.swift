@@ -1,4 +1,5 @@
 import SheetCore
+import SheetProtocol
 
 /// The sheets of one daemon: the shared sheet and those programs opened (`OpenSheet`), one
 /// engine each, and which of them is shown (`SheetStack`). The shown sheet's engine is the
