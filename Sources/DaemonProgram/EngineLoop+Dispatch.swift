@@ -113,7 +113,7 @@ extension LoopState {
         }
         (self.commands, persistence.chosen) = (commands, chosen)
         if rebuilt { rebuiltEngine() }
-        if case .opened(let sheet) = result { logger.notice("\(sheet) opened by connection \(call.connection) (pid \(call.peer.pid))") }
+        if case .opened(let sheet) = result { logger.notice("\(sheet) opened by program \(call.program) (pid \(call.peer.pid))") }
         publisher.settingsMayHaveChanged()
         publisher.stackChanged(sheets.presentedNames)
         publish()
@@ -121,10 +121,10 @@ extension LoopState {
         return result
     }
 
-    /// A connection that held sheets has gone: they close, the shown one as a dismissal.
-    mutating func ownerGone(_ connection: UInt64) {
+    /// A program that held sheets has gone: they close, the shown one as a dismissal.
+    mutating func programGone(_ program: UInt64) {
         let now = clock.tick()
-        sheets.ownerGone(connection, shown: &engine, at: now, into: &outputs)
+        sheets.ownerGone(program, shown: &engine, at: now, into: &outputs)
         publisher.stackChanged(sheets.presentedNames)
         publish()
         updateSheets(at: now)

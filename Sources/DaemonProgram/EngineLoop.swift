@@ -220,7 +220,7 @@ struct LoopState {
                     completion()
                 }
                 for (call, completion) in taken.commands { completion(perform(call)) }
-                for connection in taken.sheetConnectionsGone { ownerGone(connection) }
+                for program in taken.programsGone { programGone(program) }
                 for completion in taken.stats { completion(stats()) }
                 if !taken.refreshes.isEmpty {
                     refreshState()

@@ -15,7 +15,7 @@ final class LoopInbox: Sendable {
         /// Connections gone with input devices open.
         var inputConnectionsGone: [UInt64] = []
         /// Connections gone with sheets open.
-        var sheetConnectionsGone: [UInt64] = []
+        var programsGone: [UInt64] = []
         /// `GetStats` calls waiting for the loop's counts.
         var stats: [@Sendable (DaemonStats) -> Void] = []
         /// `GetState`s and new subscribers waiting for the state as it is now.
@@ -28,7 +28,7 @@ final class LoopInbox: Sendable {
             if !reloads.isEmpty { reloads.removeAll(keepingCapacity: true) }
             if !inputs.isEmpty { inputs.removeAll(keepingCapacity: true) }
             if !inputConnectionsGone.isEmpty { inputConnectionsGone.removeAll(keepingCapacity: true) }
-            if !sheetConnectionsGone.isEmpty { sheetConnectionsGone.removeAll(keepingCapacity: true) }
+            if !programsGone.isEmpty { programsGone.removeAll(keepingCapacity: true) }
             if !stats.isEmpty { stats.removeAll(keepingCapacity: true) }
             if !refreshes.isEmpty { refreshes.removeAll(keepingCapacity: true) }
         }
@@ -58,9 +58,9 @@ final class LoopInbox: Sendable {
         queued()
     }
 
-    /// Closes the sheets of a connection that has gone.
-    func sheetConnectionClosed(_ connection: UInt64) {
-        calls.withLock { $0.sheetConnectionsGone.append(connection) }
+    /// Closes the sheets of a program that has gone.
+    func programGone(_ program: UInt64) {
+        calls.withLock { $0.programsGone.append(program) }
         queued()
     }
 

@@ -149,7 +149,10 @@ struct Publisher {
                     // Events ride on the state they came with, or the next one.
                     publish(&lastSheet, in: outputs, skip: &skip, of: &engine, clock: clock, turn: &turn, inputActive: inputActive)
                     var event = SheetEvent(report.event, content: engine.content, order: engine.list.order)
-                    event.sheet = sheet
+                    if let sheet {
+                        event.sheet = sheet
+                        event.revision = engine.list.revision
+                    }
                     pendingEvents.append(event)
                 case .release(let decision):
                     logger.debug("sheet: released at \(decision.topInPoints) pt, \(decision.pointsPerSecond) pt/s\(decision.projectedTopInPoints.map { ", projected to \($0) pt" } ?? ""): \(decision.rule.name)\(decision.threshold.map { " (against \($0))" } ?? "") → \(decision.targetName)")
@@ -187,14 +190,17 @@ struct Publisher {
     }
 
     /// A state no one watches: numbered and, one in `timing`, timed, but neither
-    /// built nor copied nor kept; its gesture and content events go with it, unheard. `time`:
-    /// the state's engine time, read only when it is timed.
+    /// built nor copied nor kept; its gesture and content events go with it, unheard, but for
+    /// a program's sheet's events, held for the program's first `Monitor`. `time`: the state's
+    /// engine time, read only when it is timed.
     private mutating func skipState(clock: EngineClock, turn: inout TurnClock, inputActive: Bool, time: () -> Timestamp) {
         sequence += 1
         if timed(clock) { latency.record(turn.now().microseconds - clock.publishedTime(ofEngine: time()).microseconds) }
         publishedInputActive = inputActive
         pendingGesture = nil
-        if !pendingEvents.isEmpty { pendingEvents.removeAll(keepingCapacity: true) }
+        guard !pendingEvents.isEmpty else { return }
+        if let owner { server?.hold(pendingEvents, for: owner) }
+        pendingEvents.removeAll(keepingCapacity: true)
     }
 
     /// The state at `pending`'s place among `outputs` and the list drawn with it, if there is

@@ -208,7 +208,7 @@ final class ControlBridge: SheetServiceDelegate {
         loop.inbox.submit(call, completion: completion)
     }
 
-    func sheetConnectionClosed(_ connection: UInt64) { loop.inbox.sheetConnectionClosed(connection) }
+    func programGone(_ program: UInt64) { loop.inbox.programGone(program) }
 
     func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
         loop.inbox.submit(LoopInbox.InputCall(request: request, connection: connection, peer: peer, caller: caller))

@@ -230,22 +230,33 @@ public final class SheetClient {
         return try decode { () throws(ProtocolError) in try list.map { item throws(ProtocolError) in try InputDevice(json: item) } }
     }
 
-    public func present(detent: String? = nil) throws(ClientError) {
-        _ = try method("Present", detent.map { ["detent": .string($0)] } ?? [:])
+    // The calls below act on the sheet `sheet` names (one of this program's), else on the
+    // program's topmost sheet, else on the shared sheet.
+
+    public func present(detent: String? = nil, sheet: String? = nil) throws(ClientError) {
+        _ = try method("Present", Self.naming(sheet, detent.map { ["detent": .string($0)] } ?? [:]))
     }
 
     /// Hides the sheet; a guarded one only with `force` (else `io.sheetd.Sheet.Guarded`).
-    public func dismiss(force: Bool = false) throws(ClientError) {
-        _ = try method("Dismiss", force ? ["force": .bool(true)] : [:])
+    public func dismiss(force: Bool = false, sheet: String? = nil) throws(ClientError) {
+        _ = try method("Dismiss", Self.naming(sheet, force ? ["force": .bool(true)] : [:]))
     }
 
     /// Changes what the sheet holds; fields the change leaves nil keep their value.
-    public func setContent(_ change: ContentChange) throws(ClientError) {
-        _ = try method("SetContent", change.parameters)
+    public func setContent(_ change: ContentChange, sheet: String? = nil) throws(ClientError) {
+        _ = try method("SetContent", Self.naming(sheet, change.parameters))
     }
 
-    /// Opens a sheet of this connection's own (`OpenSheet`), presented at `detent` on `layer`,
-    /// over the sheets opened before it; its id. It closes when the connection does.
+    private static func naming(_ sheet: String?, _ parameters: [String: JSONValue]) -> [String: JSONValue] {
+        guard let sheet else { return parameters }
+        var named = parameters
+        named["sheet"] = .string(sheet)
+        return named
+    }
+
+    /// Opens a sheet of this program's own (`OpenSheet`), presented at `detent` on `layer`,
+    /// over the sheets opened before it; its id. Every connection of this process may act on
+    /// it; it closes with the process's last connection. `open` gives it with its calls.
     public func openSheet(_ change: ContentChange, layer: SheetStack.Layer = .app, detent: String? = nil) throws(ClientError) -> String {
         var parameters = change.parameters
         parameters["layer"] = .string(layer.name.description)
@@ -255,7 +266,13 @@ public final class SheetClient {
         return sheet
     }
 
-    /// Closes one of this connection's sheets (`CloseSheet`): dismissed when shown, then gone.
+    /// A sheet of this program's own (`openSheet`), its calls naming it and its events
+    /// followed on a connection of their own (`OwnedSheet`).
+    public func open(_ change: ContentChange, layer: SheetStack.Layer = .app, detent: String? = nil) throws(ClientError) -> OwnedSheet {
+        OwnedSheet(client: self, sheet: try openSheet(change, layer: layer, detent: detent))
+    }
+
+    /// Closes one of this program's sheets (`CloseSheet`): dismissed when shown, then gone.
     public func closeSheet(_ sheet: String) throws(ClientError) {
         _ = try method("CloseSheet", ["sheet": .string(sheet)])
     }
@@ -294,16 +311,18 @@ public final class SheetClient {
         }
     }
 
-    public func setDetent(_ detent: String) throws(ClientError) { _ = try method("SetDetent", ["detent": .string(detent)]) }
+    public func setDetent(_ detent: String, sheet: String? = nil) throws(ClientError) {
+        _ = try method("SetDetent", Self.naming(sheet, ["detent": .string(detent)]))
+    }
 
     /// The focus on `element` (an item's id or `close`), then `command` as a person's key
     /// (`Focus`): what an assistive technology's focus and click do. An element that cannot
     /// take the focus is `io.sheetd.Sheet.CannotFocus`.
-    public func focus(_ element: String? = nil, command: FocusCommand? = nil) throws(ClientError) {
+    public func focus(_ element: String? = nil, command: FocusCommand? = nil, sheet: String? = nil) throws(ClientError) {
         var parameters: [String: JSONValue] = [:]
         if let element { parameters["element"] = .string(element) }
         if let command { parameters["command"] = .string(command.name.description) }
-        _ = try method("Focus", parameters)
+        _ = try method("Focus", Self.naming(sheet, parameters))
     }
 
     /// Changes how the sheet opens, closes and shares the screen (`SetPresentation`): the
@@ -398,5 +417,47 @@ public final class InputClient {
     /// Sends a report of keys; a refusal is `.remote(InvalidFrame, …)`.
     public func send(_ report: PluginKeyReport, device: Int) throws(ClientError) {
         _ = try method("SendKeys", report.parameters(device: device))
+    }
+}
+
+/// A sheet a program opened (`SheetClient.open`): its calls name it, on the client's
+/// connection; `events` follows what a person does on it on a connection of its own, so that
+/// the program answers each event with calls while it follows. No event is lost between
+/// opening and following: the daemon holds a sheet's events while no connection of its
+/// program follows, and gives them to the first `Monitor` that does.
+public final class OwnedSheet {
+    public let client: SheetClient
+    public let sheet: String
+
+    init(client: SheetClient, sheet: String) {
+        self.client = client
+        self.sheet = sheet
+    }
+
+    public func setContent(_ change: ContentChange) throws(ClientError) { try client.setContent(change, sheet: sheet) }
+    public func present(detent: String? = nil) throws(ClientError) { try client.present(detent: detent, sheet: sheet) }
+    public func dismiss(force: Bool = false) throws(ClientError) { try client.dismiss(force: force, sheet: sheet) }
+    public func setDetent(_ detent: String) throws(ClientError) { try client.setDetent(detent, sheet: sheet) }
+    public func focus(_ element: String? = nil, command: FocusCommand? = nil) throws(ClientError) {
+        try client.focus(element, command: command, sheet: sheet)
+    }
+    public func content() throws(ClientError) -> (content: SheetContent, revision: Int) {
+        let answer = try client.contentOfSheet(sheet)
+        return (answer.content, answer.revision)
+    }
+    /// Closes it (dismissed, animated, when shown); the sheet beneath comes back.
+    public func close() throws(ClientError) { try client.closeSheet(sheet) }
+
+    /// Calls `body` with each of the sheet's events, from the first after it opened, until it
+    /// returns false or the daemon goes; `state` is the state the event came with. A
+    /// connection of its own: `body` may make the sheet's calls.
+    public func events(maxRate: Int? = nil, _ body: (SheetEvent, SheetState) throws -> Bool) throws {
+        let follower = try SheetClient(path: client.connection.path, timeoutSeconds: nil)
+        try follower.monitor(maxRate: maxRate) { update, _ in
+            for event in update.events where event.sheet == sheet {
+                guard try body(event, update.state) else { return false }
+            }
+            return true
+        }
     }
 }

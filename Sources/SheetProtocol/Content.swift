@@ -190,6 +190,9 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
     public var on: Bool?
     /// The program's sheet it happened on (`OpenSheet`); nil on the shared sheet.
     public var sheet: String?
+    /// On a program's sheet: the revision of the content it happened on (`GetContent`'s and
+    /// the states' `list.revision`), so that its program knows which content a tap was on.
+    public var revision: Int?
 
     public init(kind: ContentEvent.Kind, item: String? = nil, index: Int? = nil, from: Int? = nil, to: Int? = nil,
                 order: [String]? = nil, cause: DismissCause? = nil, on: Bool? = nil, presentCause: PresentCause? = nil) {
@@ -246,6 +249,10 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
         if let sheet {
             w.append(",\"sheet\":")
             w.appendString(sheet)
+        }
+        if let revision {
+            w.append(",\"revision\":")
+            w.appendInteger(Int64(revision))
         }
         if let item {
             w.append(",\"item\":")
@@ -312,6 +319,7 @@ public struct SheetEvent: Sendable, Equatable, CustomStringConvertible {
                   from: json["from"]?.intValue, to: json["to"]?.intValue, order: order, cause: cause,
                   on: json["on"]?.boolValue, presentCause: presentCause)
         sheet = json["sheet"]?.stringValue
+        revision = json["revision"]?.intValue
     }
 }
 

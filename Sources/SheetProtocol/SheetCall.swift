@@ -85,7 +85,7 @@ public enum ControlRequest: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A call about a sheet as the daemon takes it: what to do, which sheet the caller named, and
-/// who called (the connection, whose sheets these are, and its credentials).
+/// who called (the program, whose sheets these are, and its credentials).
 public struct SheetCall: Sendable, Equatable, CustomStringConvertible {
     public enum Action: Sendable, Equatable {
         /// A control call (`Present`, `SetContent`, `SetScreen`, …).
@@ -104,8 +104,9 @@ public struct SheetCall: Sendable, Equatable, CustomStringConvertible {
     public var action: Action
     /// The `sheet` parameter; nil: the caller's topmost sheet, else the shared sheet.
     public var sheet: String?
-    /// The connection's number (unique for the server's life): the owner of what it opens.
-    public var connection: UInt64
+    /// The caller's program (unique for the server's life: every connection of one process,
+    /// `ProgramTable` in the server): the owner of the sheets it opens.
+    public var program: UInt64
     public var peer: PeerCredentials
     /// A renderer's call (it reads every sheet): a `Focus` naming no sheet is a person's, on
     /// the sheet shown (an assistive technology's click), not on the shared sheet.
@@ -113,10 +114,10 @@ public struct SheetCall: Sendable, Equatable, CustomStringConvertible {
     /// The caller's command name (`/proc/PID/comm`), read when it opens a sheet.
     public var command = ""
 
-    public init(_ action: Action, sheet: String? = nil, connection: UInt64, peer: PeerCredentials, fromRenderer: Bool = false) {
+    public init(_ action: Action, sheet: String? = nil, program: UInt64, peer: PeerCredentials, fromRenderer: Bool = false) {
         self.action = action
         self.sheet = sheet
-        self.connection = connection
+        self.program = program
         self.peer = peer
         self.fromRenderer = fromRenderer
     }

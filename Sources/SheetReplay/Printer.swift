@@ -119,7 +119,9 @@ struct Printer {
 
     // MARK: Engine outputs
 
-    mutating func print(_ outputs: [EngineOutput], summary: inout ReplaySummary) throws {
+    /// `revision`: the shown sheet's content revision after the step that made `outputs` (a
+    /// program's sheet's events carry it, as the daemon's do).
+    mutating func print(_ outputs: [EngineOutput], revision: Int, summary: inout ReplaySummary) throws {
         for item in outputs {
             switch item {
             case .touch(let touch):
@@ -146,7 +148,7 @@ struct Printer {
                     order.swapAt(from, to)
                 }
                 summary.events[report.event.name.description, default: 0] += 1
-                if !options.summary { try self.event(report) }
+                if !options.summary { try self.event(report, revision: revision) }
             }
         }
     }
@@ -377,10 +379,13 @@ struct Printer {
     }
 
     /// The content's event, named as on the socket (`SheetEvent`).
-    private func event(_ report: ContentEventReport) throws {
+    private func event(_ report: ContentEventReport, revision: Int) throws {
         let o = output
         var event = SheetEvent(report.event, content: content, order: order)
-        event.sheet = stacked?.sheet
+        if let sheet = stacked?.sheet {
+            event.sheet = sheet
+            event.revision = revision
+        }
         switch options.format {
         case .json:
             o.append("{\"kind\":\"event\",\"t\":")

@@ -25,8 +25,9 @@ public struct ProgramScript: Sendable, Equatable {
     public struct Call: Sendable, Equatable {
         public var at: Timestamp
         public var program: String
-        /// The program's connection: 1 for the first program named, 2 for the next…
-        public var connection: UInt64
+        /// The program's number (`SheetCall.program`): 1 for the first program named, 2 for
+        /// the next…
+        public var number: UInt64
         public var action: Action
         public var sheet: String?
         /// The call as written (`OpenSheet`), for the replay's `call` lines.
@@ -76,7 +77,7 @@ public struct ProgramScript: Sendable, Equatable {
             } catch {
                 throw refuse(error.reason)
             }
-            calls.append(Call(at: at, program: program, connection: connection, action: action, sheet: sheet, name: name))
+            calls.append(Call(at: at, program: program, number: connection, action: action, sheet: sheet, name: name))
         }
     }
 

@@ -95,7 +95,7 @@ public enum Replay {
 
         if let content = options.content { engine.setContent(content, at: .zero, into: &outputs) }
         engine.start(at: .zero, into: &outputs)
-        try printer.print(outputs, summary: &summary)
+        try printer.print(outputs, revision: engine.list.revision, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
         var programs = Programs(calls: options.programs.calls)
 
@@ -112,7 +112,7 @@ public enum Replay {
                 engine.process(frame, into: &outputs)
             }
             if !outputs.isEmpty {
-                try printer.print(outputs, summary: &summary)
+                try printer.print(outputs, revision: engine.list.revision, summary: &summary)
                 outputs.removeAll(keepingCapacity: true)
             }
             try programs.settle(at: frame.time, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
@@ -133,7 +133,7 @@ public enum Replay {
         while trailing < maximumTrailingDeadlines {
             let deadline = engine.restDeadline
             if let due = programs.nextTime, due <= deadline ?? due {
-                try printer.print(outputs, summary: &summary)
+                try printer.print(outputs, revision: engine.list.revision, summary: &summary)
                 outputs.removeAll(keepingCapacity: true)
                 try programs.call(upTo: due, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
                 continue
@@ -142,12 +142,12 @@ public enum Replay {
             engine.advance(to: deadline, into: &outputs)
             trailing += 1
             if outputs.count > 1024 || programs.mayChange {
-                try printer.print(outputs, summary: &summary)
+                try printer.print(outputs, revision: engine.list.revision, summary: &summary)
                 outputs.removeAll(keepingCapacity: true)
                 try programs.settle(at: deadline, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
             }
         }
-        try printer.print(outputs, summary: &summary)
+        try printer.print(outputs, revision: engine.list.revision, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
 
         for device in source.ignoredDevices.dropFirst(devicesReported) {
@@ -205,10 +205,10 @@ struct Programs {
             let result: String
             switch next.action {
             case .hangUp:
-                sheets.ownerGone(next.connection, shown: &engine, at: next.at, into: &outputs)
+                sheets.ownerGone(next.number, shown: &engine, at: next.at, into: &outputs)
                 result = "done"
             case .call(let action):
-                let call = SheetCall(action, sheet: next.sheet, connection: next.connection, peer: Self.peer)
+                let call = SheetCall(action, sheet: next.sheet, program: next.number, peer: Self.peer)
                 result = Self.name(sheets.perform(call, shown: &engine, at: next.at, into: &outputs))
             }
             try printer.call(next, result: result, at: next.at)
@@ -226,14 +226,14 @@ struct Programs {
 
     private mutating func show(at time: Timestamp, engine: inout Engine, outputs: inout [EngineOutput], printer: inout Printer,
                                summary: inout ReplaySummary) throws {
-        try printer.print(outputs, summary: &summary)
+        try printer.print(outputs, revision: engine.list.revision, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
         if sheets.update(&engine, at: time, into: &outputs) == .shown {
             printer.shown(sheets.shown?.description, stack: sheets.presentedNames, content: engine.content, order: engine.list.order)
         } else {
             printer.stacked(sheets.shown?.description, stack: sheets.presentedNames)
         }
-        try printer.print(outputs, summary: &summary)
+        try printer.print(outputs, revision: engine.list.revision, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
     }
 

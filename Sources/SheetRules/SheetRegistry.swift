@@ -46,7 +46,7 @@ public struct SheetRegistry: Sendable {
     /// at its floor), or the shown one is stepping aside.
     public var watchesTurns: Bool { shown != nil || steppingAside }
 
-    /// The connection whose sheet is shown, which alone hears its events; nil: the shared sheet's.
+    /// The program whose sheet is shown, which alone hears its events; nil: the shared sheet's.
     public var shownOwner: UInt64? { shown.flatMap { stack.entry($0)?.owner } }
 
     /// The presented programs' sheets, bottom to top (a state's `stack`).
@@ -82,12 +82,12 @@ public struct SheetRegistry: Sendable {
     public func target(of call: SheetCall) -> (sheet: SheetStack.ID?, refusal: ControlResult?) {
         guard let name = call.sheet else {
             // A sheet closing is gone to its owner already.
-            if let own = stack.topmost(ownedBy: call.connection, excluding: closing) { return (own, nil) }
+            if let own = stack.topmost(ownedBy: call.program, excluding: closing) { return (own, nil) }
             if call.fromRenderer, case .control(.focus) = call.action { return (shown, nil) }
             return (nil, nil)
         }
         guard let id = SheetStack.ID(name), let entry = stack.entry(id), !closing.contains(id) else { return (nil, .noSuchSheet(name)) }
-        if entry.owner == call.connection { return (id, nil) }
+        if entry.owner == call.program { return (id, nil) }
         // An operator may dismiss or close any sheet; a renderer reads any (it draws them all).
         let operatorMay = switch call.action {
         case .close, .control(.dismiss): call.peer.uid == 0
@@ -128,7 +128,7 @@ public struct SheetRegistry: Sendable {
     public mutating func perform(_ call: SheetCall, shown engine: inout Engine, at time: Timestamp,
                                  into out: inout [EngineOutput]) -> ControlResult {
         if case .open(let change, let layer, let detent) = call.action {
-            let result = open(change, layer: layer, detent: detent, owner: call.connection, like: engine, at: time)
+            let result = open(change, layer: layer, detent: detent, owner: call.program, like: engine, at: time)
             if case .opened(let name) = result, let id = SheetStack.ID(name) {
                 openers[id] = (call.peer.pid, call.peer.uid, call.command)
             }
@@ -239,7 +239,7 @@ public struct SheetRegistry: Sendable {
 
     /// The sheets `call`'s caller may see: all of them to a renderer or root, else its own.
     private func listing(for call: SheetCall) -> [SheetListing] {
-        stack.entries.filter { call.fromRenderer || $0.owner == call.connection }.map { entry in
+        stack.entries.filter { call.fromRenderer || $0.owner == call.program }.map { entry in
             let opener = openers[entry.id] ?? (0, 0, "")
             return SheetListing(sheet: entry.id.description, layer: entry.layer, presented: entry.presented && !closing.contains(entry.id),
                                 shown: entry.id == shown, pid: opener.pid, uid: opener.uid, command: opener.command)
@@ -256,7 +256,7 @@ public struct SheetRegistry: Sendable {
         closing.remove(id)
     }
 
-    /// The connection `owner` hung up: its sheets close.
+    /// The program `owner` is gone (its last connection hung up): its sheets close.
     public mutating func ownerGone(_ owner: UInt64, shown engine: inout Engine, at time: Timestamp, into out: inout [EngineOutput]) {
         for id in stack.sheets(ownedBy: owner) { close(id, shown: &engine, at: time, into: &out) }
     }

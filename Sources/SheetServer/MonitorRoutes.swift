@@ -72,6 +72,19 @@ struct MonitorRoutes {
         return latest
     }
     var routes: [Route] = []
+    /// A program's sheets' events while none of its connections follows them: its next
+    /// `Monitor` starts with them.
+    var held = HeldEvents()
+
+    /// Whether a connection of `program` follows (a `Monitor` of its own, not a renderer's).
+    func follows(_ program: UInt64) -> Bool { routes.contains { $0.connection.program == program } }
+
+    /// Holds `update`'s events for `audience` when none of its connections follows: no event
+    /// of a program's sheet is lost between `OpenSheet` and the program's `Monitor`.
+    mutating func holdIfUnfollowed(_ update: MonitorUpdate, audience: UInt64) {
+        guard !update.events.isEmpty, !follows(audience) else { return }
+        held.hold(update.events, for: audience)
+    }
     /// Updates for routes through the loop, not yet taken by it; a newer state replaces the
     /// last one unless that carries a gesture or content events.
     var handoff: [(update: MonitorUpdate, bytes: [UInt8], others: Others?)] = []
@@ -338,5 +351,42 @@ struct MonitorRoutes {
         var length = socklen_t(MemoryLayout<UInt64>.size)
         guard getsockopt(descriptor, SOL_SOCKET, socketCookie, &cookie, &length) == 0 else { return nil }
         return cookie
+    }
+}
+
+/// The events of programs' sheets that no connection of their program followed yet, kept for
+/// its first `Monitor`: at most `perSheet` a sheet (the oldest go first, counted), and a
+/// program holds at most `SheetStack.Limits`' sheets, so what is held is bounded.
+struct HeldEvents {
+    /// Events kept per sheet: a person's taps and drags for a program that has not yet
+    /// followed, far more than a person makes before it does.
+    static let perSheet = 64
+
+    private var byProgram: [UInt64: [SheetEvent]] = [:]
+    /// Events dropped because a sheet held `perSheet` already, since the program last followed.
+    private(set) var dropped: [UInt64: Int] = [:]
+
+    mutating func hold(_ events: [SheetEvent], for program: UInt64) {
+        var kept = byProgram[program] ?? []
+        for event in events {
+            let sheet = event.sheet
+            if kept.count { $0.sheet == sheet } >= Self.perSheet, let oldest = kept.firstIndex(where: { $0.sheet == sheet }) {
+                kept.remove(at: oldest)
+                dropped[program, default: 0] += 1
+            }
+            kept.append(event)
+        }
+        byProgram[program] = kept
+    }
+
+    /// What was held for `program`, in order, and how many were dropped; both forgotten.
+    mutating func take(_ program: UInt64) -> (events: [SheetEvent], dropped: Int) {
+        defer { forget(program) }
+        return (byProgram[program] ?? [], dropped[program] ?? 0)
+    }
+
+    mutating func forget(_ program: UInt64) {
+        byProgram[program] = nil
+        dropped[program] = nil
     }
 }

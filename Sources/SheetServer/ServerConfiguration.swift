@@ -80,8 +80,9 @@ public protocol SheetServiceDelegate: AnyObject, Sendable {
     func content(shown: Bool) -> SharedContent
     /// A call about a sheet; `completion` once, from any thread.
     func control(_ call: SheetCall, completion: @escaping @Sendable (ControlResult) -> Void)
-    /// A connection that opened sheets (`OpenSheet`) has gone: its sheets close.
-    func sheetConnectionClosed(_ connection: UInt64)
+    /// The last connection of a program that opened sheets (`OpenSheet`) has gone: its sheets
+    /// close. `program` is `SheetCall.program`.
+    func programGone(_ program: UInt64)
     /// An `io.sheetd.Input` call from the connection numbered `connection` (unique for the
     /// server's life), which owns the devices it opens. Answered with `caller.inputDone`,
     /// once, from any thread.

@@ -99,7 +99,7 @@ extension VarlinkConnection {
             control(.control(.setContent(change)), call, context: context)
         case "GetContent":
             guard !call.oneway else { return }
-            guard ownsSheets || parameters["sheet"].map({ !$0.isNull }) == true else {
+            guard server.programs.holdsSheets(program) || parameters["sheet"].map({ !$0.isNull }) == true else {
                 // As the loop last handed it over, no wait: the shared sheet's, or to a
                 // renderer the shown one's.
                 return answerContent(server.delegate.content(shown: readsEverything), context: context)
@@ -260,7 +260,7 @@ extension VarlinkConnection {
                        to: call, context: context)
             return
         }
-        var request = SheetCall(action, sheet: sheet, connection: number, peer: peer, fromRenderer: readsEverything)
+        var request = SheetCall(action, sheet: sheet, program: program, peer: peer, fromRenderer: readsEverything)
         if case .open = action { request.command = Self.command(of: peer.pid) }
         if case .content = action {} else { logger.info("\(who): \(request)") }
         waitForDaemon(context: context, { [server] done in server.delegate.control(request, completion: done) }) { [self] result, context in
@@ -270,6 +270,7 @@ extension VarlinkConnection {
             case .opened(let sheet):
                 // A program that holds a sheet is not idle: it is waited for, as a subscriber is.
                 ownsSheets = true
+                server.programs.ownsSheets(program)
                 idleTimer?.cancel()
                 idleTimer = nil
                 write(VarlinkReply.encode(continues: false, capacity: 48) { $0.append(.object(["sheet": .string(sheet)])) }, context: context)

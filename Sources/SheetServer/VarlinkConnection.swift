@@ -14,6 +14,9 @@ struct KernelPeerCredentials: Sendable {
     var gid: gid_t = 0
 }
 
+/// SO_PEERPIDFD (asm-generic/socket.h, Linux 6.5): a pidfd of the process that connected.
+let SO_PEERPIDFD: Int32 = 77
+
 /// SO_PEERGROUPS (asm-generic/socket.h): the peer's supplementary groups as they were when
 /// it connected, sorted ascending by the kernel.
 let SO_PEERGROUPS: Int32 = 59
@@ -35,6 +38,9 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     let endpoint: VarlinkServer.Endpoint
     /// Unique for the server's life: the owner of the input devices this connection opens.
     var number: UInt64 = 0
+    /// The program it is (`ProgramTable`): the owner of the sheets it opens, shared by every
+    /// connection of the same process.
+    private(set) var program: UInt64 = 0
     /// Input devices this connection has open; while it has any it is never idle (a finger
     /// resting on a device sends nothing).
     var openDevices = 0
@@ -59,13 +65,13 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     private var reading = true
     private(set) var peer: PeerCredentials?
     var isSubscriber = false
-    /// It opened a sheet (`OpenSheet`): its sheets close when it goes.
+    /// It opened a sheet (`OpenSheet`): it is waited for, never idle, while it is open.
     var ownsSheets = false
     /// A renderer (root, the daemon's user, the render group): it hears every sheet's events.
     private(set) var readsEverything = false
 
-    /// Whether it hears the events of the sheet `audience` (a connection's number) owns.
-    func hears(_ audience: UInt64) -> Bool { readsEverything || number == audience }
+    /// Whether it hears the events of the sheets the program `audience` owns.
+    func hears(_ audience: UInt64) -> Bool { readsEverything || program == audience }
     private var closing = false
     /// The client shut its side down: answer what it sent, then close.
     private var inputClosed = false
@@ -102,8 +108,15 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
     func handlerRemoved(context: ChannelHandlerContext) { handlerContext = nil }
 
     func channelActive(context: ChannelHandlerContext) {
-        if let credentials = Self.credentials(of: channel) { peer = credentials }
+        var process: ProgramTable.Process?
+        var pidfd: CInt = -1
+        if let credentials = Self.credentials(of: channel) {
+            peer = credentials
+            pidfd = Self.socketOption(SO_PEERPIDFD, of: channel) ?? -1
+            process = ProgramTable.process(credentials.pid, pidfd: pidfd)
+        }
         if let refusal = server.connectionOpened(self) {
+            if pidfd >= 0 { close(pidfd) }
             logger.warning("\(who): refused, \(refusal.reason)")
             finish(with: VarlinkReply.error(VarlinkErrorName.tooManyConnections, .object(["limit": .number(Double(refusal.limit))])),
                    context: context)
@@ -111,6 +124,7 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
         admitted = true
         number = server.connectionNumber()
+        program = server.programs.join(process, pidfd: pidfd)
         readsEverything = server.mayReadEverything(peer)
         logger.debug("\(who): connected")
         armIdleTimer()
@@ -154,12 +168,14 @@ final class VarlinkConnection: ChannelInboundHandler, @unchecked Sendable {
         }
         stallTimer?.cancel()
         idleTimer?.cancel()
-        if admitted { server.connectionClosed(self) }
-        if ownsSheets {
-            logger.notice("\(who): gone; its sheets close")
-            server.delegate.sheetConnectionClosed(number)
-            ownsSheets = false
+        if admitted {
+            server.connectionClosed(self)
+            if server.programs.leave(program) {
+                logger.notice("\(who): its program's last connection gone; its sheets close")
+                server.programGone(program)
+            }
         }
+        ownsSheets = false
         if openDevices > 0 {
             logger.notice("\(who): gone with \(openDevices) input device(s) open; closing them")
             server.delegate.inputConnectionClosed(number)

@@ -60,6 +60,8 @@ public final class VarlinkServer: @unchecked Sendable {
     private(set) var inputGroupName = ""
     /// Numbers connections, for the devices they own.
     private var nextConnectionNumber: UInt64 = 0
+    /// The programs connected, each one process's connections: the owners of sheets.
+    var programs = ProgramTable()
     /// `GetInterfaceDescription` replies, encoded once.
     let descriptionReplies: [String: ByteBuffer]
     /// Each interface's methods and the parameters they take, read from the descriptions
@@ -359,6 +361,13 @@ public final class VarlinkServer: @unchecked Sendable {
         return nextConnectionNumber
     }
 
+    /// The last connection of `program`, which held sheets, has closed: its sheets close, and
+    /// the events held for it go.
+    func programGone(_ program: UInt64) {
+        routes.withLockedValue { $0.held.forget(program) }
+        delegate.programGone(program)
+    }
+
     func connectionClosed(_ connection: VarlinkConnection) {
         let uid = connection.peer?.uid ?? uid_t.max
         if let held = connectionsByUser[uid] { connectionsByUser[uid] = held > 1 ? held - 1 : nil }
@@ -374,28 +383,35 @@ public final class VarlinkServer: @unchecked Sendable {
 
     /// Adds a subscriber, routed through the loop until its first reply (the newest state,
     /// without the gesture and content events that happened before it subscribed: offered
-    /// again, a tap would be acted on twice) is written. When the states published before it
+    /// again, a tap would be acted on twice; but with the events of its program's sheets that
+    /// no connection of its program has heard, `HeldEvents`) is written. When the states published before it
     /// came were skipped (`skip`), the newest kept is stale: the daemon is asked for the state
     /// as it is now, which reaches the subscriber as its first reply.
     func subscribe(_ connection: VarlinkConnection, pacer: MonitorPacer? = nil) {
         let descriptor = connection.socketCookie.map(MonitorRoutes.duplicateSocket(cookie:)) ?? -1
-        let (subscribers, reply, refresh) = routes.withLockedValue { routes -> (Int, ByteBuffer?, Bool) in
+        let (subscribers, reply, refresh, dropped) = routes.withLockedValue { routes -> (Int, ByteBuffer?, Bool, Int) in
+            let held: ([SheetEvent], Int) = routes.follows(connection.program) ? ([], 0) : routes.held.take(connection.program)
             let newest = routes.newest()
             routes.routes.append(MonitorRoutes.Route(connection: connection, descriptor: descriptor,
                                                      from: (newest?.sequence ?? 0) + 1, pacer: pacer))
             routeCount.store(routes.routes.count, ordering: .relaxed)
             pacedRouteCount.store(routes.routes.count { $0.pacer != nil }, ordering: .relaxed)
-            if routes.skipped { return (routes.routes.count, nil, true) }
-            guard var update = newest else { return (routes.routes.count, nil, false) }
+            // Held events go at once, with the newest state known (a newer follows when states
+            // were skipped): each carries the sheet and content revision it happened on.
+            if routes.skipped && held.0.isEmpty { return (routes.routes.count, nil, true, 0) }
+            guard var update = newest else { return (routes.routes.count, nil, false, held.1) }
             var buffer = ByteBufferAllocator().buffer(capacity: routes.latestBytes.count)
-            if routes.latestEncoded, update.gesture == nil, update.events.isEmpty {
+            if routes.latestEncoded, update.gesture == nil, update.events.isEmpty, held.0.isEmpty {
                 buffer.writeBytes(routes.latestBytes)
             } else {
                 update.gesture = nil
-                update.events = []
+                update.events = held.0
                 buffer.writeBytes(VarlinkReply.encode(continues: true, capacity: 1280) { update.writeParameters(to: &$0) })
             }
-            return (routes.routes.count, buffer, false)
+            return (routes.routes.count, buffer, routes.skipped, held.1)
+        }
+        if dropped > 0 {
+            logger.warning("\(connection.who): \(dropped) event(s) of its sheets dropped while it followed none (\(HeldEvents.perSheet) a sheet held)")
         }
         counts.withLockedValue { $0.subscribers = subscribers }
         if let reply { connection.offer(reply) }

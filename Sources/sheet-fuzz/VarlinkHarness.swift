@@ -108,8 +108,8 @@ final class VarlinkHarness: SheetServiceDelegate, @unchecked Sendable {
         caller.inputDone(result)
     }
 
-    func sheetConnectionClosed(_ connection: UInt64) {
-        sheets.ownerGone(connection, shown: &engine, at: now, into: &outputs)
+    func programGone(_ program: UInt64) {
+        sheets.ownerGone(program, shown: &engine, at: now, into: &outputs)
         _ = sheets.update(&engine, at: now, into: &outputs)
         FuzzTarget.check(outputs)
         outputs.removeAll(keepingCapacity: true)

@@ -16,7 +16,7 @@ private class NothingToControl: SheetServiceDelegate, @unchecked Sendable {
     func devices() -> [InputDevice] { [] }
     func content(shown: Bool) -> SharedContent { SharedContent(content: .empty, order: [], revision: 0) }
     func control(_ call: SheetCall, completion: @escaping @Sendable (ControlResult) -> Void) { completion(.done) }
-    func sheetConnectionClosed(_ connection: UInt64) {}
+    func programGone(_ program: UInt64) {}
     func input(_ request: InputRequest, connection: UInt64, from peer: PeerCredentials, caller: any InputCaller) {
         caller.inputDone(.noSuchDevice(0))
     }

@@ -19,7 +19,7 @@ import Testing
         let result = try runProcess(URL(fileURLWithPath: testPython), [Self.root.appendingPathComponent("clients/python/tests/test_client.py").path, "-v"],
                                     environment: ["SHEETD_TEST_SOCKET": daemon.socketPath])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stderr.contains("Ran 17 tests"), "\(result.stderr)")
+        #expect(result.stderr.contains("Ran 18 tests"), "\(result.stderr)")
         #expect(!result.stderr.contains("skipped"), "every test ran against the daemon: \(result.stderr)")
         #expect(daemon.stop() == 0)
     }
@@ -48,6 +48,35 @@ import Testing
         #expect(content.items.first?.label == "  Wi-Fi" && content.guarded == false, "the changes were discarded: \(content)")
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         #expect(try daemon.client().state().detent == "hidden")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// examples/python/media-player.py, followed with an iterator and with asyncio: a person's
+    /// taps (a screen reader's clicks, Focus(activate) on the sheet shown) are answered, the
+    /// title showing the next track and the shuffle toggle the player's answer.
+    @Test(arguments: [false, true]) func theMediaPlayerAnswersEachTap(async: Bool) throws {
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"])
+        let player = try LineReadingProcess(URL(fileURLWithPath: testPython),
+                                            [Self.root.appendingPathComponent("examples/python/media-player.py").path, daemon.socketPath]
+                                                + (async ? ["--async"] : []),
+                                            environment: ["PYTHONPATH": Self.pythonPath])
+        let opened = try player.lines(1)
+        #expect(opened.first?.hasSuffix(" opened: ▶ Harbour Lights") == true, "\(opened) \(player.errors)")
+        let sheet = String(opened.first?.split(separator: " ").first ?? "")
+        try ProgramsTests.wait(for: daemon) { $0.sheet == sheet && $0.isIdle }
+        let person = try daemon.client()
+        try person.focus("next", command: .activate)
+        // Its sheet presented (heard even when it came before the player followed), then the tap.
+        #expect(try player.lines(2) == ["presented (control)", "next: ▶ Northbound"], "\(player.errors)")
+        try person.focus("toggle", command: .activate)
+        #expect(try player.lines(1) == ["toggle: ⏸ Northbound"], "\(player.errors)")
+        try person.focus("shuffle", command: .activate)
+        #expect(try player.lines(1) == ["shuffle: ⏸ Northbound, shuffle"], "\(player.errors)")
+        let answered = try person.contentOfSheet(sheet).content
+        #expect(answered.title == "⏸ Northbound" && answered.items.map(\.label) == ["Play", "Next track", "Previous track", "Shuffle"])
+        #expect(answered.items.last?.subtitle == "Album order, random" && answered.items.last?.accessory == .toggle(isOn: true), "\(answered.items)")
+        kill(player.process.processIdentifier, SIGKILL)
+        player.process.waitUntilExit()
         #expect(daemon.stop() == 0)
     }
 

@@ -20,7 +20,7 @@ struct SheetRegistryTests {
     }
 
     private func call(_ action: SheetCall.Action, _ sheet: String? = nil, from connection: UInt64, as peer: PeerCredentials = person) -> SheetCall {
-        SheetCall(action, sheet: sheet, connection: connection, peer: peer)
+        SheetCall(action, sheet: sheet, program: connection, peer: peer)
     }
 
     /// Advances the shown engine frame by frame, updating the registry as the loop does after

@@ -1,16 +1,20 @@
-"""Three programs on one panel, through the Python client, as an unprivileged user: each owns
-its sheets, the stack decides which is shown, and what a person does reaches only the owner.
+"""Four programs on one panel, through the Python client, as an unprivileged user: each a
+process of its own (a sheet is its process's), each owns its sheets, the stack decides which
+is shown, and what a person does reaches only the owner.
 
 Usage: python_programs_client.py SOCKET
 
-A (navigation) opens a sheet and puts the focus on an item; B (media) opens one over it; A's
-calls on B's sheet are refused. Then it prints `person` and waits, on B's Monitor, for the tap
-a person makes on B's item (the test, as root, calls Focus(activate) as a screen reader's click
-does); A's Monitor must not hear it, and no byte A reads may carry B's title or items. B hangs
-up: A's sheet is back at its detent with its focus. S opens a system sheet; an app sheet
-opened after it waits beneath. Prints `ok NAME` for each check passed; exits 1 at the first
-that fails. No sleeps: every wait is a read with a timeout.
+A (navigation, this process) opens a sheet and puts the focus on an item; B (media, a child)
+opens one over it; A's calls on B's sheet are refused. Then it prints `person` and waits: B
+hears, on its Monitor, the tap a person makes on its item (the test, as root, calls
+Focus(activate) as a screen reader's click does); A's Monitor must not hear it, and no byte A
+reads may carry B's title or items. B hangs up: A's sheet is back at its detent with its
+focus. S opens a system sheet; an app sheet C opens after it waits beneath. Prints `ok NAME`
+for each check passed; exits 1 at the first that fails. No sleeps: every wait is a read with
+a timeout.
 """
+import json
+import os
 import sys
 
 from sheetd import Client, Item, SheetdError
@@ -19,7 +23,7 @@ path = sys.argv[1]
 
 
 class Recording:
-    """A's socket, every byte it reads kept."""
+    """A socket, every byte it reads kept."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -49,43 +53,112 @@ def refused(call, error):
     return False
 
 
+def say(outbox, value):
+    outbox.write(json.dumps(value) + "\n")
+    outbox.flush()
+
+
+class Program:
+    """Another program: `body(client, inbox, outbox)` run in a forked child with a Client of its
+    own; the pipes carry JSON lines between it and this process."""
+
+    def __init__(self, body, inherited):
+        from_parent, to_child = os.pipe()
+        from_child, to_parent = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(to_child)
+            os.close(from_child)
+            # The parent's connections stay the parent's: the child's copies are closed, so
+            # that when the parent hangs one up it is closed.
+            for client in inherited:
+                client._socket.close()
+            code = 0
+            try:
+                body(Client(path, timeout=30), os.fdopen(from_parent), os.fdopen(to_parent, "w"))
+            except SystemExit as exit:
+                code = exit.code or 0
+            except BaseException as error:
+                print(f"FAILED child: {error!r}", flush=True)
+                code = 1
+            sys.stdout.flush()
+            os._exit(code)
+        os.close(from_parent)
+        os.close(to_parent)
+        self.inbox = os.fdopen(from_child)
+        self.outbox = os.fdopen(to_child, "w")
+
+    def said(self):
+        line = self.inbox.readline()
+        if not line:
+            print("FAILED child: gone without a word", flush=True)
+            sys.exit(1)
+        return json.loads(line)
+
+    def tell(self, value=None):
+        say(self.outbox, value)
+
+    def wait(self):
+        _, status = os.waitpid(self.pid, 0)
+        check("child-exit", os.waitstatus_to_exitcode(status) == 0, f"{status}")
+
+
+def media_program(b, inbox, outbox):
+    """B: opens Media expanded, hears the person's tap on its item, hangs up when told."""
+    media = b.open_sheet(title="Media", items=[Item("play", "Play"), Item("next", "Next track")], detent="expanded")
+    check("b-own-content", b.get_content()[0].title == "Media")
+    say(outbox, media.sheet)
+    tap = None
+    for update in b.monitor():
+        tap = next((event for event in update.events if event.event == "item-tapped"), None)
+        if tap is not None:
+            break
+    check("tap-reaches-b", tap.item == "play" and tap.sheet == media.sheet, f"{tap}")
+    say(outbox, update.seq)
+    inbox.readline()
+
+
+def holding_program(title, layer):
+    """A program that opens a sheet and holds it until told."""
+    def body(client, inbox, outbox):
+        sheet = client.open_sheet(title=title, layer=layer)
+        say(outbox, sheet.sheet)
+        inbox.readline()
+    return body
+
+
 a = Client(path, timeout=30)
 a._socket = Recording(a._socket)
 navigation = a.open_sheet(title="Navigation", items=[Item("route", "Route home"), Item("stops", "Stops on the way")])
 navigation.focus("stops")
+# A follows on a second connection of its own; the first still answers its calls.
+a_watch = Client(path, timeout=30)
+a_watch._socket = Recording(a_watch._socket)
+a_updates = a_watch.monitor()
+next(a_updates)
 
-b = Client(path, timeout=30)
-media = b.open_sheet(title="Media", items=[Item("play", "Play"), Item("next", "Next track")], detent="expanded")
-check("ids", navigation.sheet != media.sheet and navigation.sheet.startswith("sheet-"), f"{navigation.sheet} {media.sheet}")
+b = Program(media_program, [a, a_watch])
+media = b.said()
+check("ids", navigation.sheet != media and navigation.sheet.startswith("sheet-"), f"{navigation.sheet} {media}")
 
-check("not-owner-set-content", refused(lambda: a.set_content(title="Mine now", sheet=media.sheet), "NotOwner"))
-check("not-owner-dismiss", refused(lambda: a.dismiss(force=True, sheet=media.sheet), "NotOwner"))
-check("not-owner-get-content", refused(lambda: a.get_content(sheet=media.sheet), "NotOwner"))
+check("not-owner-set-content", refused(lambda: a.set_content(title="Mine now", sheet=media), "NotOwner"))
+check("not-owner-dismiss", refused(lambda: a.dismiss(force=True, sheet=media), "NotOwner"))
+check("not-owner-get-content", refused(lambda: a.get_content(sheet=media), "NotOwner"))
 check("no-such-sheet", refused(lambda: a.present(sheet="sheet-999"), "NoSuchSheet"))
-check("own-content", a.get_content()[0].title == "Navigation" and b.get_content()[0].title == "Media")
+check("own-content", a.get_content()[0].title == "Navigation")
 listed = a.call("ListSheets")["sheets"]
 check("a-lists-its-own", [entry["sheet"] for entry in listed] == [navigation.sheet] and listed[0]["command"] == "python3"
       and listed[0]["shown"] is False and listed[0]["presented"] is True, f"{listed}")
 
 # B's sheet shown over A's, resting where B asked.
-a_updates = a.monitor()
-b_updates = b.monitor()
 state = next(a_updates).state
-while not (state.sheet == media.sheet and state.state == "resting"):
+while not (state.sheet == media and state.state == "resting"):
     state = next(a_updates).state
-check("b-over-a", state.stack == (navigation.sheet, media.sheet) and state.detent == "expanded", f"{state}")
+check("b-over-a", state.stack == (navigation.sheet, media) and state.detent == "expanded", f"{state}")
 check("a-sees-no-focus-of-b", state.focus is None, f"{state.focus}")
-# B's Monitor is subscribed (its first state read) before the person taps: a generator sends
-# its call only when first asked, and a subscriber hears no event from before it came.
-next(b_updates)
 
 print("person", flush=True)
-tap = None
-while tap is None:
-    update = next(b_updates)
-    tap = next((event for event in update.events if event.event == "item-tapped"), None)
-tap_seq = update.seq
-check("tap-reaches-b", tap.item == "play" and tap.sheet == media.sheet, f"{tap}")
+tap_seq = b.said()
 # A reads on to the state that carried the tap (or a newer one): none carries an event.
 seen = []
 update = next(a_updates)
@@ -96,26 +169,30 @@ while update.seq < tap_seq:
 check("a-hears-nothing-of-b", not seen, f"{seen}")
 
 # B hangs up: its sheet goes, and A's is back where it rested, with its focus.
-b.close()
+b.tell()
+b.wait()
 state = next(a_updates).state
 while not (state.sheet == navigation.sheet and state.state == "resting"):
     state = next(a_updates).state
 check("a-back", state.detent == "half" and state.stack == (navigation.sheet,) and state.focus == "stops", f"{state}")
 for word in (b"Media", b"Next track", b"\"play\"", b"\"next\""):
-    check(f"a-never-read-{word.decode().strip(chr(34))}", word not in a._socket.read)
+    check(f"a-never-read-{word.decode().strip(chr(34))}", word not in a._socket.read and word not in a_watch._socket.read)
 
 # A system sheet stays over an app sheet opened after it.
-s = Client(path, timeout=30)
-staff = s.open_sheet(title="Staff", layer="system")
-c = Client(path, timeout=30)
-later = c.open_sheet(title="Later")
+s = Program(holding_program("Staff", "system"), [a, a_watch])
+staff = s.said()
+c = Program(holding_program("Later", "app"), [a, a_watch])
+later = c.said()
 state = next(a_updates).state
-while not (state.sheet == staff.sheet and state.stack == (navigation.sheet, later.sheet, staff.sheet) and state.state == "resting"):
+while not (state.sheet == staff and state.stack == (navigation.sheet, later, staff) and state.state == "resting"):
     state = next(a_updates).state
 check("system-over-app", True)
-s.close()
+s.tell()
+s.wait()
 state = next(a_updates).state
-while not (state.sheet == later.sheet and state.state == "resting"):
+while not (state.sheet == later and state.state == "resting"):
     state = next(a_updates).state
-check("app-after-system", state.stack == (navigation.sheet, later.sheet), f"{state}")
+check("app-after-system", state.stack == (navigation.sheet, later), f"{state}")
+c.tell()
+c.wait()
 print("done", flush=True)

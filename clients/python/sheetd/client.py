@@ -1,12 +1,14 @@
 """The connection: varlink over a Unix socket (JSON messages ended by a NUL byte)."""
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import socket
+import threading
 import time
-from typing import Any, Dict, Iterable, Iterator, Optional, Tuple
+from typing import Any, AsyncIterator, Dict, Iterable, Iterator, Optional, Tuple
 
 from .types import Content, Device, Event, Item, ProtocolError, State, Stats, Update, _list, _object, _reader
 
@@ -53,13 +55,31 @@ def socket_path(path: Optional[str] = None, seat: Optional[str] = None) -> str:
     return os.environ.get("SHEETD_SOCKET") or DEFAULT_SOCKET
 
 
+def _reply(method: str, message: bytes) -> Dict[str, Any]:
+    """A reply's parameters, checked: not JSON or not an object is a ProtocolError, an error
+    the daemon answered with a SheetdError."""
+    try:
+        reply = json.loads(message)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ProtocolError(f"{method}: a reply that is not JSON ({error})") from None
+    reply = _object(reply, f"{method} reply")
+    if "error" in reply:
+        if not isinstance(reply["error"], str):
+            raise ProtocolError(f"{method}: an error that is not a name: {reply['error']!r}")
+        raise SheetdError(method, reply["error"], _object(reply.get("parameters") or {}, f"{method} error parameters"))
+    return _object(reply.get("parameters") or {}, f"{method} reply parameters")
+
+
 class Client:
-    """One connection to the daemon. Calls block; `timeout` (seconds) bounds each read.
-    Monitor takes the connection over: use a Client for it alone (or `follow`)."""
+    """One connection to the daemon. Calls block; `timeout` (seconds) bounds each read. A
+    call at a time: threads that share a Client take turns. Monitor takes the connection
+    over: use a Client for it alone (or `follow`, or OwnedSheet.events, which opens its own)."""
 
     def __init__(self, path: Optional[str] = None, timeout: Optional[float] = None, seat: Optional[str] = None):
         """`seat`: the daemon of that seat (its sockets in /run/sheetd/SEAT/); `path` wins."""
         self.path = socket_path(path, seat)
+        self.timeout = timeout
+        self._lock = threading.Lock()
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._socket.settimeout(timeout)
         try:
@@ -101,21 +121,13 @@ class Client:
             if not chunk:
                 raise ConnectionLost(f"{method}: {self.path} closed the connection")
             self._buffer += chunk
-        try:
-            reply = json.loads(message)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise ProtocolError(f"{method}: a reply that is not JSON ({error})") from None
-        reply = _object(reply, f"{method} reply")
-        if "error" in reply:
-            if not isinstance(reply["error"], str):
-                raise ProtocolError(f"{method}: an error that is not a name: {reply['error']!r}")
-            raise SheetdError(method, reply["error"], _object(reply.get("parameters") or {}, f"{method} error parameters"))
-        return _object(reply.get("parameters") or {}, f"{method} reply parameters")
+        return _reply(method, message)
 
     def call(self, method: str, **parameters: Any) -> Dict[str, Any]:
         """io.sheetd.Sheet.METHOD with `parameters` (those that are None left out); the reply's parameters."""
-        self._send(method, {name: value for name, value in parameters.items() if value is not None})
-        return self._read(method)
+        with self._lock:
+            self._send(method, {name: value for name, value in parameters.items() if value is not None})
+            return self._read(method)
 
     # The interface. The calls that take `sheet` act on that sheet of this connection's
     # (open_sheet); without it, on this connection's topmost sheet, else the shared sheet.
@@ -123,9 +135,11 @@ class Client:
     def open_sheet(self, title: Optional[str] = None, items: Optional[Iterable[Item]] = None,
                    guarded: Optional[bool] = None, lang: Optional[str] = None, layer: Optional[str] = None,
                    detent: Optional[str] = None) -> "OwnedSheet":
-        """A sheet of this connection's own, presented at `detent` over the others of its layer
-        (`app`, or `system` over every app sheet). Its events reach this connection alone
-        (OwnedSheet.events); it closes when the connection does."""
+        """A sheet of this program's own, presented at `detent` over the others of its layer
+        (`app`, or `system` over every app sheet). It is the process's: every connection of
+        this process may act on it and hear its events (OwnedSheet.events follows them on a
+        connection of its own while this one makes the calls); no other program may. It
+        closes with OwnedSheet.close, or when the process's last connection closes."""
         reply = self.call("OpenSheet", title=title, items=None if items is None else [item.to_json() for item in items],
                           guarded=guarded, lang=lang, layer=layer, detent=detent)
         sheet = reply.get("sheet")
@@ -226,12 +240,17 @@ class Client:
 
 
 class OwnedSheet:
-    """A sheet a connection opened (Client.open_sheet): the calls on it name it, and its
-    events are its owner's alone. It closes with close(), or when its connection closes."""
+    """A sheet a program opened (Client.open_sheet): the calls on it name it, and its events
+    are its program's alone. Follow them (events, or aevents under asyncio) and answer each
+    with the calls here: the events come on a connection of their own, the calls go on the
+    Client's. No event is lost between opening and following: the daemon holds a sheet's
+    events (64 at most) while none of its program's connections follows. It closes with
+    close(), or when the program's last connection closes."""
 
     def __init__(self, client: Client, sheet: str):
         self.client = client
         self.sheet = sheet
+        self._follower: Optional[Client] = None
 
     def set_content(self, title: Optional[str] = None, items: Optional[Iterable[Item]] = None,
                     guarded: Optional[bool] = None, lang: Optional[str] = None) -> None:
@@ -253,16 +272,59 @@ class OwnedSheet:
         self.client.focus(element, command, sheet=self.sheet)
 
     def close(self) -> None:
-        """Closes the sheet (dismissed, animated, when shown); the one beneath comes back."""
-        self.client.call("CloseSheet", sheet=self.sheet)
+        """Closes the sheet (dismissed, animated, when shown); the one beneath comes back. Its
+        events' connection closes too."""
+        try:
+            self.client.call("CloseSheet", sheet=self.sheet)
+        finally:
+            if self._follower is not None:
+                self._follower.close()
+                self._follower = None
 
     def events(self, max_rate: Optional[int] = None) -> Iterator[Event]:
-        """This sheet's events as they come (Monitor on the owner's connection, which it then
-        takes over: make the other calls first, or close the connection to close the sheet)."""
-        for update in self.client.monitor(max_rate):
-            for event in update.events:
-                if event.sheet == self.sheet:
-                    yield event
+        """This sheet's events as they come, from the first after it opened, on a connection
+        of their own (a Monitor): the calls on the sheet work meanwhile, from the loop that
+        reads them or another thread. Ends with ConnectionLost when the daemon goes; close()
+        the generator to stop following (events come to the program's other followers, or
+        wait for its next)."""
+        follower = Client(self.client.path, timeout=None)
+        self._follower = follower
+        try:
+            for update in follower.monitor(max_rate):
+                for event in update.events:
+                    if event.sheet == self.sheet:
+                        yield event
+        finally:
+            # Closed (the generator's close(), or its end): the connection goes with it.
+            follower.close()
+            if self._follower is follower:
+                self._follower = None
+
+    async def aevents(self, max_rate: Optional[int] = None) -> AsyncIterator[Event]:
+        """events() for asyncio: `async for event in sheet.aevents()`. The calls block for one
+        round trip on a local socket; from a coroutine that must not, use
+        `await asyncio.to_thread(sheet.set_content, ...)`."""
+        if max_rate is not None and (isinstance(max_rate, bool) or not isinstance(max_rate, int) or not 1 <= max_rate <= 1000):
+            raise ValueError(f"max_rate wants a whole number from 1 to 1000; got {max_rate!r}")
+        reader, writer = await asyncio.open_unix_connection(self.client.path, limit=MAX_MESSAGE_BYTES)
+        try:
+            call: Dict[str, Any] = {"method": f"{INTERFACE}.Monitor", "more": True}
+            if max_rate is not None:
+                call["parameters"] = {"maxRate": max_rate}
+            writer.write(json.dumps(call, separators=(",", ":")).encode() + b"\0")
+            await writer.drain()
+            while True:
+                try:
+                    message = await reader.readuntil(b"\0")
+                except asyncio.IncompleteReadError:
+                    raise ConnectionLost(f"Monitor: {self.client.path} closed the connection") from None
+                except asyncio.LimitOverrunError:
+                    raise ProtocolError(f"Monitor: a reply longer than {MAX_MESSAGE_BYTES} bytes") from None
+                for event in Update.from_json(_reply("Monitor", message[:-1])).events:
+                    if event.sheet == self.sheet:
+                        yield event
+        finally:
+            writer.close()
 
 
 def follow(path: Optional[str] = None, retry_seconds: float = 0.05, timeout: Optional[float] = None,

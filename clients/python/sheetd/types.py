@@ -391,6 +391,8 @@ class Event:
     on: Optional[bool] = None
     # The program's sheet it happened on (open_sheet); None on the shared sheet.
     sheet: Optional[str] = None
+    # On a program's sheet: the revision of the content it happened on (get_content's).
+    revision: Optional[int] = None
 
     @classmethod
     def from_json(cls, value: dict, where: str) -> "Event":
@@ -400,7 +402,8 @@ class Event:
                    _field(value, "order", where, _list(_string), optional=True),
                    _field(value, "cause", where, _string, optional=True),
                    _field(value, "on", where, _bool, optional=True),
-                   _field(value, "sheet", where, _string, optional=True))
+                   _field(value, "sheet", where, _string, optional=True),
+                   _field(value, "revision", where, _int, optional=True))
 
 
 @dataclass(frozen=True)

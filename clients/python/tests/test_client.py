@@ -7,9 +7,11 @@ typed state, content round trip, the daemon's errors.
 
     python3 clients/python/tests/test_client.py
 """
+import asyncio
 import json
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -21,6 +23,17 @@ import sheetd  # noqa: E402
 from sheetd import (  # noqa: E402
     Client, ConnectionLost, Content, Item, ProtocolError, SheetdError, State, follow,
 )
+
+# Another program: SetContent on a sheet it did not open, its error's name printed.
+OTHER_PROGRAM = """
+import sys
+from sheetd import Client, SheetdError
+try:
+    Client(sys.argv[1], timeout=30).set_content(title="Theirs", sheet=sys.argv[2])
+    print("done")
+except SheetdError as error:
+    print(error.error)
+"""
 
 STATE = {
     "state": "resting", "detent": "half", "target": None, "top": 960, "progress": 0.5, "dim": 0.7, "velocity": 0,
@@ -205,9 +218,13 @@ class RealDaemonTests(unittest.TestCase):
                         break
             self.assertEqual(watcher.get_content()[0].title, "Mine")
             self.assertEqual((state.sheet, state.stack), (sheet.sheet, (sheet.sheet,)))
-            with self.assertRaises(SheetdError) as raised:
-                watcher.set_content(title="Theirs", sheet=sheet.sheet)
-            self.assertEqual(raised.exception.error, "io.sheetd.Sheet.NotOwner")
+            # Another connection of this process is this program: it acts on the sheet.
+            watcher.set_content(title="Ours", sheet=sheet.sheet)
+            self.assertEqual(sheet.get_content()[0].title, "Ours")
+            # Another process is another program, root too (it may only dismiss and close).
+            other = subprocess.run([sys.executable, "-c", OTHER_PROGRAM, self.path, sheet.sheet],
+                                   env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, capture_output=True, text=True)
+            self.assertEqual(other.stdout.strip(), "io.sheetd.Sheet.NotOwner", other.stderr)
             with self.assertRaises(SheetdError) as raised:
                 program.open_sheet(layer="middle")
             self.assertEqual(raised.exception.parameters.get("parameter"), "layer")
@@ -217,6 +234,44 @@ class RealDaemonTests(unittest.TestCase):
             self.assertEqual(raised.exception.error, "io.sheetd.Sheet.NoSuchSheet")
             # Gone down: the shared sheet is shown again, at rest, as the other tests expect it.
             for update in watcher.monitor():
+                if update.state.sheet is None and update.state.state == "resting":
+                    break
+
+    def test_an_owned_sheet_answers_its_events_while_it_follows_them(self):
+        with Client(self.path, timeout=30) as program:
+            sheet = program.open_sheet(title="Track 1", items=[Item("next", "Next track")], detent="half")
+            # Shown, asked by calls alone; then tapped before anything follows its events.
+            while not (program.get_state().sheet == sheet.sheet and program.get_state().is_idle):
+                pass
+            sheet.focus("next", "activate")
+            _, revision = sheet.get_content()
+            events = sheet.events()
+            tap = next(event for event in events if event.event == "item-tapped")
+            self.assertEqual((tap.item, tap.sheet, tap.revision), ("next", sheet.sheet, revision))
+            # The answer, while the events' connection streams.
+            sheet.set_content(title="Track 2")
+            content, answered = sheet.get_content()
+            self.assertEqual(content.title, "Track 2")
+            self.assertGreater(answered, revision)
+            sheet.focus("next", "activate")
+            tap = next(event for event in events if event.event == "item-tapped")
+            self.assertEqual(tap.revision, answered)
+            events.close()
+
+            async def follow_async():
+                taps = sheet.aevents()
+                # A tap from another thread while the coroutine waits for it.
+                await asyncio.to_thread(sheet.focus, "next", "activate")
+                async for event in taps:
+                    if event.event == "item-tapped":
+                        await asyncio.to_thread(sheet.set_content, title="Track 3")
+                        return event
+
+            tap = asyncio.run(follow_async())
+            self.assertEqual((tap.item, tap.sheet), ("next", sheet.sheet))
+            self.assertEqual(sheet.get_content()[0].title, "Track 3")
+            sheet.close()
+            for update in program.monitor():
                 if update.state.sheet is None and update.state.state == "resting":
                     break
 
