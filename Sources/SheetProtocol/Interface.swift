@@ -175,10 +175,12 @@ public enum SheetInterface {
     # dismiss-attempted (cause: swipe-down, drag, dim-tap, close-button or back) or
     # presented (the sheet left its floor, hidden or the bar, for a detent above it; cause:
     # edge-swipe, bar-tap, bar-swipe, control or key). sheet: the program's sheet it happened
-    # on (OpenSheet), whose owner alone hears it; null on the shared sheet.
+    # on (OpenSheet), whose program alone hears it; null on the shared sheet. revision: on a
+    # program's sheet, the revision of the content it happened on (GetContent's).
     type Event (
       event: string,
       sheet: ?string,
+      revision: ?int,
       item: ?string,
       index: ?int,
       from: ?int,
@@ -201,16 +203,18 @@ public enum SheetInterface {
     # (1 to 1000), at most that many states a second, the newest each time: a state that
     # carries an event goes at once, one in which only a gesture under way moved (the
     # sheet, its list and inputActive as before) is not sent on its own, and the last one
-    # always arrives.
+    # always arrives. The first reply carries the events of the caller's program's sheets
+    # that happened while none of its connections followed (64 a sheet at most).
     method Monitor(maxRate: ?int) -> (seq: int, timestampUSec: int, state: State, gesture: ?Gesture, events: ?[]Event)
 
-    # Opens a sheet owned by this connection and presents it (at detent, else the
-    # configuration's initial detent): one sheet is shown at a time, the topmost presented
-    # one of the system layer, else of the app layer (the default), else the shared sheet.
-    # Its events go to this connection's Monitor alone; it closes when the connection does.
+    # Opens a sheet owned by the caller's program (its process: every connection of it) and
+    # presents it (at detent, else the configuration's initial detent): one sheet is shown
+    # at a time, the topmost presented one of the system layer, else of the app layer (the
+    # default), else the shared sheet. Its events go to the program's Monitors alone; it
+    # closes when the program's last connection does.
     method OpenSheet(title: ?string, items: ?[]Item, guarded: ?bool, lang: ?string, layer: ?string, detent: ?string) -> (sheet: string)
 
-    # Closes one of this connection's sheets (animated as a dismissal when shown); the one
+    # Closes one of the program's sheets (animated as a dismissal when shown); the one
     # beneath comes back where it rested.
     method CloseSheet(sheet: string) -> ()
 
@@ -315,7 +319,7 @@ public enum SheetInterface {
     # The sheet is another connection's.
     error NotOwner (sheet: string)
 
-    # Another sheet would pass a limit: per connection, or in all.
+    # Another sheet would pass a limit: per program, or in all.
     error TooManySheets (limit: int)
     """
 

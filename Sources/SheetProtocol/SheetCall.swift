@@ -159,7 +159,7 @@ public enum ControlResult: Sendable, Equatable {
     case noSuchSheet(String)
     /// The call named another program's sheet.
     case notOwner(String)
-    /// Another sheet would pass a limit (`SheetStack.Limits`): per connection or in all.
+    /// Another sheet would pass a limit (`SheetStack.Limits`): per program or in all.
     case tooManySheets(limit: Int)
     case unknownDetent(String, known: [String])
     case invalidScreen(String)

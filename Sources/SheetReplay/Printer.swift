@@ -38,16 +38,12 @@ struct Printer {
         if !options.programs.calls.isEmpty { stacked = StackedSheets(sheet: nil, stack: []) }
     }
 
-    /// Another sheet is shown: its content and order name its items from now on.
+    /// The sheet shown and the stack, after a program's call or a turn: its content and order
+    /// name its items from now on.
     mutating func shown(_ sheet: String?, stack: [String], content: SheetContent, order: [Int]) {
         stacked = StackedSheets(sheet: sheet, stack: stack)
         self.content = content
         self.order = order
-    }
-
-    /// The stack as it is now, the same sheet shown.
-    mutating func stacked(_ sheet: String?, stack: [String]) {
-        stacked = StackedSheets(sheet: sheet, stack: stack)
     }
 
     /// A program's call (`--programs`) and its answer.

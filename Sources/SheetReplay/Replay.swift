@@ -97,7 +97,7 @@ public enum Replay {
         engine.start(at: .zero, into: &outputs)
         try printer.print(outputs, revision: engine.list.revision, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
-        var programs = Programs(calls: options.programs.calls)
+        var programs = Programs(options.programs)
 
         while try recording.next(into: &frame, keys: &keys) {
             try programs.call(upTo: frame.time, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
@@ -112,8 +112,7 @@ public enum Replay {
                 engine.process(frame, into: &outputs)
             }
             if !outputs.isEmpty {
-                try printer.print(outputs, revision: engine.list.revision, summary: &summary)
-                outputs.removeAll(keepingCapacity: true)
+                try programs.print(&outputs, at: frame.time, engine: &engine, printer: &printer, summary: &summary)
             }
             try programs.settle(at: frame.time, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
         }
@@ -133,8 +132,7 @@ public enum Replay {
         while trailing < maximumTrailingDeadlines {
             let deadline = engine.restDeadline
             if let due = programs.nextTime, due <= deadline ?? due {
-                try printer.print(outputs, revision: engine.list.revision, summary: &summary)
-                outputs.removeAll(keepingCapacity: true)
+                try programs.print(&outputs, at: due, engine: &engine, printer: &printer, summary: &summary)
                 try programs.call(upTo: due, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
                 continue
             }
@@ -142,13 +140,11 @@ public enum Replay {
             engine.advance(to: deadline, into: &outputs)
             trailing += 1
             if outputs.count > 1024 || programs.mayChange {
-                try printer.print(outputs, revision: engine.list.revision, summary: &summary)
-                outputs.removeAll(keepingCapacity: true)
+                try programs.print(&outputs, at: deadline, engine: &engine, printer: &printer, summary: &summary)
                 try programs.settle(at: deadline, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
             }
         }
-        try printer.print(outputs, revision: engine.list.revision, summary: &summary)
-        outputs.removeAll(keepingCapacity: true)
+        try programs.print(&outputs, at: lastTime, engine: &engine, printer: &printer, summary: &summary)
 
         for device in source.ignoredDevices.dropFirst(devicesReported) {
             try printer.device(device, used: false)
@@ -173,12 +169,14 @@ public enum Replay {
 /// their times through the daemon's own registry, the sheet shown changed as it changes it.
 struct Programs {
     private var calls: ArraySlice<ProgramScript.Call>
+    private let answers: [ProgramScript.Answer]
     private var sheets = SheetRegistry()
     /// Who they are: the same user, in the control group.
     private static let peer = PeerCredentials(pid: 0, uid: 1000, gid: 1000)
 
-    init(calls: [ProgramScript.Call]) {
-        self.calls = calls[...]
+    init(_ script: ProgramScript) {
+        calls = script.calls[...]
+        answers = script.answers
     }
 
     var nextTime: Timestamp? { calls.first?.at }
@@ -202,18 +200,24 @@ struct Programs {
             guard let next = calls.first, next.at <= time else { return }
             calls.removeFirst()
             engine.advance(to: next.at, into: &outputs)
-            let result: String
-            switch next.action {
-            case .hangUp:
-                sheets.ownerGone(next.number, shown: &engine, at: next.at, into: &outputs)
-                result = "done"
-            case .call(let action):
-                let call = SheetCall(action, sheet: next.sheet, program: next.number, peer: Self.peer)
-                result = Self.name(sheets.perform(call, shown: &engine, at: next.at, into: &outputs))
-            }
-            try printer.call(next, result: result, at: next.at)
-            try show(at: next.at, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
+            try make(next, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary)
         }
+    }
+
+    /// Makes `next` at its time through the registry, prints its `call` line and what it did.
+    private mutating func make(_ next: ProgramScript.Call, engine: inout Engine, outputs: inout [EngineOutput], printer: inout Printer,
+                               summary: inout ReplaySummary, answering: Bool = true) throws {
+        let result: String
+        switch next.action {
+        case .hangUp:
+            sheets.ownerGone(next.number, shown: &engine, at: next.at, into: &outputs)
+            result = "done"
+        case .call(let action):
+            let call = SheetCall(action, sheet: next.sheet, program: next.number, peer: Self.peer)
+            result = Self.name(sheets.perform(call, shown: &engine, at: next.at, into: &outputs))
+        }
+        try printer.call(next, result: result, at: next.at)
+        try show(at: next.at, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary, answering: answering)
     }
 
     /// After a step: a program's sheet at rest at its floor goes beneath, or away, and a change
@@ -225,16 +229,39 @@ struct Programs {
     }
 
     private mutating func show(at time: Timestamp, engine: inout Engine, outputs: inout [EngineOutput], printer: inout Printer,
-                               summary: inout ReplaySummary) throws {
+                               summary: inout ReplaySummary, answering: Bool = true) throws {
+        if answering {
+            try print(&outputs, at: time, engine: &engine, printer: &printer, summary: &summary)
+        } else {
+            try printer.print(outputs, revision: engine.list.revision, summary: &summary)
+            outputs.removeAll(keepingCapacity: true)
+        }
+        // The sheet shown, and what it holds now (another sheet's, or new content a call set).
+        _ = sheets.update(&engine, at: time, into: &outputs)
+        printer.shown(sheets.shown?.description, stack: sheets.presentedNames, content: engine.content, order: engine.list.order)
         try printer.print(outputs, revision: engine.list.revision, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
-        if sheets.update(&engine, at: time, into: &outputs) == .shown {
-            printer.shown(sheets.shown?.description, stack: sheets.presentedNames, content: engine.content, order: engine.list.order)
-        } else {
-            printer.stacked(sheets.shown?.description, stack: sheets.presentedNames)
+    }
+
+    /// Prints `outputs` and empties them; then the programs answer the events they heard in them
+    /// (`ProgramScript.Answer`), each call at `time`, the step's.
+    mutating func print(_ outputs: inout [EngineOutput], at time: Timestamp, engine: inout Engine, printer: inout Printer,
+                        summary: inout ReplaySummary) throws {
+        var due: [ProgramScript.Call] = []
+        if !answers.isEmpty, let owner = sheets.shownOwner {
+            for output in outputs {
+                guard case .content(let report) = output else { continue }
+                var event = SheetEvent(report.event, content: engine.content, order: engine.list.order)
+                event.sheet = sheets.shown?.description
+                for answer in answers where answer.matches(event, heardBy: owner) { due.append(answer.call) }
+            }
         }
         try printer.print(outputs, revision: engine.list.revision, summary: &summary)
         outputs.removeAll(keepingCapacity: true)
+        for var call in due {
+            call.at = time
+            try make(call, engine: &engine, outputs: &outputs, printer: &printer, summary: &summary, answering: false)
+        }
     }
 
     /// A call's answer as a `call` line names it: the new sheet, done, or the error's name.

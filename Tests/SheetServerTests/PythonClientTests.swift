@@ -80,6 +80,28 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// examples/python/confirmed-settings.py: a toggle shows the program's answer. Bluetooth,
+    /// tapped on, goes back off and says why; Airplane mode turns Wi-Fi off and greys it.
+    @Test func theConfirmedSettingsShowTheProgramsAnswer() throws {
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"])
+        let settings = try LineReadingProcess(URL(fileURLWithPath: testPython),
+                                              [Self.root.appendingPathComponent("examples/python/confirmed-settings.py").path, daemon.socketPath],
+                                              environment: ["PYTHONPATH": Self.pythonPath])
+        let sheet = String(try settings.lines(1).first?.split(separator: " ").first ?? "")
+        try ProgramsTests.wait(for: daemon) { $0.sheet == sheet && $0.isIdle }
+        let person = try daemon.client()
+        for item in ["wifi", "bluetooth", "airplane"] { try person.focus(item, command: .activate) }
+        #expect(try settings.lines(3) == ["wifi tapped on: wifi on, bluetooth off, airplane off",
+                                          "bluetooth tapped on: wifi on, bluetooth off, airplane off (No adapter found)",
+                                          "airplane tapped on: wifi off, bluetooth off, airplane on"], "\(settings.errors)")
+        let items = try person.contentOfSheet(sheet).content.items
+        #expect(items.map(\.accessory) == [.toggle(isOn: false), .toggle(isOn: false), .toggle(isOn: true)], "\(items)")
+        #expect(items.map(\.disabled) == [true, true, false] && items[0].subtitle == "Off", "\(items)")
+        kill(settings.process.processIdentifier, SIGKILL)
+        settings.process.waitUntilExit()
+        #expect(daemon.stop() == 0)
+    }
+
     /// examples/python/watch.py prints the state at once and a line per change.
     @Test func theWatchExamplePrintsTheState() throws {
         let daemon = try RunningDaemon(["--input", "replay:\(try Generated.idle())@max"])

@@ -2,10 +2,10 @@
 /// `system` layer if there is one, else the topmost presented sheet of the `app` layer, else the
 /// shared sheet (the one sheet of a daemon no program opened a sheet of, `nil` here). A sheet
 /// opened or presented goes to the top of its layer; a sheet dismissed rests, owned, beneath
-/// the others until its owner presents it again; a sheet closed, or whose owner hung up, is gone.
+/// the others until its owner presents it again; a sheet closed, or whose owner went, is gone.
 ///
 /// Pure and small: the daemon keeps one engine per sheet beside it and shows the engine of
-/// `shown`. Owners are numbers the caller gives (a connection's), never looked at here.
+/// `shown`. Owners are numbers the caller gives (a program's), never looked at here.
 public struct SheetStack: Sendable, Equatable {
     /// A sheet's name on the wire: `sheet-` and a number, never reused while the daemon runs.
     public struct ID: Sendable, Hashable, CustomStringConvertible {
