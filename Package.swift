@@ -75,7 +75,7 @@ let package = Package(
         ]),
         // The varlink server on a Unix socket (swift-nio). Knows the protocol, not the core.
         .target(name: "SheetServer", dependencies: [
-            "SheetProtocol", "SheetCore",
+            "SheetProtocol", "SheetCore", "SheetSystem",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

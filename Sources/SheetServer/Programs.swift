@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SheetProtocol
+import SheetSystem
 
 /// Which program each connection is: the process on the other end, known by its pid and the
 /// time it started, so that every connection of one process acts on its sheets and hears
@@ -58,7 +59,7 @@ struct ProgramTable {
     /// Whether the process `pidfd` names has exited (readable, as poll says); false without one.
     private static func exited(_ pidfd: CInt) -> Bool {
         guard pidfd >= 0 else { return false }
-        var poll = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        var poll = pollfd.readable(pidfd)
         return Glibc.poll(&poll, 1, 0) != 0
     }
 

@@ -155,6 +155,29 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// The Swift client's `OwnedSheet`: its events followed on a connection of their own (the
+    /// tap made before following among them), each answered with its calls meanwhile.
+    @Test func theSwiftClientsOwnedSheetAnswersWhileItFollows() throws {
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"])
+        let client = try SheetClient(path: daemon.socketPath, timeoutSeconds: 30)
+        let sheet = try client.open(ContentChange(title: "Track 1", items: [SheetItem(id: "next", label: "Next track")]))
+        while !(try client.state().sheet == sheet.sheet && client.state().isIdle) {}
+        try sheet.focus("next", command: .activate)
+        var titles: [String] = []
+        try sheet.events { event, _ in
+            guard event.kind == .itemTapped else { return true }
+            titles.append("Track \(titles.count + 2)")
+            try sheet.setContent(ContentChange(title: titles.last))
+            guard titles.count < 2 else { return false }
+            try sheet.focus("next", command: .activate)
+            return true
+        }
+        #expect(titles == ["Track 2", "Track 3"])
+        #expect(try sheet.content().content.title == "Track 3")
+        try sheet.close()
+        #expect(daemon.stop() == 0)
+    }
+
     /// `sheetctl open --on-tap`: a shell script's sheet that answers. The command runs with the
     /// item's id; the content it prints becomes the sheet's; a command that fails changes
     /// nothing and is said.
