@@ -46,6 +46,8 @@ struct StatsCommand: ParsableCommand {
         for device in stats.devices { lines.append("device \(device.node) \"\(device.name)\": \(device.frames) frame(s)") }
         lines.append("gestures \(stats.gestures), states published \(stats.statesPublished) (\(stats.statesConflated) conflated)")
         lines.append("subscribers \(stats.subscribers) (\(stats.subscribersDropped) dropped), connections \(stats.connections)")
+        lines.append(stats.fingersDown == 0 ? "no finger down"
+                     : "\(stats.fingersDown) finger(s) down, the first for \(seconds(stats.fingersHeldInMicroseconds)) s")
         let latency = stats.publishLatency
         if latency.count > 0 {
             lines.append("frame to published state: \(latency.count) state(s) timed, p50 \(bound(latency, 0.5)), p99 \(bound(latency, 0.99)), "
@@ -97,6 +99,9 @@ struct StatsCommand: ParsableCommand {
         metric("subscribers_dropped_total", "counter", "Subscribers dropped for taking nothing for client-stall-timeout.",
                [("", "\(stats.subscribersDropped)")])
         metric("connections", "gauge", "Connections to the socket now.", [("", "\(stats.connections)")])
+        metric("fingers_down", "gauge", "Fingers the daemon holds down now.", [("", "\(stats.fingersDown)")])
+        metric("fingers_held_seconds", "gauge", "How long the first finger down now has been down (0: none).",
+               [("", seconds(stats.fingersHeldInMicroseconds))])
         var buckets: [(labels: String, value: String)] = []
         var cumulative = 0
         let latency = stats.publishLatency

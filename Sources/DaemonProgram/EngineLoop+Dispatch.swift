@@ -89,7 +89,15 @@ extension LoopState {
     /// frame of the same batch could change by starting another reorder.
     mutating func process(_ frame: TouchFrame) {
         let before = outputs.count
+        let wereDown = engine.activeTouchCount > 0
         engine.process(frame, into: &outputs)
+        // When the first finger of those down now came (`GetStats`): a touch cancelled
+        // between frames leaves none down, and the next down starts anew.
+        if engine.activeTouchCount == 0 {
+            fingersDownSince = nil
+        } else if !wereDown || fingersDownSince == nil {
+            fingersDownSince = frame.time
+        }
         for index in before..<outputs.count {
             if case .content = outputs[index] {
                 publish()

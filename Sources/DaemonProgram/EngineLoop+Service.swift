@@ -13,6 +13,10 @@ extension LoopState {
         stats.gestures = publisher.gestures
         stats.statesPublished = publisher.statesPublished
         stats.publishLatency = publisher.latency
+        stats.fingersDown = engine.activeTouchCount
+        if engine.activeTouchCount > 0, let since = fingersDownSince {
+            stats.fingersHeldInMicroseconds = max(0, clock.now().microseconds - since.microseconds)
+        }
         return stats
     }
 

@@ -116,6 +116,8 @@ struct LoopState {
     var nextWatchdog: Timestamp?
     var startedAt = Timestamp.zero
     var reloads = 0
+    /// When the first of the fingers down now came (nil: none down), for `GetStats`.
+    var fingersDownSince: Timestamp?
     /// When a paced subscriber's held state is due, as last asked of the server.
     var pacedDue: Timestamp?
     let waiter: Waiter

@@ -291,7 +291,7 @@ public enum SheetInterface {
     # number: the 1st, the 17th, ...).
     type DeviceFrames (node: string, name: string, frames: int)
     type Latency (boundsUSec: []int, counts: []int, sumUSec: int)
-    type Stats (seat: string, uptimeUSec: int, reloads: int, devices: []DeviceFrames, gestures: int, statesPublished: int, statesConflated: int, subscribers: int, subscribersDropped: int, connections: int, publishLatency: Latency)
+    type Stats (seat: string, uptimeUSec: int, reloads: int, devices: []DeviceFrames, gestures: int, statesPublished: int, statesConflated: int, subscribers: int, subscribersDropped: int, connections: int, fingersDown: int, fingersHeldUSec: int, publishLatency: Latency)
     method GetStats() -> (stats: Stats)
 
     # Control calls need root, the daemon's own user, or the control group (named here).

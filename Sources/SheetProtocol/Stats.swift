@@ -20,6 +20,10 @@ public struct DaemonStats: Sendable, Equatable {
     /// Subscribers dropped for taking nothing for `client-stall-timeout`.
     public var subscribersDropped = 0
     public var connections = 0
+    /// Fingers the daemon holds down now (its engine's touches), and how long the first of
+    /// them has been down: a finger held for minutes is a touch that never ended.
+    public var fingersDown = 0
+    public var fingersHeldInMicroseconds: Int64 = 0
     /// From a touch frame's kernel (or feeder's) time to its state being handed to the
     /// subscribers' sockets.
     public var publishLatency = LatencyHistogram()
@@ -105,6 +109,10 @@ extension DaemonStats {
         w.appendInteger(Int64(subscribersDropped))
         w.append(",\"connections\":")
         w.appendInteger(Int64(connections))
+        w.append(",\"fingersDown\":")
+        w.appendInteger(Int64(fingersDown))
+        w.append(",\"fingersHeldUSec\":")
+        w.appendInteger(fingersHeldInMicroseconds)
         w.append(",\"publishLatency\":{\"boundsUSec\":[")
         for (index, bound) in LatencyHistogram.boundsInMicroseconds.enumerated() {
             if index > 0 { w.append(UInt8(ascii: ",")) }
@@ -145,6 +153,9 @@ extension DaemonStats {
         subscribers = try count(json, "subscribers")
         subscribersDropped = try count(json, "subscribersDropped")
         connections = try count(json, "connections")
+        // A daemon from before held fingers were counted says nothing of them.
+        if let value = json["fingersDown"], !value.isNull { fingersDown = try count(json, "fingersDown") }
+        if let value = json["fingersHeldUSec"], !value.isNull { fingersHeldInMicroseconds = Int64(try count(json, "fingersHeldUSec")) }
         let latency = try field(json, "publishLatency")
         let bounds = try field(latency, "boundsUSec").arrayValue?.compactMap { (value: JSONValue) in value.intValue.map(Int64.init) }
         guard bounds == LatencyHistogram.boundsInMicroseconds else {

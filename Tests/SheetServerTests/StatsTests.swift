@@ -9,6 +9,32 @@ import Testing
 /// `GetStats` and `sheetctl stats`: what an operator of a fleet of panels reads off a daemon.
 @Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: builtExecutable("sheetd").path)))
 struct StatsTests {
+    /// A finger held shows in the stats with how long it has been down; lifted, none is.
+    @Test func aFingerHeldShowsWithItsTime() throws {
+        let daemon = try RunningDaemon(["--input", "none"])
+        let client = try daemon.client()
+        var stats = try client.stats()
+        #expect(stats.fingersDown == 0 && stats.fingersHeldInMicroseconds == 0)
+        let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: daemon.socketPath))
+        let device = try feeder.open(PluginDevice(name: "panel", kind: .touchscreen, x: 0...1080, y: 0...1920, slots: 2))
+        let down = LibinputInput.monotonicNow().microseconds
+        try feeder.send(PluginFrame(sequence: 1, timeInMicroseconds: down, contacts: [PluginContact(slot: 0, phase: .down, x: 540, y: 1500)]),
+                        device: device)
+        stats = try client.stats()
+        #expect(stats.fingersDown == 1 && stats.fingersHeldInMicroseconds > 0, "\(stats.fingersDown) \(stats.fingersHeldInMicroseconds)")
+        // Held on, it is held longer.
+        let later = try client.stats()
+        #expect(later.fingersDown == 1 && later.fingersHeldInMicroseconds >= stats.fingersHeldInMicroseconds)
+        let text = try runTool("sheetctl", ["stats", "--socket", daemon.socketPath])
+        #expect(text.stdout.contains("\n1 finger(s) down, the first for "), "\(text.stdout)")
+        try feeder.send(PluginFrame(sequence: 2, timeInMicroseconds: down + 8_000, contacts: [PluginContact(slot: 0, phase: .up, x: 540, y: 1500)]),
+                        device: device)
+        stats = try client.stats()
+        #expect(stats.fingersDown == 0 && stats.fingersHeldInMicroseconds == 0)
+        #expect(try runTool("sheetctl", ["stats", "--socket", daemon.socketPath]).stdout.contains("no finger down"))
+        #expect(daemon.stop() == 0)
+    }
+
     /// A program's touchscreen drags the card: 40 frames, while a subscriber watches. The counts
     /// say so, the states published are the stream's, one in 16 has its latency counted, and a
     /// reload is counted.

@@ -493,6 +493,9 @@ class Stats:
     publish_latency: Latency
     #: The seat whose panel the daemon serves (sheetd --seat).
     seat: str = "seat0"
+    #: Fingers the daemon holds down now, and how long the first has been down.
+    fingers_down: int = 0
+    fingers_held_usec: int = 0
 
     @classmethod
     def from_json(cls, value: dict, where: str = "stats") -> "Stats":
@@ -501,5 +504,7 @@ class Stats:
                    _field(value, "statesPublished", where, _count), _field(value, "statesConflated", where, _count),
                    _field(value, "subscribers", where, _count), _field(value, "subscribersDropped", where, _count),
                    _field(value, "connections", where, _count), _field(value, "publishLatency", where, _reader(Latency)),
-                   _field(value, "seat", where, _string, optional=True) or "seat0")
+                   _field(value, "seat", where, _string, optional=True) or "seat0",
+                   _field(value, "fingersDown", where, _count, optional=True) or 0,
+                   _field(value, "fingersHeldUSec", where, _count, optional=True) or 0)
 
