@@ -34,7 +34,7 @@ RELEASE_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-st
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak faults fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
 
 all: build
 
@@ -197,6 +197,10 @@ e2e: deps e2e-deps tools
 
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s
 # and peak memory measured end to end through `sheetctl replay --summary`.
+# The fault suite (docs/reliability.md#faults): every row, its table written into the doc.
+faults: build
+	Tests/faults/run .build/debug/sheetd --write docs/reliability.md
+
 bench: release
 	$(RELEASE_BUILD) --product sheet-bench
 	.build/release/sheet-bench --sheetctl .build/release/sheetctl --sheetd .build/release/sheetd
