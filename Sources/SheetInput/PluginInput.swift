@@ -178,7 +178,14 @@ public final class PluginInput {
         guard var device = keyDevices[id], device.owner == owner else {
             throw Refusal(device: id, sequence: report.sequence, reason: "no device \(id) is open on this connection", unknownDevice: true)
         }
-        func refuse(_ reason: String) -> Refusal { Refusal(device: id, sequence: report.sequence, reason: reason) }
+        // Whatever is refused, a key it releases is released (now): no refusal leaves a key
+        // held, repeating for ever.
+        func refuse(_ reason: String) -> Refusal {
+            for case .key(let code, 0) in report.keys {
+                keyEvents.append(KeyEvent(time: now, input: .key(code), action: .release))
+            }
+            return Refusal(device: id, sequence: report.sequence, reason: reason)
+        }
         let limits = PluginDevice.Limits.self
         let time = report.timeInMicroseconds
         if time < 0 { throw refuse("a time below zero (\(time) µs)") }

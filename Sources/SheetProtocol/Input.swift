@@ -67,7 +67,8 @@ public enum InputInterface {
     type Key (code: ?int, value: ?int, dial: ?int)
 
     # One report of a key device: the keys that changed (at most 16), at time, numbered
-    # and limited as SendFrame's frames are. A refused report changes nothing.
+    # and limited as SendFrame's frames are. A refused report changes nothing but this: a
+    # key it releases is released, so no refusal leaves a key held.
     method SendKeys(device: int, sequence: int, time: int, keys: []Key) -> ()
 
     # Closes a device; fingers still down are cancelled, keys held are let go.

@@ -1,6 +1,7 @@
 import Testing
 import SheetCore
 import SheetInput
+import SheetProtocol
 
 /// A plugin device's rate is counted by its own time (what it did), not by when its frames
 /// arrive: a stall's backlog sent at once is taken whole, as far apart as it was made; a device
@@ -103,5 +104,31 @@ import SheetInput
         try plugins.feed(PluginFrame(sequence: 3, timeInMicroseconds: 200_000, contacts: [PluginContact(slot: 0, phase: .down, x: 500, y: 700)]),
                          device: device, owner: 1, now: Timestamp(microseconds: 200_000), into: &batch)
         #expect(batch.flatMap(\.contacts).map(\.phase) == [.down])
+    }
+
+    /// A key's release in a refused report (a time that runs backwards) still releases it: no
+    /// refusal leaves a key held, repeating; the press in the same report is not taken.
+    @Test func aRefusedReleaseStillReleasesTheKey() throws {
+        let plugins = PluginInput(screen: screen)
+        var batch = TouchFrameBatch()
+        guard case .opened(let device) = plugins.perform(.openKeys(name: "wheel", clock: .own), owner: 1, pid: 1, uid: 0,
+                                                         now: Timestamp(microseconds: 0), into: &batch) else {
+            Issue.record("no key device")
+            return
+        }
+        _ = plugins.perform(.keys(device: device, PluginKeyReport(sequence: 1, timeInMicroseconds: 100_000, keys: [.key(code: 108, value: 1)])),
+                            owner: 1, pid: 1, uid: 0, now: Timestamp(microseconds: 100_000), into: &batch)
+        var keys: [KeyEvent] = []
+        _ = plugins.takeKeys(into: &keys)
+        #expect(keys.map(\.action) == [.press])
+        let refused = plugins.perform(.keys(device: device, PluginKeyReport(sequence: 2, timeInMicroseconds: 50_000,
+                                                                                   keys: [.key(code: 108, value: 0), .key(code: 103, value: 1)])),
+                                      owner: 1, pid: 1, uid: 0, now: Timestamp(microseconds: 120_000), into: &batch)
+        guard case .invalidFrame = refused else {
+            Issue.record("the report is refused: \(refused)")
+            return
+        }
+        _ = plugins.takeKeys(into: &keys)
+        #expect(keys == [KeyEvent(time: Timestamp(microseconds: 120_000), input: .key(108), action: .release)], "\(keys)")
     }
 }
