@@ -11,6 +11,25 @@ import Testing
     static let root = fixtures.deletingLastPathComponent().deletingLastPathComponent()
     static let pythonPath = root.appendingPathComponent("clients/python").path
 
+    /// A copy of the clone's `paths` in a folder any user may read, for a program a test runs
+    /// as another user: a clone in /root (mode 700) is not readable by it.
+    static func readableCopy(_ paths: [String]) throws -> URL {
+        let folder = try temporaryFolder()
+        for path in paths {
+            let target = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: root.appendingPathComponent(path), to: target)
+        }
+        // Readable (and folders enterable) by all, whatever the clone's modes were.
+        let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isDirectoryKey])
+        chmod(folder.path, 0o755)
+        while let item = walker?.nextObject() as? URL {
+            let isFolder = (try? item.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
+            chmod(item.path, isFolder ? 0o755 : 0o644)
+        }
+        return folder
+    }
+
     /// The client's own tests: fake servers (malformed replies, errors, a restart under
     /// follow()) and, with SHEETD_TEST_SOCKET, the real daemon.
     @Test func theClientsTestsPassAgainstTheDaemon() throws {
