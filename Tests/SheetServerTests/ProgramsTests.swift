@@ -213,6 +213,26 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// examples/on-tap.sh, as the README runs it: a tap on OK shows the ticket printed.
+    @Test func theOnTapExampleAnswersTheTicket() throws {
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"])
+        let script = PythonClientTests.root.appendingPathComponent("examples/on-tap.sh").path
+        let open = try LineReadingProcess(builtExecutable("sheetctl"),
+                                          ["open", "--socket", daemon.socketPath, "--title", "Ticket", "--item", "ok=OK", "--on-tap", script],
+                                          environment: [:])
+        #expect(try open.lines(1) == [#"{"opened":"sheet-1"}"#], "\(open.errors)")
+        try Self.wait(for: daemon) { $0.sheet == "sheet-1" && $0.isIdle }
+        let person = try daemon.client()
+        try person.focus("ok", command: .activate)
+        _ = try open.lines(2)
+        var answered = try person.contentOfSheet("sheet-1").content
+        while answered.title != "Ticket printed" { answered = try person.contentOfSheet("sheet-1").content }
+        #expect(answered.items.map(\.id) == ["again", "done"], "\(answered)")
+        kill(open.process.processIdentifier, SIGKILL)
+        open.process.waitUntilExit()
+        #expect(daemon.stop() == 0)
+    }
+
     /// A sheet is its process's, not its pid's: a process given the pid of the one that opened
     /// it (which handed its connection to a child and exited) is another program; it and
     /// another user get `NotOwner` and hear nothing of it; the child holding the opener's
