@@ -79,11 +79,11 @@ struct MonitorRoutes {
     /// Whether a connection of `program` follows (a `Monitor` of its own, not a renderer's).
     func follows(_ program: UInt64) -> Bool { routes.contains { $0.connection.program == program } }
 
-    /// Holds `update`'s events for `audience` when none of its connections follows: no event
-    /// of a program's sheet is lost between `OpenSheet` and the program's `Monitor`.
-    mutating func holdIfUnfollowed(_ update: MonitorUpdate, audience: UInt64) {
-        guard !update.events.isEmpty, !follows(audience) else { return }
-        held.hold(update.events, for: audience)
+    /// Holds `events` of `program`'s sheets when none of its connections follows: no event of
+    /// a program's sheet is lost between `OpenSheet` and the program's `Monitor`.
+    mutating func holdUnlessFollowed(_ events: [SheetEvent], for program: UInt64) {
+        guard !events.isEmpty, !follows(program) else { return }
+        held.hold(events, for: program)
     }
     /// Updates for routes through the loop, not yet taken by it; a newer state replaces the
     /// last one unless that carries a gesture or content events.
@@ -364,7 +364,7 @@ struct HeldEvents {
 
     private var byProgram: [UInt64: [SheetEvent]] = [:]
     /// Events dropped because a sheet held `perSheet` already, since the program last followed.
-    private(set) var dropped: [UInt64: Int] = [:]
+    private var dropped: [UInt64: Int] = [:]
 
     mutating func hold(_ events: [SheetEvent], for program: UInt64) {
         var kept = byProgram[program] ?? []

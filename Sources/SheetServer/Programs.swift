@@ -85,9 +85,6 @@ struct ProgramTable {
     /// which finds its topmost).
     func holdsSheets(_ program: UInt64) -> Bool { programs[program]?.ownsSheets ?? false }
 
-    /// How many programs have connections now.
-    var count: Int { programs.count }
-
     /// The process `pid` as it is now, if it can be read: its start time, read while the peer's
     /// pidfd (`pidfd` ≥ 0, when the kernel gives one) says it has not exited, so that the time
     /// read is the peer's and not that of a process given its pid since.

@@ -36,7 +36,7 @@ extension VarlinkServer {
                     if let others {
                         routes.withLockedValue { routes in
                             routes.latest = others
-                            routes.holdIfUnfollowed(update, audience: audience!)
+                            routes.holdUnlessFollowed(update.events, for: audience!)
                         }
                     }
                     return false
@@ -61,7 +61,7 @@ extension VarlinkServer {
                 let full = encoder.writer.bytes
                 others.writeReply(into: &encoder.writer, reusing: &encoder.settled)
                 return routes.withLockedValue { routes in
-                    routes.holdIfUnfollowed(update, audience: audience!)
+                    routes.holdUnlessFollowed(update.events, for: audience!)
                     routes.latest = others
                     routes.skipped = false
                     swap(&routes.latestBytes, &encoder.writer.bytes)
@@ -84,10 +84,7 @@ extension VarlinkServer {
     /// Holds the events of a program's sheet that no one watched (`HeldEvents`), for the first
     /// `Monitor` of `program`.
     public func hold(_ events: [SheetEvent], for program: UInt64) {
-        routes.withLockedValue { routes in
-            guard !routes.follows(program) else { return }
-            routes.held.hold(events, for: program)
-        }
+        routes.withLockedValue { $0.holdUnlessFollowed(events, for: program) }
     }
 
     /// What a program's sheet's update is to everyone but its owner and the renderers: no
