@@ -20,7 +20,7 @@ import Testing
         let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--socket-group", "users"])
         chmod(daemon.folder.path, 0o755)
         // The programs' user reads a copy: the clone may be private (in /root, mode 700).
-        let copy = try PythonClientTests.readableCopy(["Tests/SheetServerTests/python_programs_client.py", "clients/python/sheetd"])
+        let copy = try PythonClientTests.readableCopy(["Tests/SheetServerTests/python_programs_client.py", "Tests/SheetServerTests/programs_support.py", "clients/python/sheetd"])
         let script = copy.appendingPathComponent("Tests/SheetServerTests/python_programs_client.py").path
         let programs = try LineReadingProcess(URL(fileURLWithPath: "/usr/bin/setpriv"),
                                               ["--reuid=65534", "--regid=65534", "--groups=100", "/usr/bin/python3", script, daemon.socketPath],
@@ -245,7 +245,7 @@ import Testing
         }
         let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960", "--socket-group", "users"])
         chmod(daemon.folder.path, 0o755)
-        let copy = try PythonClientTests.readableCopy(["Tests/SheetServerTests/python_owner_client.py", "clients/python/sheetd"])
+        let copy = try PythonClientTests.readableCopy(["Tests/SheetServerTests/python_owner_client.py", "Tests/SheetServerTests/programs_support.py", "clients/python/sheetd"])
         let run = try LineReadingProcess(URL(fileURLWithPath: "/usr/bin/python3"),
                                          [copy.appendingPathComponent("Tests/SheetServerTests/python_owner_client.py").path, daemon.socketPath],
                                          environment: ["PYTHONPATH": copy.appendingPathComponent("clients/python").path])

@@ -11,76 +11,21 @@ meanwhile. C, another user, is refused too. G, holding A's connection, still act
 (a connection is its opener's). When G hangs up, A's last connection is gone, and so is the
 sheet. Prints `ok NAME` for each check; exits 1 at the first that fails. No sleeps.
 """
-import json
 import os
 import sys
 
-from sheetd import Client, Item, SheetdError
+from sheetd import Client, Item
+
+from programs_support import check, fork as child, heard, reaped, refused, say
 
 path = sys.argv[1]
 USERS = 100
-
-
-def check(name, condition, detail=""):
-    if not condition:
-        print(f"FAILED {name}: {detail}", flush=True)
-        sys.exit(1)
-    print(f"ok {name}", flush=True)
-
-
-def refused(call, error):
-    try:
-        call()
-    except SheetdError as e:
-        return e.error == f"io.sheetd.Sheet.{error}"
-    return False
 
 
 def become(uid):
     os.setgroups([USERS])
     os.setgid(uid)
     os.setuid(uid)
-
-
-def child(body):
-    """Runs `body(reader, writer)` in a child; returns its pid and the parent's ends."""
-    down_read, down_write = os.pipe()
-    up_read, up_write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(down_write)
-        os.close(up_read)
-        code = 0
-        try:
-            body(os.fdopen(down_read), os.fdopen(up_write, "w"))
-        except SystemExit as exit:
-            code = exit.code or 0
-        except BaseException as error:
-            print(f"FAILED child {os.getpid()}: {error!r}", flush=True)
-            code = 1
-        sys.stdout.flush()
-        os._exit(code)
-    os.close(down_read)
-    os.close(up_write)
-    return pid, os.fdopen(up_read), os.fdopen(down_write, "w")
-
-
-def say(writer, value):
-    writer.write(json.dumps(value) + "\n")
-    writer.flush()
-
-
-def heard(reader):
-    line = reader.readline()
-    if not line:
-        print("FAILED: a child went without a word", flush=True)
-        sys.exit(1)
-    return json.loads(line)
-
-
-def reaped(pid):
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
 
 
 # G's pipes, made here so that A's child G inherits them.

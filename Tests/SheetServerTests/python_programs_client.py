@@ -13,11 +13,11 @@ focus. S opens a system sheet; an app sheet C opens after it waits beneath. Prin
 for each check passed; exits 1 at the first that fails. No sleeps: every wait is a read with
 a timeout.
 """
-import json
-import os
 import sys
 
-from sheetd import Client, Item, SheetdError
+from sheetd import Client, Item
+
+from programs_support import check, fork, heard, reaped, refused, say
 
 path = sys.argv[1]
 
@@ -38,69 +38,27 @@ class Recording:
         return getattr(self.inner, name)
 
 
-def check(name, condition, detail=""):
-    if not condition:
-        print(f"FAILED {name}: {detail}", flush=True)
-        sys.exit(1)
-    print(f"ok {name}", flush=True)
-
-
-def refused(call, error):
-    try:
-        call()
-    except SheetdError as e:
-        return e.error == f"io.sheetd.Sheet.{error}"
-    return False
-
-
-def say(outbox, value):
-    outbox.write(json.dumps(value) + "\n")
-    outbox.flush()
-
-
 class Program:
     """Another program: `body(client, inbox, outbox)` run in a forked child with a Client of its
-    own; the pipes carry JSON lines between it and this process."""
+    own; the parent's connections, inherited, closed there so that they close when the parent
+    hangs them up."""
 
     def __init__(self, body, inherited):
-        from_parent, to_child = os.pipe()
-        from_child, to_parent = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:
-            os.close(to_child)
-            os.close(from_child)
-            # The parent's connections stay the parent's: the child's copies are closed, so
-            # that when the parent hangs one up it is closed.
+        def close_inherited():
             for client in inherited:
                 client._socket.close()
-            code = 0
-            try:
-                body(Client(path, timeout=30), os.fdopen(from_parent), os.fdopen(to_parent, "w"))
-            except SystemExit as exit:
-                code = exit.code or 0
-            except BaseException as error:
-                print(f"FAILED child: {error!r}", flush=True)
-                code = 1
-            sys.stdout.flush()
-            os._exit(code)
-        os.close(from_parent)
-        os.close(to_parent)
-        self.inbox = os.fdopen(from_child)
-        self.outbox = os.fdopen(to_child, "w")
+
+        self.pid, self.inbox, self.outbox = fork(lambda reader, writer: body(Client(path, timeout=30), reader, writer),
+                                                 before=close_inherited)
 
     def said(self):
-        line = self.inbox.readline()
-        if not line:
-            print("FAILED child: gone without a word", flush=True)
-            sys.exit(1)
-        return json.loads(line)
+        return heard(self.inbox)
 
     def tell(self, value=None):
         say(self.outbox, value)
 
     def wait(self):
-        _, status = os.waitpid(self.pid, 0)
-        check("child-exit", os.waitstatus_to_exitcode(status) == 0, f"{status}")
+        check("child-exit", reaped(self.pid))
 
 
 def media_program(b, inbox, outbox):
