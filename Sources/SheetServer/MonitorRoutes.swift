@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import NIOCore
+import SheetCore
 import SheetProtocol
 
 /// How Monitor updates reach subscribers, shared under one lock by the thread that publishes
@@ -355,12 +356,15 @@ struct MonitorRoutes {
 }
 
 /// The events of programs' sheets that no connection of their program followed yet, kept for
-/// its first `Monitor`: at most `perSheet` a sheet (the oldest go first, counted), and a
-/// program holds at most `SheetStack.Limits`' sheets, so what is held is bounded.
+/// its first `Monitor`: at most `perSheet` a sheet and `perProgram` in all (the oldest go
+/// first, counted), so that a program that opens and closes sheets and never follows holds
+/// no more than one with all its sheets open.
 struct HeldEvents {
     /// Events kept per sheet: a person's taps and drags for a program that has not yet
     /// followed, far more than a person makes before it does.
     static let perSheet = 64
+    /// Events kept per program: `perSheet` for each sheet it may hold at once.
+    static let perProgram = perSheet * SheetStack.Limits().perOwner
 
     private var byProgram: [UInt64: [SheetEvent]] = [:]
     /// Events dropped because a sheet held `perSheet` already, since the program last followed.
@@ -372,6 +376,9 @@ struct HeldEvents {
             let sheet = event.sheet
             if kept.count { $0.sheet == sheet } >= Self.perSheet, let oldest = kept.firstIndex(where: { $0.sheet == sheet }) {
                 kept.remove(at: oldest)
+                dropped[program, default: 0] += 1
+            } else if kept.count >= Self.perProgram {
+                kept.removeFirst()
                 dropped[program, default: 0] += 1
             }
             kept.append(event)
