@@ -195,6 +195,10 @@ struct LoopState {
             engine.setContent(content, at: clock.time, into: &outputs)
         }
         engine.start(at: clock.time, into: &outputs)
+        // The devices libinput found when the seat was assigned wait in its queue, and nothing
+        // makes its descriptor readable for them: they are taken now, not at their first touch.
+        if input.dispatchLive(screen: engine.configuration.screen, into: &frames) { input.refreshDevices() }
+        applyFrames()
         // Kept though no one watches yet: the first `GetState` need not wait for the loop.
         publish(maySkip: false)
         if let interval = systemd.watchdogIntervalMicroseconds {

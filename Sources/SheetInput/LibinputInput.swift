@@ -385,7 +385,10 @@ public final class LibinputInput {
         guard devices.contains(where: { !$0.used }) else { return }
         let gone = devices.filter { !$0.used && access($0.node, F_OK) != 0 }
         guard !gone.isEmpty else { return }
-        for device in gone { logger.info("\(device.node) \"\(device.name)\" (not used) removed") }
+        // A device libinput used and removed was said so then.
+        for device in gone where device.reason != Self.removedReason {
+            logger.info("\(device.node) \"\(device.name)\" (not used) removed")
+        }
         forget(gone.map(\.node), seat: &seat)
     }
 
@@ -435,6 +438,9 @@ public final class LibinputInput {
             break
         }
     }
+
+    /// Why a device libinput used and then removed is no longer used.
+    static let removedReason = "removed"
 
     /// Keys kept between two `takeKeys`: more in one dispatch is no person typing.
     static let maximumKeysPerDispatch = 256
@@ -491,7 +497,7 @@ public final class LibinputInput {
         guard let index = source.index(of: device), let node = places[index]?.device.node else { return }
         source.setIndex(nil, of: device)
         places[index]?.device.used = false
-        places[index]?.device.reason = "removed"
+        places[index]?.device.reason = Self.removedReason
         logger.notice("\(node) \"\(places[index]?.device.name ?? "")\" removed")
         if keyDevices.removeValue(forKey: node) != nil { keyDeviceLost = true }
         let now = Self.monotonicNow()
