@@ -195,12 +195,13 @@ e2e: deps e2e-deps tools
 	$(RELEASE_BUILD) --product sheet-bench
 	Tests/e2e/run
 
+# The fault suite (docs/reliability.md#faults): every row, those a real kernel decides in the
+# e2e's VM (--vm: the `faults` scenario, which make e2e runs too), its table written into the doc.
+faults: build e2e-deps tools
+	Tests/faults/run .build/debug/sheetd --vm --write docs/reliability.md
+
 # Benchmarks: the core's frames per second and allocations per frame, and the readers' MB/s
 # and peak memory measured end to end through `sheetctl replay --summary`.
-# The fault suite (docs/reliability.md#faults): every row, its table written into the doc.
-faults: build
-	Tests/faults/run .build/debug/sheetd --write docs/reliability.md
-
 bench: release
 	$(RELEASE_BUILD) --product sheet-bench
 	.build/release/sheet-bench --sheetctl .build/release/sheetctl --sheetd .build/release/sheetd

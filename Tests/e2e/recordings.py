@@ -203,6 +203,15 @@ def lift():
     return gesture
 
 
+def going_on(start, end, seconds, hold=0.0):
+    """A finger already down (on slot 0) goes on from `start` to `end`, is held, and lifts."""
+    gesture = Gesture()
+    gesture.move_to(start, end, seconds)
+    gesture.wait(hold)
+    gesture.up()
+    return gesture
+
+
 def tap(x, y):
     gesture = Gesture()
     gesture.down(x, y)
@@ -234,6 +243,13 @@ GESTURES = {
     "drag-down": stroke((640, 420), (640, 790), 0.6, hold=0.2),
     # A finger that drags the card and never lifts: the device is removed under it.
     "hold": stroke((640, 600), (640, 450), 0.3, hold=0.2, lift=False),
+    # The fault rows (guest-faults): a drag begun from the card at half and left down, then
+    # taken on up past expanded and lifted, in 0.5 s or, while the daemon is stopped, in 3 s of
+    # frames: 300 reports of three events, more than the 512 events the kernel's evdev buffer
+    # holds for this device (8 packets of 60 estimated events, rounded up to a power of two).
+    "drag-begin": stroke((640, 600), (640, 550), 0.1, lift=False),
+    "drag-rest": going_on((640, 550), (640, 120), 0.5, hold=0.15),
+    "drag-backlog": going_on((640, 550), (640, 120), 3.0, hold=0.15),
 }
 
 
