@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""Checks what a `render-*` scenario left in its run folder. Each screenshot (QEMU's screendump
-of the bochs display, taken when the renderer had shown the daemon's state) must show that
-state: the display's size is the screen the daemon maps touches to (SetScreen), the dim over
-the mid-gray background has the published alpha, and the card's top row is within two pixels
-of the published top. With the menu as content the rows show labels, a held row is drawn larger
-than the others, the reorder's order is what GetContent says, before and after a restart. Two
-programs' sheets (sheetctl open) take turns on the display, each at its own detent. The renderer followed the daemon across a restart, both stopped
+"""Checks what a `render-*` scenario left in its run folder. Each gesture whose end depends on
+its speed ends where `sheetctl replay` of what the kernel delivered ends. Each screenshot
+(QEMU's screendump of the bochs display, taken when the renderer had shown the daemon's state)
+must show that state: the display's size is the screen the daemon maps touches to
+(SetScreen), the dim over the mid-gray background has the published alpha, and the card's top
+row is within two pixels of the published top. With the menu as content the rows show labels,
+a held row is drawn larger than the others, the reorder's order is what GetContent says,
+before and after a restart. Two programs' sheets (sheetctl open) take turns on the display,
+each at its own detent. The renderer followed the daemon across a restart, both stopped
 cleanly, and neither log holds an error. Prints the time from the kernel's event to the frame
 reaching the display (the page flip, for drm), p50 and p99, over the frames a finger moved.
 
@@ -13,8 +15,9 @@ Usage: check-render.py RUN-FOLDER SHEETCTL
 """
 import json
 import re
+import sys
 
-from checks import GRAY, check, check_shot, conclude, json_lines, log_errors, path, read_ppm, text
+from checks import GRAY, check, check_shot, conclude, judge_delivered, json_lines, log_errors, path, read_ppm, text
 
 check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
 drm = "drm" in text("sheet-render.log").split("\n", 1)[0]
@@ -29,6 +32,10 @@ shots += [("korean", None), ("focus", None)]
 programs = [("program-navigation", "expanded", "sheet-1", ["sheet-1"]), ("program-media", "half", "sheet-2", ["sheet-1", "sheet-2"]),
             ("program-back", "expanded", "sheet-1", ["sheet-1"])]
 shots += [(name, detent) for name, detent, _, _ in programs]
+# The gestures whose end depends on their speed, judged by what the kernel delivered (the
+# screenshots after them are taken once the sheet is where the recording leads).
+for step, intended in [("drag-up", "expanded"), ("flick-down-from-expanded", "half"), ("flick-down-from-half", "hidden")]:
+    judge_delivered(sys.argv[2], step, intended)
 for name, detent in shots:
     check_shot(name, detent)
 for name, _, sheet, stack in programs:

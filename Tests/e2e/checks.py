@@ -3,6 +3,7 @@ by line, what held and what did not."""
 import json
 import os
 import re
+import subprocess
 import sys
 
 run = sys.argv[1]
@@ -121,6 +122,61 @@ def check_shot(name, expected_detent):
         check(white is not None and abs(white - max(top, 0)) <= 2,
               f"{name}: the card's top row is {white}, the published top {top}")
 
+
+
+def replayed_detent(sheetctl, recording, initial, screen="1280x800"):
+    """Where `sheetctl replay` leaves the sheet for `recording` (in the run's folder) from rest
+    at `initial`."""
+    output = subprocess.run([sheetctl, "replay", path(recording), "--screen", screen, "--initial", initial],
+                            capture_output=True, text=True, check=True).stdout
+    sheets = [json.loads(line) for line in output.splitlines() if '"sheet"' in line]
+    return sheets[-1]["detent"]
+
+
+def completed_delivery(step):
+    """STEP.delivered.evemu as a recording `sheetctl replay` can start from: the kernel passes on
+    only the values that changed, so a touch that begins where the last one was (the same x)
+    comes without that axis, which the device held from before the recording. The values the
+    player wrote in its first report and the kernel dropped as unchanged are put back from the
+    gesture itself (STEP.evemu): they are the device's values then. Written to
+    STEP.delivered-whole.evemu; its name returned."""
+    def split(lines):
+        header = [line for line in lines if not line.startswith("E: ")]
+        events = [line.split() for line in lines if line.startswith("E: ")]
+        first = next((index for index, event in enumerate(events) if event[2:4] == ["0000", "0000"]), len(events) - 1)
+        return header, events, first
+    _, played, played_end = split(text(f"{step}.evemu").splitlines())
+    header, delivered, delivered_end = split(text(f"{step}.delivered.evemu").splitlines())
+    if not delivered:
+        return f"{step}.delivered.evemu"
+    seen = {(event[2], event[3]) for event in delivered[:delivered_end]}
+    stamp = delivered[0][1]
+    missing = [["E:", stamp] + event[2:] for event in played[:played_end] if (event[2], event[3]) not in seen]
+    events = missing + delivered
+    with open(path(f"{step}.delivered-whole.evemu"), "w") as file:
+        file.write("\n".join(header + [" ".join(event) for event in events]) + "\n")
+    return f"{step}.delivered-whole.evemu"
+
+
+def judge_delivered(sheetctl, step, intended):
+    """A played gesture judged by what the kernel delivered (STEP.delivered.evemu, recorded in
+    the guest beside the daemon): the daemon must rest where `sheetctl replay` of that recording
+    rests, from where the step started. When a starved player made the delivered gesture
+    another than the recording's (a flick written slowly is a drag), that is said, and the
+    detent the delivered gesture leads to is the one returned; else `intended`."""
+    stream = json_lines(f"{step}.watch.jsonl")
+    if not check(len(stream) >= 2 and os.path.exists(path(f"{step}.delivered.evemu")),
+                 f"{step}: the sheet moved and what the kernel delivered was kept"):
+        return intended
+    initial, last = stream[0]["state"]["detent"] or "half", stream[-1]["state"]
+    delivered = replayed_detent(sheetctl, completed_delivery(step), initial)
+    check(last["state"] == "resting" and last["detent"] == delivered,
+          f"{step}: the daemon rests where the replay of what the kernel delivered rests ({delivered}; daemon: {last['detent']})")
+    if delivered != intended:
+        print(f"note  {step}: the kernel delivered another gesture than the recording's (a starved player): it leads to "
+              f"{delivered}, not {intended}; the guest put the sheet at {intended} for the next steps")
+        check(f"{step} " in text("corrected.log"), f"{step}: the guest put the sheet at {intended} before going on")
+    return delivered
 
 
 def conclude():

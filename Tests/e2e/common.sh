@@ -87,8 +87,38 @@ step() {
     say "$name: $(head -c 120 "$out/$name.state.json")"
 }
 
-# Plays gesture $1 into the device whose node is in file $2.
-play() { step "$1" sh -c "evemu-play $(cat "$out/$2.node") < $out/$1.evemu"; }
+# Plays gesture $1 into the device whose node is in file $2, and keeps what the kernel
+# delivered (evemu-record of the same node, beside the daemon) in $1.delivered.evemu: on a
+# starved VM the player writes late, and what the kernel timed is what the daemon judged.
+reports() { grep -c '^E: [0-9.]* 0000 0000 ' "$1" 2> /dev/null; }
+delivered_whole() { [ "$(reports "$out/$1.delivered.evemu")" = "$(reports "$out/$1.evemu")" ]; }
+play() {
+    node=$(cat "$out/$2.node")
+    stdbuf -oL evemu-record "$node" > "$out/$1.delivered.evemu" 2> "$out/$1.delivered.log" &
+    recorder=$!
+    until_true 300 grep -q '^N:' "$out/$1.delivered.evemu" || fail "$1: evemu-record did not open $node: $(cat "$out/$1.delivered.log")"
+    step "$1" sh -c "evemu-play $node < $out/$1.evemu"
+    until_true 300 delivered_whole "$1" \
+        || fail "$1: evemu-record kept $(reports "$out/$1.delivered.evemu") of $(reports "$out/$1.evemu") reports"
+    kill "$recorder"
+    wait "$recorder" 2> /dev/null
+}
+
+# After a gesture whose outcome depends on its speed: when the sheet rests elsewhere than $1
+# (the kernel delivered a slower gesture than the recording's; the host's check judges the
+# step by what was delivered), it is put at $1 so that the steps after it start where they
+# should, and the step's name goes to corrected.log.
+expect_rest() {
+    detent=$("$bin/sheetctl" state --socket "$socket" | sed -n 's/.*"detent":"\([a-z]*\)".*/\1/p')
+    [ "$detent" = "$1" ] && return
+    say "$2: rests at ${detent:-none}, not $1 (the gesture delivered was another); put at $1 for the next steps"
+    echo "$2 $detent $1" >> "$out/corrected.log"
+    if [ "$1" = hidden ]; then
+        step "$2-corrected" "$bin/sheetctl" dismiss --socket "$socket"
+    else
+        step "$2-corrected" "$bin/sheetctl" detent "$1" --socket "$socket"
+    fi
+}
 
 
 # A finger drags the card and stays down; the device goes away under it. The step ends when
