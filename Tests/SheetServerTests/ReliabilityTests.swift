@@ -42,8 +42,11 @@ struct ReliabilityTests {
         // Waited for with waitpid: Foundation's Process does not notice this client's end
         // while the activator it started has become the daemon.
         let output = folder.appendingPathComponent("sheetctl.out").path
+        // A copy nobody may run: a clone in /root (mode 700) is not.
+        let sheetctl = folder.appendingPathComponent("sheetctl")
+        try installExecutable(builtExecutable("sheetctl"), at: sheetctl)
         let status = try spawnAndWait(["/usr/bin/setpriv", "--reuid=nobody", "--regid=users", "--clear-groups",
-                                       builtExecutable("sheetctl").path, "dismiss", "--socket", socket], output: output)
+                                       sheetctl.path, "dismiss", "--socket", socket], output: output)
         #expect(status == 0, "\((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
     }
 
@@ -190,7 +193,10 @@ struct ReliabilityTests {
         #expect(handed.stdout == "ok\n", "\(handed.stdout)\(handed.stderr)")
         #expect(try daemon.client().state().target ?? daemon.client().state().detent == "expanded")
         // `nobody` without the group is refused, and told which group to join.
-        let refused = try runTool("sheetctl", ["dismiss", "--socket", daemon.socketPath], prefix: ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+        let sheetctl = try PythonClientTests.readableCopy([]).appendingPathComponent("sheetctl")
+        try installExecutable(builtExecutable("sheetctl"), at: sheetctl)
+        let refused = try runTool("", ["dismiss", "--socket", daemon.socketPath],
+                                  prefix: ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sheetctl.path])
         #expect(refused.status == 77)
         #expect(refused.stderr.contains("control calls need root, the daemon's user or group users; join it"), "\(refused.stderr)")
         #expect(daemon.stop() == 0)

@@ -44,8 +44,11 @@ final class HeadlessSway {
         for tool in ["/usr/bin/sway", "/usr/bin/grim"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw DaemonTestError("\(tool) is missing: `make deps` installs sway and grim for the Wayland test")
         }
-        folder = try temporaryFolder()
         let root = getuid() == 0
+        if xwayland, let problem = Self.x11SocketFolderProblem(for: root ? Self.unprivileged.uid : getuid()) {
+            throw DaemonTestError(problem)
+        }
+        folder = try temporaryFolder()
         let ready = folder.appendingPathComponent("ready").path
         let config = folder.appendingPathComponent("config").path
         logPath = folder.appendingPathComponent("sway.log").path
@@ -83,6 +86,9 @@ final class HeadlessSway {
         let names = String(decoding: name, as: UTF8.self).split(separator: " ").map(String.init)
         display = folder.appendingPathComponent(names.first ?? "").path
         x11Display = xwayland ? names.dropFirst().first : nil
+        if xwayland, x11Display == nil {
+            throw DaemonTestError("sway started no Xwayland (no DISPLAY), which this test needs; its log:\n\((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+        }
         // Xwayland lets in its own user only: root's X clients are let in too.
         if xwayland, root, let x11Display {
             for tool in ["/usr/bin/Xwayland", "/usr/bin/xhost"] where !FileManager.default.isExecutableFile(atPath: tool) {
@@ -99,6 +105,21 @@ final class HeadlessSway {
             xhost.waitUntilExit()
             guard xhost.terminationStatus == 0 else { throw DaemonTestError("xhost on \(x11Display) failed") }
         }
+    }
+
+    /// Xwayland makes its socket in /tmp/.X11-unix: a folder there that `uid` (whom sway runs
+    /// as) cannot write to, as one another user's X server left without the world-writable
+    /// mode X servers give it, would leave the session without X, and a test waiting for what
+    /// an X client does would wait its whole patience. Said at once instead.
+    static func x11SocketFolderProblem(for uid: uid_t) -> String? {
+        var status = stat()
+        guard stat("/tmp/.X11-unix", &status) == 0 else { return nil }
+        let mode = status.st_mode
+        let writable = uid == 0 || (status.st_uid == uid && mode & S_IWUSR != 0) || mode & S_IWOTH != 0
+        guard !writable else { return nil }
+        return "this test needs Xwayland, which makes its socket in /tmp/.X11-unix: that folder belongs to uid \(status.st_uid) "
+            + "with mode \(String(mode & 0o7777, radix: 8)), and uid \(uid), whom sway runs as, cannot write to it "
+            + "(remove it, or give it mode 1777 as X servers do)"
     }
 
     deinit {
