@@ -1,9 +1,10 @@
-// KMS through libdrm (dumb buffers, mode setting, page flips) and the kernel's framebuffer
-// device interface.
+// KMS through libdrm (dumb buffers, mode setting, page flips), udev's word of a display
+// plugged or unplugged, and the kernel's framebuffer device interface.
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <xf86drm.h>
 #include <xf86drmMode.h>
+#include <libudev.h>
 #include <linux/fb.h>
 #include <sys/signalfd.h>
 // The web backend's wake-up of the render loop.

@@ -31,8 +31,17 @@ enum Presentation: Equatable {
     case shown(rows: Range<Int>?)
     /// Drawn and queued: shown when the backend's event descriptor says so (a page flip).
     case queued(rows: Range<Int>?)
-    /// Not drawn (the png backend's every-Nth rule, a framebuffer left to others while hidden).
+    /// Not drawn (the png backend's every-Nth rule, a framebuffer left to others while hidden,
+    /// a display unplugged).
     case skipped
+}
+
+/// What became of a backend's display when the system said one was plugged or unplugged.
+enum DisplayChange: Equatable {
+    /// Gone: nothing is drawn until it is back.
+    case unplugged
+    /// Back, or another in its place (perhaps of another size): what it shows is drawn anew.
+    case plugged
 }
 
 /// One way of putting the sheet on an output. Backends are used from one thread.
@@ -65,6 +74,11 @@ protocol Backend: AnyObject {
     func handleEvent() throws(RenderError) -> Int64?
     /// The output changed size (a terminal's SIGWINCH).
     func resized() throws(RenderError)
+    /// Readable when a display was plugged in or out (udev's word, for the drm backend).
+    var hotplugDescriptor: Int32? { get }
+    /// The hotplug descriptor is readable: what became of the display, nil when nothing that
+    /// concerns it changed.
+    func handleHotplug() throws(RenderError) -> DisplayChange?
     /// Leaves the output as it was found (the previous CRTC, the terminal's screen) or, for
     /// pictures, writes the last frame that the every-Nth rule skipped. Returns whether that
     /// showed a frame of the last state given.
@@ -80,6 +94,8 @@ extension Backend {
     func hear(_ update: MonitorUpdate) {}
     func handleEvent() throws(RenderError) -> Int64? { nil }
     func resized() throws(RenderError) {}
+    var hotplugDescriptor: Int32? { nil }
+    func handleHotplug() throws(RenderError) -> DisplayChange? { nil }
 }
 
 /// How to draw, given the output's size: the default look, or with a background picture

@@ -10,11 +10,18 @@ import SheetRenderKit
 /// into the one not on screen (only the rows that changed since that buffer last showed) and
 /// flipped to at the next vertical blank, so nothing tears and at most one frame a refresh is
 /// drawn. The CRTC's previous configuration (the console, another program's picture) is put
-/// back on exit.
+/// back on exit. A display unplugged is drawn nothing until it is back; plugged again (or
+/// another in its place), its mode is set anew and what it shows drawn whole, at its size.
 final class DRMBackend: Backend {
     let name = "drm"
     private let device: DRMDevice
-    private let output: DRMOutput
+    private var output: DRMOutput
+    /// udev's word of displays plugged in or out of the card; nil when not listened to.
+    private let hotplug: DisplayHotplug?
+    /// Why displays plugged in or out are not heard (`hotplug` is nil on a real card), for the log.
+    private(set) var hotplugUnheard: String?
+    /// Whether the display is plugged in (as last probed).
+    private var plugged = true
     /// What the CRTC showed before, put back by `finish`.
     private let saved: drmModeCrtc?
     private var buffers: [DumbBuffer] = []
@@ -46,14 +53,14 @@ final class DRMBackend: Backend {
     static func open(path: String?, connector: String? = nil, format: PixelFormat, looks: Looks,
                      painter: Painter) throws(RenderError) -> DRMBackend {
         if let path {
-            return try DRMBackend(device: try KernelDRM(path: path), connector: connector, format: format, looks: looks, painter: painter)
+            return try DRMBackend(kernel: try KernelDRM(path: path), connector: connector, format: format, looks: looks, painter: painter)
         }
         var reasons: [String] = []
         for index in 0..<8 {
             let candidate = "/dev/dri/card\(index)"
             guard access(candidate, F_OK) == 0 else { continue }
             do {
-                return try DRMBackend(device: try KernelDRM(path: candidate), connector: connector, format: format, looks: looks, painter: painter)
+                return try DRMBackend(kernel: try KernelDRM(path: candidate), connector: connector, format: format, looks: looks, painter: painter)
             } catch {
                 reasons.append(error.description)
             }
@@ -61,10 +68,23 @@ final class DRMBackend: Backend {
         throw .unavailable(reasons.isEmpty ? "no /dev/dri/card* device" : reasons.joined(separator: "; "))
     }
 
-    init(device: DRMDevice, connector: String? = nil, format: PixelFormat, looks: Looks, painter: Painter) throws(RenderError) {
+    /// A card of the kernel's, with udev listened to for its displays plugged in or out.
+    private convenience init(kernel device: KernelDRM, connector: String?, format: PixelFormat, looks: Looks,
+                             painter: Painter) throws(RenderError) {
+        let hotplug = DisplayHotplug(cardDescriptor: device.descriptor)
+        let unheard = hotplug == nil ? String(cString: strerror(errno)) : nil
+        try self.init(device: device, connector: connector, format: format, looks: looks, painter: painter, hotplug: hotplug)
+        if let unheard {
+            hotplugUnheard = "udev cannot be listened to (\(unheard)): a display unplugged and plugged again is not noticed"
+        }
+    }
+
+    init(device: DRMDevice, connector: String? = nil, format: PixelFormat, looks: Looks, painter: Painter,
+         hotplug: DisplayHotplug? = nil) throws(RenderError) {
         self.device = device
         self.looks = looks
         self.painter = painter
+        self.hotplug = hotplug
         guard let resources = device.resources() else {
             throw .unavailable("\(device.path): not a mode-setting device (\(String(cString: strerror(errno))))")
         }
@@ -74,8 +94,16 @@ final class DRMBackend: Backend {
             throw .unavailable("\(device.path): no connected display on \(connector) (connected: \(connected.isEmpty ? "none" : connected.joined(separator: ", ")))")
         }
         self.output = output
+        self.format = format
         saved = device.crtcState(output.crtc)
         // A failure from here on is cleaned up by deinit.
+        try makeBuffers()
+    }
+
+    private let format: PixelFormat
+
+    /// Two buffers of the mode's size.
+    private func makeBuffers() throws(RenderError) {
         let (width, height) = (Int(output.mode.hdisplay), Int(output.mode.vdisplay))
         for _ in 0..<2 {
             let buffer = try device.makeBuffer(width: width, height: height, format: format)
@@ -90,6 +118,7 @@ final class DRMBackend: Backend {
 
     func show(_ state: SheetState, content: SheetContent?) throws(RenderError) -> Presentation {
         precondition(flipping == nil, "a frame while a flip is pending")
+        guard plugged else { return .skipped }
         let (width, height) = (Int(output.mode.hdisplay), Int(output.mode.vdisplay))
         let scene = SheetScene(state, width: width, height: height, content: content, look: try looks.look(width: width, height: height))
         // The first frame goes into the buffer that is set on the CRTC; later ones into the back one.
@@ -129,12 +158,53 @@ final class DRMBackend: Backend {
         return shown
     }
 
-    func finish() throws(RenderError) -> Bool {
-        // Let a pending flip land before the buffers go.
-        while flipping != nil {
-            guard device.waitForEvent(milliseconds: 1000) else { break }
-            _ = try handleEvent()
+    var hotplugDescriptor: Int32? { hotplug?.descriptor }
+
+    func handleHotplug() throws(RenderError) -> DisplayChange? {
+        guard let hotplug, hotplug.take() else { return nil }
+        return try probeAgain()
+    }
+
+    /// Reads the connector again, once the kernel said a display of the card came or went:
+    /// gone, nothing is drawn (the CRTC is left as it is); back, or another in its place, its
+    /// mode is set with the next frame, drawn whole, on buffers of the new size if it has one.
+    func probeAgain() throws(RenderError) -> DisplayChange? {
+        guard let resources = device.resources() else { return nil }
+        guard let mode = resources.connectors.first(where: { $0.id == output.connector })?.modeToSet else {
+            guard plugged else { return nil }
+            plugged = false
+            return .unplugged
         }
+        let current = output.mode
+        let sameSize = mode.hdisplay == current.hdisplay && mode.vdisplay == current.vdisplay
+        if plugged, sameSize, mode.vrefresh == current.vrefresh, mode.clock == current.clock { return nil }
+        waitForPendingFlip()
+        output.mode = mode
+        if !sameSize {
+            for buffer in buffers { device.destroyBuffer(buffer.buffer) }
+            buffers.removeAll()
+            try makeBuffers()
+        }
+        for index in buffers.indices { buffers[index].scene = nil }
+        front = 0
+        configured = false
+        plugged = true
+        return .plugged
+    }
+
+    /// Lets a pending flip land before its buffers are set or go.
+    private func waitForPendingFlip() {
+        while flipping != nil {
+            guard device.waitForEvent(milliseconds: 1000) else {
+                flipping = nil
+                return
+            }
+            _ = try? handleEvent()
+        }
+    }
+
+    func finish() throws(RenderError) -> Bool {
+        waitForPendingFlip()
         if let saved, configured {
             if saved.mode_valid != 0 {
                 _ = device.setCRTC(saved.crtc_id, framebuffer: saved.buffer_id, x: saved.x, y: saved.y,

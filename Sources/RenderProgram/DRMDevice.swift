@@ -17,6 +17,12 @@ struct DRMResources {
         var encoders: [UInt32]
         /// As the kernel names it (`HDMI-A-1`, `DSI-1`, `Virtual-1`): its type and number.
         var name = ""
+
+        /// The mode to draw in when a display is connected: its preferred one, else its first.
+        var modeToSet: drmModeModeInfo? {
+            guard connected else { return nil }
+            return modes.first(where: { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 }) ?? modes.first
+        }
     }
 
     struct Encoder {
@@ -35,10 +41,8 @@ struct DRMResources {
     /// the one its encoder has now, else the first one its encoders can drive. nil when no
     /// display (or not the one named) is connected.
     func pickOutput(named: String? = nil) -> DRMOutput? {
-        for connector in connectors where connector.connected && (named == nil || connector.name == named) {
-            guard let mode = connector.modes.first(where: { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 }) ?? connector.modes.first else {
-                continue
-            }
+        for connector in connectors where named == nil || connector.name == named {
+            guard let mode = connector.modeToSet else { continue }
             if let current = encoders[connector.encoder]?.crtc, current != 0 {
                 return DRMOutput(connector: connector.id, name: connector.name, crtc: current, mode: mode)
             }

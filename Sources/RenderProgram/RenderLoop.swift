@@ -95,6 +95,7 @@ final class RenderLoop {
     private func follow() throws(RenderError) -> Int32 {
         var watched = [signals]
         if let events = backend.eventDescriptor { watched.append(events) }
+        if let hotplug = backend.hotplugDescriptor { watched.append(hotplug) }
         if let preferences { watched.append(preferences.session.descriptor) }
         while true {
             let event: SheetSubscription.Event
@@ -138,6 +139,21 @@ final class RenderLoop {
                 log.say("sheet-render: the session now prefers \(preference.description)")
                 drawn = nil
                 if backend.isReady, try present() { return 0 }
+            case .readable(let descriptor) where descriptor == backend.hotplugDescriptor:
+                switch try backend.handleHotplug() {
+                case .unplugged?:
+                    log.say("sheet-render: the display was unplugged; nothing is drawn until it is back")
+                    systemd.notify("STATUS=the display was unplugged")
+                case .plugged?:
+                    let size = backend.displaySize.map { " at \($0.width)x\($0.height)" } ?? ""
+                    log.say("sheet-render: a display is plugged in again\(size); the sheet is drawn anew")
+                    systemd.notify("STATUS=following sheetd on \(subscription.path)")
+                    drawn = nil
+                    if let size = backend.displaySize, announcedSize.map({ $0 != size }) ?? false { announceScreen() }
+                    if backend.isReady, try present() { return 0 }
+                case nil:
+                    continue
+                }
             case .readable:
                 if let shown = try backend.handleEvent(), let queued {
                     self.queued = nil

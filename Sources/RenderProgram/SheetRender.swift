@@ -168,7 +168,10 @@ struct SheetRender: ParsableCommand {
                 : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
             if backend == "web" { forwarder?.source = "web" }
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
-            if let drm = output as? DRMBackend { log.say("sheet-render: drm on \(drm.place), for \(socketPath)") }
+            if let drm = output as? DRMBackend {
+                log.say("sheet-render: drm on \(drm.place), for \(socketPath)")
+                if let unheard = drm.hotplugUnheard { log.say("sheet-render: \(unheard)") }
+            }
             // One renderer speaks a sheet: the kiosk's display (drm, fbdev), never a picture or a
             // terminal, and under a session only when asked.
             let speaks: SpeechChoice = speech == "on" ? .on

@@ -195,6 +195,40 @@ final class MemoryDRM: DRMDevice {
         #expect(device.log.last == "set 41 fb 77 1024x768 on [7]", "the pending flip landed, then the console came back: \(device.log)")
     }
 
+    /// A display unplugged is drawn nothing and nothing is asked of the card; plugged again,
+    /// its mode is set anew with the next frame, drawn whole; another display plugged in its
+    /// place at another size gets buffers of that size. Each change is said once.
+    @Test func aDisplayUnpluggedAndPluggedAgainIsSetAnew() throws {
+        let device = MemoryDRM(Self.oneDisplay())
+        let backend = try Self.backend(device)
+        let first = FramebufferBackendTests.state(top: 120), second = FramebufferBackendTests.state(top: 100)
+        #expect(try backend.show(first, content: nil) == .shown(rows: 0..<Self.height))
+        #expect(try backend.probeAgain() == nil, "nothing changed")
+
+        device.given!.connectors[0].connected = false
+        #expect(try backend.probeAgain() == .unplugged)
+        #expect(try backend.probeAgain() == nil, "said once")
+        let asked = device.log.count
+        #expect(try backend.show(second, content: nil) == .skipped)
+        #expect(device.log.count == asked && backend.isReady, "nothing asked of the card while unplugged: \(device.log)")
+
+        device.given!.connectors[0].connected = true
+        #expect(try backend.probeAgain() == .plugged)
+        #expect(try backend.probeAgain() == nil, "said once")
+        #expect(try backend.show(second, content: nil) == .shown(rows: 0..<Self.height), "drawn whole")
+        #expect(device.log.last == "set 41 fb 101 \(Self.width)x\(Self.height) on [7]", "the mode set anew: \(device.log)")
+        #expect(FramebufferBackendTests.same(device.canvas(101, width: Self.width, height: Self.height), FramebufferBackendTests.drawn(second)))
+        #expect(device.destroyed.isEmpty, "the same size keeps its buffers")
+
+        device.given!.connectors[0].modes = [Self.mode(800, 1280, preferred: true)]
+        #expect(try backend.probeAgain() == .plugged)
+        #expect(backend.displaySize! == (800, 1280))
+        #expect(device.destroyed == [1, 2] && device.made.count == 4)
+        #expect(try backend.show(second, content: nil) == .shown(rows: 0..<1280))
+        #expect(device.log.last == "set 41 fb 103 800x1280 on [7]", "\(device.log)")
+        _ = try backend.finish()
+    }
+
     /// A driver that cannot flip pages gets each frame set directly (it may tear), and says so.
     @Test func aDriverWithoutPageFlipsIsSetDirectly() throws {
         let device = MemoryDRM(Self.oneDisplay())

@@ -102,7 +102,8 @@ struct SystemdUnitTests {
         #expect(service.contains("DeviceAllow=char-input rw"))
     }
 
-    /// The renderer's unit: only the display nodes, no network, and as tight as the daemon's.
+    /// The renderer's unit: only the display nodes, no IP (netlink for udev's word of displays
+    /// plugged in or out), and as tight as the daemon's.
     @Test func theRendererIsExposedAtMostOnePointFive() throws {
         let folder = try installedUnits()
         let result = try runTool("", ["security", "--offline=yes", "--no-pager",
@@ -115,5 +116,6 @@ struct SystemdUnitTests {
         #expect(unit.contains("DeviceAllow=char-drm rw") && unit.contains("DeviceAllow=char-fb rw"))
         #expect(!unit.contains("char-input"), "a renderer reads no input devices")
         #expect(unit.contains("SupplementaryGroups=video sheetd sheetd-render"))
+        #expect(unit.contains("RestrictAddressFamilies=AF_UNIX AF_NETLINK") && unit.contains("IPAddressDeny=any"))
     }
 }
