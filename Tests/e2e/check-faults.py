@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Checks the `faults` scenario (guest-faults): for each row, the sheet came to rest where the
 row says, no finger is left down (GetStats), the next drag up took the card to expanded, and
-the daemon's log holds no error (the evdev overflow row: libinput said SYN_DROPPED). Writes
+the daemon's log holds no error (the evdev overflow row: libinput said SYN_DROPPED; the display
+row: no frame drawn while it was unplugged, the sheet on it once plugged again). Writes
 faults.jsonl, the rows as `Tests/faults/run --vm` puts them in docs/reliability.md's table.
 
 Usage: check-faults.py RUN-FOLDER SHEETCTL
@@ -10,7 +11,7 @@ import json
 import os
 import sys
 
-from checks import check, conclude, json_lines, log_errors, path, text
+from checks import check, check_shot, conclude, json_lines, log_errors, path, text
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "faults"))
 from judge import VM_ROWS, judge  # noqa: E402
@@ -38,6 +39,16 @@ for key, name, ends in VM_ROWS:
     check(not log_errors(log), f"{name}: the daemon's log has no error: {log_errors(log)[:2]}")
     if key == "evdev-overflow":
         check(any("SYN_DROPPED" in line for line in said), f"{name}: the kernel's buffer overflowed (libinput said SYN_DROPPED)")
+    if key == "display":
+        unplugged, plugged = text("faults-display.frames-unplugged").strip(), text("faults-display.frames-plugged").strip()
+        check(unplugged != "" and unplugged == plugged,
+              f"{name}: no frame drawn while the display was unplugged ({unplugged} frames before the drag, {plugged} after)")
+        rendered = text("faults-display.render.log")
+        check("the display was unplugged" in rendered and "a display is plugged in again at " in rendered,
+              f"{name}: the renderer said the display went and came back, with its size")
+        check(text("faults-display.render.exit").strip() == "0", f"{name}: the renderer stopped cleanly (exit {text('faults-display.render.exit').strip()})")
+        # Plugged again, the display shows the sheet where the drag left it.
+        check_shot("faults-display", "expanded")
     results.append(result)
 with open(path("faults.jsonl"), "w") as file:
     file.write("".join(json.dumps(result) + "\n" for result in results))

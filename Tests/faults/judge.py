@@ -7,6 +7,7 @@ VM_ROWS = [
     ("unplugged", "uinput touchscreen unplugged mid-drag (VM)", "resting, half"),
     ("restarted", "daemon restarted mid-drag, as systemctl restart does (VM)", "resting, half"),
     ("killed", "daemon killed mid-drag and started again, as Restart=on-failure does (VM)", "resting, half"),
+    ("display", "display unplugged under the DRM renderer mid-drag, plugged again (VM)", "resting, expanded"),
 ]
 
 
