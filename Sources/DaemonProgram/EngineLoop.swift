@@ -175,6 +175,16 @@ struct LoopState {
         return true
     }
 
+    /// What libinput has read (touches, keys, a headphone switch, devices come or gone), into
+    /// the engine.
+    private mutating func readInput() {
+        let devicesChanged = input.dispatchLive(screen: engine.configuration.screen, into: &frames)
+        applyFrames()
+        applyKeys()
+        if let plugged = input.takeHeadphones() { headphones(plugged) }
+        if devicesChanged { refreshDevices() }
+    }
+
     // MARK: The loop
 
     /// Starts the clocks and the engine and publishes the first state (and the content), before
@@ -196,9 +206,9 @@ struct LoopState {
         }
         engine.start(at: clock.time, into: &outputs)
         // The devices libinput found when the seat was assigned wait in its queue, and nothing
-        // makes its descriptor readable for them: they are taken now, not at their first touch.
-        if input.dispatchLive(screen: engine.configuration.screen, into: &frames) { input.refreshDevices() }
-        applyFrames()
+        // makes its descriptor readable for them: they are taken now (with a headphone switch's
+        // state), not at their first event.
+        readInput()
         // Kept though no one watches yet: the first `GetState` need not wait for the loop.
         publish(maySkip: false)
         if let interval = systemd.watchdogIntervalMicroseconds {
@@ -259,13 +269,7 @@ struct LoopState {
             let ready = waiter.wait(input: input.fileDescriptor, block: !fastReplay)
             turn.next(reached: ready.timer)
             timer.waitOut(timerWoke: ready.timer != nil && asleepBeforeWake)
-            if ready.input {
-                let devicesChanged = input.dispatchLive(screen: engine.configuration.screen, into: &frames)
-                applyFrames()
-                applyKeys()
-                if let plugged = input.takeHeadphones() { headphones(plugged) }
-                if devicesChanged { refreshDevices() }
-            }
+            if ready.input { readInput() }
             if !fastReplay { catchUp() }
             publish()
             if sheets.watchesTurns { updateSheets(at: clock.time) }

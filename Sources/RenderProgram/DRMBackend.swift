@@ -165,12 +165,11 @@ final class DRMBackend: Backend {
         return try probeAgain()
     }
 
-    /// Reads the connector again, once the kernel said a display of the card came or went:
-    /// gone, nothing is drawn (the CRTC is left as it is); back, or another in its place, its
-    /// mode is set with the next frame, drawn whole, on buffers of the new size if it has one.
+    /// Probes its connector again (only its own), once udev said a display of the card came or
+    /// went: gone, nothing is drawn (the CRTC is left as it is); back, or another in its place,
+    /// its mode is set with the next frame, drawn whole, on buffers of the new size if it has one.
     func probeAgain() throws(RenderError) -> DisplayChange? {
-        guard let resources = device.resources() else { return nil }
-        guard let mode = resources.connectors.first(where: { $0.id == output.connector })?.modeToSet else {
+        guard let mode = device.connector(output.connector)?.modeToSet else {
             guard plugged else { return nil }
             plugged = false
             return .unplugged

@@ -84,6 +84,8 @@ protocol DRMDevice: AnyObject {
     var descriptor: Int32 { get }
     /// nil when it is not a mode-setting device (errno says why).
     func resources() -> DRMResources?
+    /// The connector `id`, probed again (its display's modes read anew), or nil.
+    func connector(_ id: UInt32) -> DRMResources.Connector?
     /// What `crtc` shows now (to put back on exit), or nil.
     func crtcState(_ crtc: UInt32) -> drmModeCrtc?
     /// A `width` x `height` buffer of `format`, with a framebuffer over it, mapped; a failure
@@ -124,15 +126,9 @@ final class KernelDRM: DRMDevice {
         var resources = DRMResources()
         resources.crtcs = Array(UnsafeBufferPointer(start: handle.pointee.crtcs, count: Int(handle.pointee.count_crtcs)))
         for id in UnsafeBufferPointer(start: handle.pointee.connectors, count: Int(handle.pointee.count_connectors)) {
-            guard let connector = drmModeGetConnector(descriptor, id) else { continue }
-            defer { drmModeFreeConnector(connector) }
-            let c = connector.pointee
-            let encoders = Array(UnsafeBufferPointer(start: c.encoders, count: Int(c.count_encoders)))
-            resources.connectors.append(DRMResources.Connector(
-                id: id, connected: c.connection == DRM_MODE_CONNECTED,
-                modes: Array(UnsafeBufferPointer(start: c.modes, count: Int(c.count_modes))),
-                encoder: c.encoder_id, encoders: encoders, name: Self.name(type: c.connector_type, number: c.connector_type_id)))
-            for encoderID in encoders + [c.encoder_id] where encoderID != 0 && resources.encoders[encoderID] == nil {
+            guard let connector = connector(id) else { continue }
+            resources.connectors.append(connector)
+            for encoderID in connector.encoders + [connector.encoder] where encoderID != 0 && resources.encoders[encoderID] == nil {
                 guard let encoder = drmModeGetEncoder(descriptor, encoderID) else { continue }
                 resources.encoders[encoderID] = DRMResources.Encoder(crtc: encoder.pointee.crtc_id,
                                                                      possibleCRTCs: encoder.pointee.possible_crtcs)
@@ -140,6 +136,16 @@ final class KernelDRM: DRMDevice {
             }
         }
         return resources
+    }
+
+    func connector(_ id: UInt32) -> DRMResources.Connector? {
+        guard let connector = drmModeGetConnector(descriptor, id) else { return nil }
+        defer { drmModeFreeConnector(connector) }
+        let c = connector.pointee
+        return DRMResources.Connector(id: id, connected: c.connection == DRM_MODE_CONNECTED,
+                                      modes: Array(UnsafeBufferPointer(start: c.modes, count: Int(c.count_modes))),
+                                      encoder: c.encoder_id, encoders: Array(UnsafeBufferPointer(start: c.encoders, count: Int(c.count_encoders))),
+                                      name: Self.name(type: c.connector_type, number: c.connector_type_id))
     }
 
     /// A connector's name as the kernel makes it (and /sys/class/drm shows it): libdrm's name

@@ -3,11 +3,13 @@ import Glibc
 #endif
 import CDisplay
 
-/// udev's word that a display may have been plugged into or unplugged from one card: a DRM
-/// `change` event of the card, as udevd passes it on. The kernel sends one with `HOTPLUG=1`
-/// when a connector's status changes (what a compositor re-probes its connectors on); any
-/// other change of the card is taken as one too, since reading the connectors again costs a
-/// few calls and finds out. Wrapped once; the drm backend reads the connectors when it says so.
+/// udev's word that a display may have been plugged into or unplugged from one card: the
+/// DRM `change` event with `HOTPLUG=1` that the kernel sends when a connector's status
+/// changes (what a compositor probes its connectors again on), as udevd passes it on, or one
+/// asked for by hand (`udevadm trigger --action=change`, `change` written to the card's
+/// `uevent`: `SYNTH_UUID`), after a connector's status was forced through sysfs. Other changes
+/// of the card (a lease, content protection) are not. Wrapped once; the drm backend probes its
+/// connector when it says so.
 final class DisplayHotplug {
     private let udev: OpaquePointer
     private let monitor: OpaquePointer
@@ -51,7 +53,8 @@ final class DisplayHotplug {
             defer { udev_device_unref(device) }
             guard udev_device_get_devnum(device) == card, let action = udev_device_get_action(device),
                   String(cString: action) == "change" else { continue }
-            changed = true
+            let hotplug = udev_device_get_property_value(device, "HOTPLUG").map { String(cString: $0) == "1" } ?? false
+            if hotplug || udev_device_get_property_value(device, "SYNTH_UUID") != nil { changed = true }
         }
         return changed
     }

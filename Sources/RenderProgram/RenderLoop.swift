@@ -149,7 +149,7 @@ final class RenderLoop {
                     log.say("sheet-render: a display is plugged in again\(size); the sheet is drawn anew")
                     systemd.notify("STATUS=following sheetd on \(subscription.path)")
                     drawn = nil
-                    if let size = backend.displaySize, announcedSize.map({ $0 != size }) ?? false { announceScreen() }
+                    announceIfResized()
                     if backend.isReady, try present() { return 0 }
                 case nil:
                     continue
@@ -159,11 +159,7 @@ final class RenderLoop {
                     self.queued = nil
                     if try recorded(queued.update, shown: shown, rows: queued.rows) { return 0 }
                 }
-                if let size = backend.displaySize, announcedSize.map({ $0 != size }) ?? setScreen {
-                    // A surface the compositor resized, or (web) the first page or a page resized.
-                    if announcedSize != nil { log.say("sheet-render: the display is now \(size.width)x\(size.height)") }
-                    announceScreen()
-                }
+                announceIfResized()
                 if backend.isReady, try present() { return 0 }
             case .timedOut:
                 continue
@@ -253,6 +249,15 @@ final class RenderLoop {
         let titles = stack.compactMap { sheet in (try? client?.contentOfSheet(sheet)).map { (sheet, $0.content.title) } }
         stackTitles = (stack, titles)
         return titles
+    }
+
+    /// Tells the daemon the display's size when it is not the one told: a surface the
+    /// compositor resized, a display plugged in at another size, or (web) the first page or a
+    /// page resized.
+    private func announceIfResized() {
+        guard let size = backend.displaySize, announcedSize.map({ $0 != size }) ?? setScreen else { return }
+        if announcedSize != nil { log.say("sheet-render: the display is now \(size.width)x\(size.height)") }
+        announceScreen()
     }
 
     /// Tells the daemon the display's size, once per connection; a refusal (not root, not in

@@ -36,6 +36,8 @@ final class MemoryDRM: DRMDevice {
         return given
     }
 
+    func connector(_ id: UInt32) -> DRMResources.Connector? { given?.connectors.first { $0.id == id } }
+
     func crtcState(_ crtc: UInt32) -> drmModeCrtc? { saved }
 
     func makeBuffer(width: Int, height: Int, format: PixelFormat) throws(RenderError) -> DRMBuffer {

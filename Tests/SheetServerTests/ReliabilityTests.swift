@@ -42,7 +42,7 @@ struct ReliabilityTests {
         // Waited for with waitpid: Foundation's Process does not notice this client's end
         // while the activator it started has become the daemon.
         let output = folder.appendingPathComponent("sheetctl.out").path
-        // A copy nobody may run: a clone in /root (mode 700) is not.
+        // A copy any user may run: the clone's may not be (a clone in /root, mode 700).
         let sheetctl = folder.appendingPathComponent("sheetctl")
         try installExecutable(builtExecutable("sheetctl"), at: sheetctl)
         let status = try spawnAndWait(["/usr/bin/setpriv", "--reuid=nobody", "--regid=users", "--clear-groups",

@@ -11,10 +11,11 @@ import json
 import os
 import sys
 
+import checks
 from checks import check, check_shot, conclude, json_lines, log_errors, path, text
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "faults"))
-from judge import VM_ROWS, judge  # noqa: E402
+from judge import VM_ROWS, judge, notices  # noqa: E402
 
 check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
 measured = {entry["row"]: entry for entry in json_lines("rows.jsonl")}
@@ -22,10 +23,11 @@ results = []
 for key, name, ends in VM_ROWS:
     if not check(key in measured, f"{name}: the guest ran the row"):
         continue
+    failed_before = len(checks.failures)
     state = json.loads(text(f"faults-{key}.state.json") or "{}")
     stats = json.loads(text(f"faults-{key}.stats.json") or "{}")
     log = text(f"faults-{key}.log")
-    said = [line for line in log.splitlines() if ": warning: " in line or ": error: " in line]
+    said = notices(log)
     # What libinput says of an overflowed buffer is information, and the row's proof.
     said += [line for line in log.splitlines() if "SYN_DROPPED" in line]
     result = {"row": name, "ends": f"{state.get('state')}, {state.get('detent')}", "refused": 0,
@@ -48,7 +50,9 @@ for key, name, ends in VM_ROWS:
               f"{name}: the renderer said the display went and came back, with its size")
         check(text("faults-display.render.exit").strip() == "0", f"{name}: the renderer stopped cleanly (exit {text('faults-display.render.exit').strip()})")
         # Plugged again, the display shows the sheet where the drag left it.
-        check_shot("faults-display", "expanded")
+        check_shot("faults-display-plugged", "expanded")
+    # What else of the row failed, for the table's judgement.
+    result["problems"] = checks.failures[failed_before:]
     results.append(result)
 with open(path("faults.jsonl"), "w") as file:
     file.write("".join(json.dumps(result) + "\n" for result in results))

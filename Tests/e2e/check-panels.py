@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks what the `panels` scenario left in its run folder: two seats' daemons, each with its
 own touchscreen, renderer and display. A drag on the front touchscreen moved only the front
-sheet, and a drag on the rear one only the rear sheet: each screenshot (QEMU's screendump of
+sheet (to where `sheetctl replay` of what the kernel delivered leads), and a drag on the rear one only the rear sheet: each screenshot (QEMU's screendump of
 that display) shows its own daemon's state, the card's top row where that state puts it, and
 its own title. The
 seat1 daemon says its seat and read only the rear touchscreen, seat0's only the front one; all
@@ -9,7 +9,9 @@ stopped cleanly, no log holds an error.
 
 Usage: check-panels.py RUN-FOLDER SHEETCTL
 """
-from checks import check, check_shot, conclude, json_lines, log_errors, read_ppm, text
+import sys
+
+from checks import check, check_shot, conclude, judge_delivered, json_lines, log_errors, read_ppm, text
 
 check(text("result").strip() == "DONE", f"the guest ran every step (result: {text('result').strip() or 'none'})")
 check(text("seat1.stats").startswith("seat1: up "), f"sheetctl stats --seat seat1 says the seat: {text('seat1.stats')[:40]!r}")
@@ -18,6 +20,9 @@ for panel, node_file, devices_file in [("front", "first.node", "front.devices.js
     devices = json_lines(devices_file)
     used = [device["node"] for device in devices if device.get("used")]
     check(used == [node], f"the {panel} daemon reads its touchscreen {node} alone (uses {used})")
+# The front drag judged by what the kernel delivered (the guest put the sheet at expanded
+# after it if what was delivered led elsewhere).
+judge_delivered(sys.argv[2], "drag-up", "expanded")
 # Each panel's sheet where its own gestures put it, and the other's untouched.
 for name, detent in [("front-start", "half"), ("rear-start", "half"), ("front-dragged", "expanded"), ("rear-untouched", "half"),
                      ("rear-dragged", "expanded"), ("front-untouched", "expanded")]:

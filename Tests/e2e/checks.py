@@ -169,6 +169,10 @@ def judge_delivered(sheetctl, step, intended):
                  f"{step}: the sheet moved and what the kernel delivered was kept"):
         return intended
     initial, last = stream[0]["state"]["detent"] or "half", stream[-1]["state"]
+    # The recording as written must lead where the step says: the core's own rules, whatever
+    # the VM's load did to its delivery.
+    recorded = replayed_detent(sheetctl, f"{step}.evemu", initial)
+    check(recorded == intended, f"{step}: `sheetctl replay` of the recording as written rests at {intended} ({recorded})")
     delivered = replayed_detent(sheetctl, completed_delivery(step), initial)
     check(last["state"] == "resting" and last["detent"] == delivered,
           f"{step}: the daemon rests where the replay of what the kernel delivered rests ({delivered}; daemon: {last['detent']})")
