@@ -57,6 +57,9 @@ opt_in_keyboard() {
     udevadm control --reload || fail "keys: udevadm control --reload"
 }
 
+# The sheet rests with no input active.
+at_rest() { "$bin/sheetctl" state --socket "$socket" | grep -q '"state":"resting".*"inputActive":false'; }
+
 # Whether the state's focus is $1 with its ring shown.
 focus_is() { "$bin/sheetctl" state --socket "$socket" | grep -q "\"focusVisible\":true,\"focus\":\"$1\""; }
 # The sheet shown is $1 (a program's, or null for the shared one) and rests.
@@ -179,13 +182,13 @@ shot() {
 # sheetd as a service would run it: its own user and group (uid/gid 990, not in the guest's
 # passwd; the host's root is read-only) with the input group for /dev/input, and the socket in
 # group 990 mode 0660. The renderer's group (gid 991, sheet-render's) reads every program's
-# sheet, as sheetd-render does in the package.
+# sheet, as sheetd-render does in the package. Its log goes to $sheetd_log (default sheetd.log).
 start_sheetd() {
     mkdir -p /run/sheetd /run/sheetd-state
     chown 990:990 /run/sheetd /run/sheetd-state
     setpriv --reuid=990 --regid=990 --groups="$(getent group input | cut -d: -f3)" --inh-caps=-all \
         "$bin/sheetd" --config /dev/null --input udev:seat0 --socket "$socket" --socket-mode 0660 --render-group 991 \
-        --log-level info "$@" >> "$out/sheetd.log" 2>&1 &
+        --log-level info "$@" >> "$out/${sheetd_log:-sheetd.log}" 2>&1 &
     daemon=$!
     until_true 600 "$bin/sheetctl" state --socket "$socket" || fail "sheetd did not answer on $socket"
 }
