@@ -34,7 +34,7 @@ RELEASE_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-st
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak faults fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools release-tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak faults fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
 
 all: build
 
@@ -168,10 +168,15 @@ coverage: deps
 # devices (Tests/e2e). Each run's logs stay in .build/e2e/runs/.
 E2E_DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/e2e-debian-packages 2>/dev/null)
 
+# As `make deps`, apt-get runs only when a package is missing (so that it never holds dpkg's lock
+# while another step installs a package).
 e2e-deps:
-	@mkdir -p $(dir $(DEPS_LOG)); echo "make e2e-deps: QEMU, a kernel and the guest's tools (apt's output in $(DEPS_LOG))"; \
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(E2E_DEBIAN_PACKAGES); } >> $(DEPS_LOG) 2>&1 \
-		|| { cat $(DEPS_LOG); echo "make e2e-deps: apt-get failed (above, and in $(DEPS_LOG))"; exit 1; }
+	@mkdir -p $(dir $(DEPS_LOG)); \
+	missing=$$(for package in $(E2E_DEBIAN_PACKAGES); do \
+		dpkg-query -W -f='$${db:Status-Status}' $$package 2>/dev/null | grep -qx installed || echo $$package; done); \
+	[ -z "$$missing" ] || { echo "make e2e-deps: QEMU, a kernel and the guest's tools: installing $$(echo $$missing | wc -w) Debian packages (apt's output in $(DEPS_LOG))"; \
+	{ $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; } >> $(DEPS_LOG) 2>&1 \
+		|| { cat $(DEPS_LOG); echo "make e2e-deps: apt-get failed (above, and in $(DEPS_LOG))"; exit 1; }; }
 
 # The three programs alone, in release mode (what e2e, man and completions need): one program
 # under three names (Sources/SheetPrograms), linked under each name for the tests and tools;
@@ -190,10 +195,15 @@ tools: catalogs
 order: tools
 	Tests/footprint/order
 
-e2e: deps e2e-deps tools
+e2e: deps e2e-deps release-tools
+	Tests/e2e/run
+
+# The programs and, beside them, what the e2e (the Wayland probe) and the benchmarks
+# (sheet-bench) run, in one release build: CI builds it once for bench-instructions, e2e,
+# man, completions and deb-check.
+release-tools: tools
 	$(RELEASE_BUILD) --product sheet-wayland-probe
 	$(RELEASE_BUILD) --product sheet-bench
-	Tests/e2e/run
 
 # The fault suite (docs/reliability.md#faults): every row, those a real kernel decides in the
 # e2e's VM (--vm: the `faults` scenario, which make e2e runs too), its table written into the doc.
@@ -227,8 +237,7 @@ bench-peers-profile: e2e-deps tools
 # subscriber, one at 60 Hz and sixteen, and the core's per frame: counts that do not move from
 # run to run, checked against Tests/instructions/budgets (more than 5 % over fails). The
 # self-test shows the check failing on a change that adds 7 % to every turn.
-bench-instructions: deps tools
-	$(RELEASE_BUILD) --product sheet-bench
+bench-instructions: deps release-tools
 	Tests/instructions/run
 	Tests/instructions/run --self-test
 
