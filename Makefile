@@ -165,7 +165,7 @@ coverage: deps
 
 # End to end on a real kernel: a QEMU VM (software emulation) boots the host's Debian kernel
 # with the host's root read-only and runs sheetd on libinput's udev backend against uinput
-# devices (Tests/e2e). Each run's logs stay in .build/e2e/runs/.
+# devices (Tests/e2e). Each run's logs stay in .build/e2e/runs/. E2E_SCENARIOS: which (default all).
 E2E_DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/e2e-debian-packages 2>/dev/null)
 
 # As `make deps`, apt-get runs only when a package is missing (so that it never holds dpkg's lock
@@ -195,8 +195,10 @@ tools: catalogs
 order: tools
 	Tests/footprint/order
 
+E2E_SCENARIOS ?=
+
 e2e: deps e2e-deps release-tools
-	Tests/e2e/run
+	Tests/e2e/run $(E2E_SCENARIOS)
 
 # The programs and, beside them, what the e2e (the Wayland probe) and the benchmarks
 # (sheet-bench) run, in one release build: CI builds it once for bench-instructions, e2e,

@@ -128,6 +128,27 @@ private struct PangoState: ~Copyable {
         self.description = description
     }
 
+    /// Where the pattern's families have no glyph for a script, its Noto Sans family, named:
+    /// fontconfig's own choice among the installed fonts of one script falls, when none
+    /// matches the pattern better, to the order of its cache, which differs from one machine
+    /// to the next (Noto Kufi Arabic on one Debian 13 tree, Noto Sans Arabic on another, the
+    /// same packages installed in each). Chinese, Japanese and Korean need no name:
+    /// fonts-noto-cjk's rules pick its face by the text's language.
+    static let scriptFamilies = [
+        "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Thai", "Noto Sans Devanagari", "Noto Sans Bengali",
+        "Noto Sans Gurmukhi", "Noto Sans Gujarati", "Noto Sans Tamil", "Noto Sans Telugu", "Noto Sans Kannada",
+        "Noto Sans Malayalam", "Noto Sans Sinhala", "Noto Sans Myanmar", "Noto Sans Khmer", "Noto Sans Lao",
+        "Noto Sans Georgian", "Noto Sans Armenian", "Noto Sans Ethiopic",
+    ].joined(separator: ",")
+
+    /// `pattern` as a font description whose family list ends with `scriptFamilies`.
+    static func parse(_ pattern: String) -> OpaquePointer {
+        let description = pango_font_description_from_string(pattern)!
+        let families = pango_font_description_get_family(description).map { String(cString: $0) } ?? ""
+        pango_font_description_set_family(description, families.isEmpty ? scriptFamilies : "\(families),\(scriptFamilies)")
+        return description
+    }
+
     private static func handles(pattern: String) throws(TypesetterError)
         -> (fontMap: UnsafeMutablePointer<PangoFontMap>, context: OpaquePointer, description: OpaquePointer) {
         guard let fontMap = pango_cairo_font_map_new() else {
@@ -150,7 +171,7 @@ private struct PangoState: ~Copyable {
         cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
         pango_cairo_context_set_font_options(context, options)
         cairo_font_options_destroy(options)
-        let description = pango_font_description_from_string(pattern)!
+        let description = Self.parse(pattern)
         // A pattern whose family matches no installed font still sets text: fontconfig
         // substitutes its default family, and that is what fallback means here.
         let font = pango_font_map_load_font(fontMap, context,
@@ -202,7 +223,7 @@ private struct PangoState: ~Copyable {
         if patterns.count >= Self.maximumPatterns { pango_font_description_free(patterns.removeFirst().description) }
         // Held to a fontconfig pattern's length and without a NUL as the typesetter's own.
         let safe = pattern.utf8.count <= 256 && !pattern.utf8.contains(0) ? pattern : "sans-serif"
-        let parsed = pango_font_description_from_string(safe)!
+        let parsed = Self.parse(safe)
         patterns.append((pattern, parsed))
         return parsed
     }

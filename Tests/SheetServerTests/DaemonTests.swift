@@ -143,24 +143,21 @@ struct DaemonTests {
         setsockopt(stalled.connection.fileDescriptor, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         try stalled.connection.send(VarlinkCall(method: "io.sheetd.Sheet.Monitor", more: true))
 
-        // A reader the machine's load cannot make slow in the daemon's eyes: a receive buffer
-        // that holds the whole replay's states (SO_RCVBUFFORCE, root's), so its socket never
-        // fills and every state is written to it at once, however late it reads. Without
-        // root, the largest buffer a user may have, and a reader starved of the CPU may be
-        // given the newest state instead of some (a gap).
+        // A reader that reads all it is sent. What a Unix stream socket holds for it is bounded
+        // by the daemon's send buffer (the kernel charges a stream's bytes to the sender; the
+        // reader's SO_RCVBUF does not count), so a reader the machine's load starves of the CPU
+        // falls behind by a buffer and is given the newest state instead of some (a gap), as
+        // any slow reader is: a few in a thousand on a loaded machine.
         let reader = try daemon.client()
-        var large: Int32 = 32 << 20
-        let forced = setsockopt(reader.connection.fileDescriptor, SOL_SOCKET, SO_RCVBUFFORCE, &large, socklen_t(MemoryLayout<Int32>.size)) == 0
-        if !forced { setsockopt(reader.connection.fileDescriptor, SOL_SOCKET, SO_RCVBUF, &large, socklen_t(MemoryLayout<Int32>.size)) }
         let start = LibinputClock.now()
         let updates = try monitor(reader) { matches($0.state, expected) && $0.state.cause != .initial && $0.state.state == .resting && $0.sequence > 10 }
         let elapsed = LibinputClock.now() - start
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         #expect(matches(try daemon.client().state(), expected))
-        // The reader misses no state while another client stalls (with its buffer forced);
-        // a gap would be the daemon giving it the newest state instead of a backlog.
+        // The reader keeps up while another client stalls: a stalled client that held the
+        // daemon up would leave it a backlog, given as the newest state (gaps).
         let gaps = zip(updates, updates.dropFirst()).filter { $1.sequence != $0.sequence + 1 }.count
-        #expect(forced ? gaps == 0 : gaps * 100 <= updates.count, "the reader missed \(gaps) of \(updates.count) updates while another client stalled")
+        #expect(gaps * 100 <= updates.count, "the reader missed \(gaps) of \(updates.count) updates while another client stalled")
         #expect(daemon.log.contains("dropped"), "the stalled client is dropped: \(daemon.log)")
         // What the stalled client holds ends in a closed connection, not a hang.
         var ended = false
