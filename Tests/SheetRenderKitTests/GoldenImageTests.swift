@@ -5,7 +5,7 @@ import SheetTestSupport
 import Testing
 
 /// The kit's pictures against golden images in `Tests/Fixtures/golden`, pixel for pixel. A
-/// mismatch writes the picture drawn next to the test's temporary files and names it; after a
+/// mismatch keeps the picture drawn in `.build/goldens` (`keptGoldens`) and names it; after a
 /// deliberate change of the look, `SHEETD_UPDATE_GOLDENS=1 swift test --filter GoldenImageTests`
 /// rewrites the goldens (look at them before committing).
 @Suite struct GoldenImageTests {
@@ -91,7 +91,8 @@ import Testing
             && expected.rgb.withUnsafeBytes { a in actual.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
         if expected.width != canvas.width || expected.height != canvas.height || !same {
             let differing = zip(expected.rgb, actual).enumerated().filter { $0.element.0 != $0.element.1 }.map { $0.offset / 3 }
-            let written = try temporaryFolder(keep: true).appendingPathComponent("\(name).drawn.png")
+            try FileManager.default.createDirectory(at: keptGoldens, withIntermediateDirectories: true)
+            let written = keptGoldens.appendingPathComponent("\(name).drawn.png")
             try Data(drawn).write(to: written)
             let first = differing.first.map { "first at (\($0 % canvas.width), \($0 / canvas.width))" } ?? "size differs"
             Issue.record("\(name): \(Set(differing).count) pixels differ from \(golden.path), \(first); drawn: \(written.path)")
