@@ -36,7 +36,9 @@ INSTALL_STRIP ?= -s
 
 .PHONY: all build release tools release-tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak faults fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
 
-all: build
+# `make`, as yourself: what `make install` installs (the release programs, the man pages, the
+# completions), so that `sudo make install` only copies (as autotools, meson and cmake do).
+all: tools man completions
 
 # The Debian packages (libinput, libudev, systemd-analyze) and the Python packages (a varlink
 # client by someone else, for the tests, in $(VENV)) the project needs.
@@ -300,11 +302,14 @@ completions: tools
 # Binaries, the systemd units, sysusers.d, the udev rule, man pages and completions. Afterwards:
 #   systemd-sysusers; udevadm control --reload; udevadm trigger --subsystem-match=input
 #   systemctl daemon-reload; systemctl enable --now sheetd.socket sheetd-input.socket sheetd.service
-# BUILT=1: the programs, man pages and completions are in .build already, made elsewhere (the
-# arm64 package is made where no compiler is: packaging/arm64/build).
-BUILT ?=
+# It builds nothing: root's PATH (sudo's secure_path) has no Swift, and a build as root leaves
+# files in .build its user cannot replace. What `make` made is copied; a missing file is named.
+INSTALLED_BUILD := .build/release/sheetd .build/man/sheetd.8 .build/completions/bash/sheetctl
 
-install: $(if $(BUILT),,tools man completions)
+install:
+	@for file in $(INSTALLED_BUILD); do \
+		[ -e $$file ] || { echo "make install: $$file is not built; run \`make\` first, as yourself (it builds what this installs)" >&2; exit 1; }; \
+	done
 	install -Dm755 $(INSTALL_STRIP) .build/release/sheetd $(DESTDIR)$(BINDIR)/sheetd
 	ln -sf sheetd $(DESTDIR)$(BINDIR)/sheetctl
 	ln -sf sheetd $(DESTDIR)$(BINDIR)/sheet-render
