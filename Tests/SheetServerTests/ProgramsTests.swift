@@ -233,6 +233,41 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// `sheetctl open --on-tap` left running: after a daemon restart, the sheet is
+    /// opened again on the new daemon with the content the command last printed, said once,
+    /// and its taps are answered there as before.
+    @Test func sheetctlOpenOnTapGoesOnAfterARestart() throws {
+        let arguments = ["--input", "none", "--screen", "540x960", "--client-idle-timeout", "0.3"]
+        var daemon = try RunningDaemon(arguments)
+        let script = PythonClientTests.root.appendingPathComponent("examples/on-tap.sh").path
+        let open = try LineReadingProcess(builtExecutable("sheetctl"),
+                                          ["open", "--socket", daemon.socketPath, "--title", "Ticket", "--item", "ok=OK", "--on-tap", script],
+                                          environment: [:])
+        #expect(try open.lines(1) == [#"{"opened":"sheet-1"}"#], "\(open.errors)")
+        try Self.wait(for: daemon) { $0.sheet == "sheet-1" && $0.isIdle }
+        try daemon.client().focus("ok", command: .activate)
+        _ = try open.lines(2)  // the presentation and the tap
+        var answered = try daemon.client().contentOfSheet("sheet-1").content
+        while answered.title != "Ticket printed" { answered = try daemon.client().contentOfSheet("sheet-1").content }
+        // A restart (a program that holds a sheet is never idle): the sheet back with the answer
+        // it last showed.
+        #expect(daemon.stop() == 0)
+        daemon = try RunningDaemon(arguments, socketPath: daemon.socketPath)
+        #expect(try open.lines(1) == [#"{"opened":"sheet-1"}"#], "\(open.errors)")
+        let back = try Self.wait(for: daemon) { $0.sheet == "sheet-1" && $0.isIdle }
+        #expect(try daemon.client().contentOfSheet(back.sheet).content.title == "Ticket printed")
+        #expect(open.errors.contains("the daemon went; opening the sheet again on the next one"), "\(open.errors)")
+        try daemon.client().focus("again", command: .activate)
+        var heard = try open.lines(1)
+        while heard.last?.contains(#""item":"again""#) != true { heard += try open.lines(1) }
+        answered = try daemon.client().contentOfSheet("sheet-1").content
+        while answered.title != "Ticket" { answered = try daemon.client().contentOfSheet("sheet-1").content }
+        #expect(answered.items.map(\.id) == ["ok"])
+        kill(open.process.processIdentifier, SIGKILL)
+        open.process.waitUntilExit()
+        #expect(daemon.stop() == 0)
+    }
+
     /// A sheet is its process's, not its pid's: a process given the pid of the one that opened
     /// it (which handed its connection to a child and exited) is another program; it and
     /// another user get `NotOwner` and hear nothing of it; the child holding the opener's

@@ -38,7 +38,7 @@ import Testing
         let result = try runProcess(URL(fileURLWithPath: testPython), [Self.root.appendingPathComponent("clients/python/tests/test_client.py").path, "-v"],
                                     environment: ["SHEETD_TEST_SOCKET": daemon.socketPath])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stderr.contains("Ran 18 tests"), "\(result.stderr)")
+        #expect(result.stderr.contains("Ran 23 tests"), "\(result.stderr)")
         #expect(!result.stderr.contains("skipped"), "every test ran against the daemon: \(result.stderr)")
         #expect(daemon.stop() == 0)
     }
@@ -67,6 +67,77 @@ import Testing
         #expect(content.items.first?.label == "  Wi-Fi" && content.guarded == false, "the changes were discarded: \(content)")
         try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
         #expect(try daemon.client().state().detent == "hidden")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Waits until the daemon has `count` connections, the one that asks included: a client
+    /// closed for idleness is one fewer, a follower back after a restart one more.
+    static func waitForConnections(_ daemon: RunningDaemon, _ count: Int) throws {
+        let asking = try daemon.client()
+        for _ in 0..<(RunningDaemon.patienceSeconds * 50) {
+            if try asking.stats().connections == count { return }
+            usleep(20_000)
+        }
+        throw DaemonTestError("sheetd never had \(count) connections; log:\n\(daemon.log)")
+    }
+
+    /// A kiosk left running: examples/python/kiosk.py answers a tap after the daemon closed its
+    /// idle connection, and another after the daemon restarted under it (the content kept in
+    /// the state directory, as the installed service keeps it).
+    @Test func theKioskAnswersAfterIdleTimeAndARestart() throws {
+        let state = try temporaryFolder().path
+        let arguments = ["--input", "none", "--screen", "1080x1920", "--client-idle-timeout", "0.3", "--state-directory", state]
+        var daemon = try RunningDaemon(arguments)
+        let kiosk = try LineReadingProcess(URL(fileURLWithPath: testPython),
+                                           [Self.root.appendingPathComponent("examples/python/kiosk.py").path, daemon.socketPath],
+                                           environment: ["PYTHONPATH": Self.pythonPath])
+        #expect(try kiosk.lines(1) == ["content set, sheet presented"], "\(kiosk.errors)")
+        // The kiosk's calls' connection closed for idleness: its follower and this one left.
+        try Self.waitForConnections(daemon, 2)
+        #expect(daemon.log.contains("made no call for 0.3 s; closed"), "\(daemon.log)")
+        try daemon.client().focus("wifi", command: .activate)
+        #expect(try kiosk.lines(1) == ["wifi on"], "\(kiosk.errors)")
+        #expect(daemon.stop() == 0)
+        daemon = try RunningDaemon(arguments, socketPath: daemon.socketPath)
+        // The kiosk's follower back on the new daemon.
+        try Self.waitForConnections(daemon, 2)
+        try daemon.client().focus("bluetooth", command: .activate)
+        #expect(try kiosk.lines(1) == ["bluetooth on"], "\(kiosk.errors)")
+        let content = try daemon.client().content()
+        #expect(content.items.prefix(2).map(\.label) == ["✓ Wi-Fi", "✓ Bluetooth"] && content.guarded == true, "\(content)")
+        kill(kiosk.process.processIdentifier, SIGKILL)
+        kiosk.process.waitUntilExit()
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A player left running: its own sheet goes with a daemon that stops, and is opened again
+    /// on the next one with what it last showed; the player answers taps there as before.
+    @Test(arguments: [false, true]) func theMediaPlayerAnswersAfterARestart(async: Bool) throws {
+        let arguments = ["--input", "none", "--screen", "540x960", "--client-idle-timeout", "0.3"]
+        var daemon = try RunningDaemon(arguments)
+        let player = try LineReadingProcess(URL(fileURLWithPath: testPython),
+                                            [Self.root.appendingPathComponent("examples/python/media-player.py").path, daemon.socketPath]
+                                                + (async ? ["--async"] : []),
+                                            environment: ["PYTHONPATH": Self.pythonPath])
+        let opened = try player.lines(1)
+        let sheet = String(opened.first?.split(separator: " ").first ?? "")
+        try ProgramsTests.wait(for: daemon) { $0.sheet == sheet && $0.isIdle }
+        try daemon.client().focus("next", command: .activate)
+        #expect(try player.lines(2) == ["presented (control)", "next: ▶ Northbound"], "\(player.errors)")
+        #expect(daemon.stop() == 0)
+        daemon = try RunningDaemon(arguments, socketPath: daemon.socketPath)
+        let back = try ProgramsTests.wait(for: daemon) { $0.sheet != nil && $0.isIdle }
+        #expect(try daemon.client().contentOfSheet(back.sheet ?? "").content.title == "▶ Northbound")
+        // Its follower back too (with this one): a tap now is heard.
+        try Self.waitForConnections(daemon, 3)
+        try daemon.client().focus("next", command: .activate)
+        // The new sheet's presentation is heard first, held for the player until it followed.
+        var heard = try player.lines(1)
+        if heard == ["presented (control)"] { heard += try player.lines(1) }
+        #expect(heard.last == "next: ▶ Slow Rain", "\(heard) \(player.errors)")
+        #expect(player.errors.contains("the daemon went; following it again, the events until then are lost"), "\(player.errors)")
+        kill(player.process.processIdentifier, SIGKILL)
+        player.process.waitUntilExit()
         #expect(daemon.stop() == 0)
     }
 

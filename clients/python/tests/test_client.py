@@ -171,6 +171,105 @@ class FakeServerTests(unittest.TestCase):
         self.answered([reply({"seq": 1, "timestampUSec": 2, "state": dict(STATE, detent="expanded")})])
         self.assertEqual(next(updates).state.detent, "expanded")
 
+    def restarted(self, *replies):
+        """The daemon gone (its socket's name too) and the next one on the same path."""
+        os.unlink(self.path)
+        return self.answered(*replies)
+
+    def test_a_call_on_a_closed_connection_is_made_again_on_a_new_one(self):
+        self.answered(reply({"state": STATE}))
+        client = Client(self.path, timeout=10)
+        self.addCleanup(client.close)
+        self.assertEqual(client.get_state().detent, "half")
+        # That daemon closed the connection (idle, or it stopped); the next call finds another.
+        again = self.restarted(reply({}))
+        client.set_content(title="Again")
+        self.assertEqual(again.calls, [{"method": "io.sheetd.Sheet.SetContent", "parameters": {"title": "Again"}}])
+
+    def test_without_reconnect_a_closed_connection_is_lost(self):
+        self.answered(reply({"state": STATE}))
+        client = Client(self.path, timeout=10, reconnect=None)
+        self.addCleanup(client.close)
+        client.get_state()
+        with self.assertRaises((ConnectionLost, BrokenPipeError, ConnectionResetError)):
+            client.set_content(title="Lost")
+
+    def test_no_daemon_within_reconnect_is_lost(self):
+        self.answered(reply({"state": STATE}))
+        client = Client(self.path, timeout=10, reconnect=0.2)
+        self.addCleanup(client.close)
+        client.get_state()
+        os.unlink(self.path)
+        with self.assertRaises(ConnectionLost):
+            client.set_content(title="Nobody")
+
+    def test_an_owned_sheet_is_opened_again_with_its_last_content_and_detent(self):
+        self.answered(reply({"sheet": "sheet-1"}), reply({}), reply({}))
+        client = Client(self.path, timeout=10)
+        self.addCleanup(client.close)
+        sheet = client.open_sheet(title="Player", layer="app")
+        sheet.set_content(items=[Item("play", "Play")])
+        sheet.set_detent("expanded")
+        again = self.restarted(reply({"sheet": "sheet-7"}), reply({}))
+        sheet.set_content(title="Paused")
+        self.assertEqual(sheet.sheet, "sheet-7")
+        self.assertEqual(again.calls, [
+            {"method": "io.sheetd.Sheet.OpenSheet", "parameters": {
+                "title": "Player", "items": [{"id": "play", "label": "Play"}], "layer": "app", "detent": "expanded"}},
+            {"method": "io.sheetd.Sheet.SetContent", "parameters": {"title": "Paused", "sheet": "sheet-7"}},
+        ])
+
+    def test_events_go_on_after_a_restart_with_the_sheet_opened_again(self):
+        owner = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        owner.bind(self.path)
+        owner.listen(4)
+        self.addCleanup(owner.close)
+        tapped = {"seq": 2, "timestampUSec": 2, "state": STATE,
+                  "events": [{"event": "item-tapped", "item": "play", "sheet": "sheet-1"}]}
+        later = {"seq": 2, "timestampUSec": 3, "state": STATE,
+                 "events": [{"event": "item-tapped", "item": "stop", "sheet": "sheet-1"},
+                            {"event": "item-tapped", "item": "next", "sheet": "sheet-2"}]}
+
+        def serve(server, answers):
+            # The owner's connection first, then the follower's; each answered in turn, then
+            # all closed at once, as a daemon that stops closes them.
+            connections = []
+            for replies in answers:
+                connection = server.accept()[0]
+                connections.append(connection)
+                buffer = b""
+                for payload in replies:
+                    while b"\0" not in buffer:
+                        buffer += connection.recv(65536)
+                    _, _, buffer = buffer.partition(b"\0")
+                    for part in payload if isinstance(payload, list) else [payload]:
+                        connection.sendall(part + b"\0")
+            for connection in connections:
+                connection.close()
+
+        first = threading.Thread(target=serve, args=(owner, [[reply({"sheet": "sheet-1"})], [[reply(tapped)]]]))
+        first.start()
+        client = Client(self.path, timeout=10, reconnect=10)
+        self.addCleanup(client.close)
+        sheet = client.open_sheet(title="Player")
+        events = sheet.events()
+        self.assertEqual(next(events).item, "play")
+        first.join(timeout=10)
+        os.unlink(self.path)
+        second = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        second.bind(self.path)
+        second.listen(4)
+        self.addCleanup(second.close)
+        # The owner's new connection opens the sheet again (it is sheet-2 now), then the follower's.
+        again = threading.Thread(target=serve, args=(second, [[reply({"sheet": "sheet-2"})], [[reply(later)]]]))
+        again.start()
+        with self.assertLogs("sheetd", "WARNING") as said:
+            self.assertEqual(next(events).item, "next")
+        self.assertEqual(len(said.output), 1)
+        self.assertEqual(sheet.sheet, "sheet-2")
+        events.close()
+        again.join(timeout=10)
+
     def test_follow_gives_up_after_its_timeout(self):
         with self.assertRaises(TimeoutError):
             next(follow(self.path, timeout=0.2))
