@@ -62,7 +62,11 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
 
     private func reply(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ status: HTTPResponseStatus, type: String,
                        body: [UInt8], origin: String?) {
+        // A request that said `Connection: close` (or HTTP/1.0 without keep-alive) is the last
+        // on its connection: said in the response, and the connection closed after it (RFC 9112 §9.6).
+        let keepAlive = head.isKeepAlive
         var headers = HTTPHeaders()
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
         headers.add(name: "Content-Type", value: type)
         headers.add(name: "Content-Length", value: "\(body.count)")
         headers.add(name: "Cache-Control", value: "no-cache")
@@ -73,6 +77,9 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
         }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
         if head.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil) }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            if !keepAlive { channel.close(promise: nil) }
+        }
     }
 }

@@ -85,6 +85,12 @@ final class WebPage: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        // RFC 6455 §5.1: a client masks every frame, and a server that receives one unmasked
+        // closes the connection, with 1002 (protocol error, §7.4.1).
+        guard frame.maskKey != nil else {
+            if !closing { shared.note("a page of \(origin): an unmasked frame (RFC 6455 5.1); closed") }
+            return closeNow(context, code: .protocolError)
+        }
         switch frame.opcode {
         case .text where frame.fin:
             var data = frame.unmaskedData

@@ -305,18 +305,38 @@ def refused(browser):
     page.close()
 
 
-def frame(text, opcode=1):
-    """A client's WebSocket frame (masked, as a client's must be)."""
+def frame(text, opcode=1, masked=True):
+    """A client's WebSocket frame (masked, as a client's must be, unless `masked` is False)."""
     payload = text.encode() if isinstance(text, str) else text
-    mask = os.urandom(4)
+    mask = os.urandom(4) if masked else b""
+    bit = 0x80 if masked else 0
     head = bytes([0x80 | opcode])
     if len(payload) < 126:
-        head += bytes([0x80 | len(payload)])
+        head += bytes([bit | len(payload)])
     elif len(payload) < 65536:
-        head += bytes([0x80 | 126]) + len(payload).to_bytes(2, "big")
+        head += bytes([bit | 126]) + len(payload).to_bytes(2, "big")
     else:
-        head += bytes([0x80 | 127]) + len(payload).to_bytes(8, "big")
-    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        head += bytes([bit | 127]) + len(payload).to_bytes(8, "big")
+    return head + mask + (bytes(b ^ mask[i % 4] for i, b in enumerate(payload)) if masked else payload)
+
+
+def connection_close():
+    # RFC 9112 §9.6: a request that says `Connection: close` is the last; the server closes after
+    # its response (said in it).
+    import socket as sockets
+    connection = sockets.create_connection((module.hostname, module.port), timeout=30)
+    connection.sendall(f"GET /sheetd.js HTTP/1.1\r\nHost: {module.netloc}\r\nConnection: close\r\n\r\n".encode())
+    received = b""
+    while True:
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        received += chunk
+    connection.close()
+    head = received.split(b"\r\n\r\n", 1)[0].lower()
+    if not received.startswith(b"HTTP/1.1 200") or b"connection: close" not in head:
+        fail(f"Connection: close: not answered and closed ({received[:120]!r})")
+    ok("Connection: close: the module served, the response says close, the connection closed after it")
 
 
 def hostile():
@@ -329,7 +349,8 @@ def hostile():
              ("a huge screen", frame('{"screen":{"width":100000,"height":1}}')),
              ("a binary message", frame(b"\x00\x01", opcode=2)),
              # Its header says 20 kB: refused on reading the header, before any more is sent.
-             ("a message over 16 KiB", frame('{"screen":' + " " * 20000 + "}")[:16])]
+             ("a message over 16 KiB", frame('{"screen":' + " " * 20000 + "}")[:16]),
+             ("an unmasked frame", frame('{"blur":{}}', masked=False))]
     for what, data in cases:
         connection = sockets.create_connection((module.hostname, module.port), timeout=30)
         connection.sendall((f"GET /socket HTTP/1.1\r\nHost: {module.netloc}\r\nOrigin: http://127.0.0.1:{allowed_port}\r\n"
@@ -359,6 +380,8 @@ def hostile():
         codes = {int.from_bytes(received[i + 2:i + 4], "big") for i in closes if received[i + 1] >= 2}
         if not codes & {1008, 1002, 1009}:
             fail(f"{what}: not closed with a policy violation (closes {codes}, {received[-40:]!r})")
+        if what == "an unmasked frame" and codes != {1002}:
+            fail(f"{what}: not closed with 1002, a protocol error (RFC 6455 5.1; closes {codes})")
     ok(f"a hostile client: {', '.join(what for what, _ in cases)}: each closed (1008, 1002 or 1009), the renderer serving on")
 
 
@@ -411,6 +434,7 @@ with sync_playwright() as playwright:
         closed_mid_drag(context)
         refused(browser)
         hostile()
+        connection_close()
     else:
         bench(page, cdp, browser)
     if errors:
