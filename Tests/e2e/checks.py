@@ -184,5 +184,8 @@ def judge_delivered(sheetctl, step, intended):
 
 
 def conclude():
+    # The failures again, last: a log read from its end (CI prints a job's tail) names them.
+    for message in failures:
+        print("FAIL  " + message)
     print(f"{len(failures)} check(s) failed" if failures else "all checks passed")
     sys.exit(1 if failures else 0)
