@@ -407,10 +407,7 @@ class OwnedSheet:
                         if event.sheet == self.sheet:
                             yield event
             except (ConnectionLost, ConnectionResetError) as lost:
-                if self.client.reconnect is None:
-                    raise
-                _log.warning("%s: the daemon went; following it again, the events until then are lost", self.client.path)
-                self._wait_for_the_next_daemon(lost)
+                self._follow_the_next_daemon(lost)
             finally:
                 # Closed (the generator's close(), or its end): the connection goes with it.
                 follower.close()
@@ -442,17 +439,18 @@ class OwnedSheet:
                         if event.sheet == self.sheet:
                             yield event
             except (ConnectionLost, ConnectionResetError) as lost:
-                if self.client.reconnect is None:
-                    raise
-                _log.warning("%s: the daemon went; following it again, the events until then are lost", self.client.path)
-                await asyncio.to_thread(self._wait_for_the_next_daemon, lost)
+                await asyncio.to_thread(self._follow_the_next_daemon, lost)
             finally:
                 writer.close()
 
-    def _wait_for_the_next_daemon(self, lost: BaseException) -> None:
-        """After the daemon went: its connection to the owner closed too, a new daemon, the
-        sheet opened again there (within the client's `reconnect` seconds)."""
-        deadline = time.monotonic() + (self.client.reconnect or 0)
+    def _follow_the_next_daemon(self, lost: BaseException) -> None:
+        """After the follower's daemon went (`lost`, raised again with `reconnect=None`): said
+        once, then its connection to the owner closed too, a new daemon, the sheet opened again
+        there (within the client's `reconnect` seconds)."""
+        if self.client.reconnect is None:
+            raise lost
+        _log.warning("%s: the daemon went; following it again, the events until then are lost", self.client.path)
+        deadline = time.monotonic() + self.client.reconnect
         while not self.client.closed_by_daemon():
             if time.monotonic() > deadline:
                 raise ConnectionLost(f"{self.client.path}: the daemon went, the sheet's connection stayed") from lost
