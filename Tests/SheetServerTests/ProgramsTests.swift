@@ -213,15 +213,22 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
-    /// examples/on-tap.sh, as the README runs it: a tap on OK shows the ticket printed.
-    @Test func theOnTapExampleAnswersTheTicket() throws {
-        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"])
+    /// `sheetctl open` of the README's ticket with examples/on-tap.sh answering its taps, once
+    /// it said its sheet and the sheet is shown.
+    static func openTicket(on daemon: RunningDaemon) throws -> LineReadingProcess {
         let script = PythonClientTests.root.appendingPathComponent("examples/on-tap.sh").path
         let open = try LineReadingProcess(builtExecutable("sheetctl"),
                                           ["open", "--socket", daemon.socketPath, "--title", "Ticket", "--item", "ok=OK", "--on-tap", script],
                                           environment: [:])
         #expect(try open.lines(1) == [#"{"opened":"sheet-1"}"#], "\(open.errors)")
-        try Self.wait(for: daemon) { $0.sheet == "sheet-1" && $0.isIdle }
+        try wait(for: daemon) { $0.sheet == "sheet-1" && $0.isIdle }
+        return open
+    }
+
+    /// examples/on-tap.sh, as the README runs it: a tap on OK shows the ticket printed.
+    @Test func theOnTapExampleAnswersTheTicket() throws {
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"])
+        let open = try Self.openTicket(on: daemon)
         let person = try daemon.client()
         try person.focus("ok", command: .activate)
         _ = try open.lines(2)
@@ -239,12 +246,7 @@ import Testing
     @Test func sheetctlOpenOnTapGoesOnAfterARestart() throws {
         let arguments = ["--input", "none", "--screen", "540x960", "--client-idle-timeout", "0.3"]
         var daemon = try RunningDaemon(arguments)
-        let script = PythonClientTests.root.appendingPathComponent("examples/on-tap.sh").path
-        let open = try LineReadingProcess(builtExecutable("sheetctl"),
-                                          ["open", "--socket", daemon.socketPath, "--title", "Ticket", "--item", "ok=OK", "--on-tap", script],
-                                          environment: [:])
-        #expect(try open.lines(1) == [#"{"opened":"sheet-1"}"#], "\(open.errors)")
-        try Self.wait(for: daemon) { $0.sheet == "sheet-1" && $0.isIdle }
+        let open = try Self.openTicket(on: daemon)
         try daemon.client().focus("ok", command: .activate)
         _ = try open.lines(2)  // the presentation and the tap
         var answered = try daemon.client().contentOfSheet("sheet-1").content
