@@ -318,6 +318,8 @@ install:
 	chmod 644 $(DESTDIR)$(UNITDIR)/sheetd.service
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sheet-render@.service.in > $(DESTDIR)$(UNITDIR)/sheet-render@.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/sheet-render@.service
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/sheet-render-web.service.in > $(DESTDIR)$(UNITDIR)/sheet-render-web.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/sheet-render-web.service
 	install -d $(DESTDIR)$(USERUNITDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/user/sheet-render@.service.in > $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	chmod 644 $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
@@ -329,6 +331,8 @@ install:
 	install -Dm644 udev/74-sheetd-seat.rules $(DESTDIR)$(UDEVRULESDIR)/74-sheetd-seat.rules
 	install -Dm644 packaging/sheetd.yaml $(DESTDIR)$(DATADIR)/sheetd/sheetd.yaml.example
 	install -d $(DESTDIR)$(SYSCONFDIR)/sheetd
+	@# The web renderer's settings: a person's edits are kept (a package's conffile).
+	[ -e $(DESTDIR)$(SYSCONFDIR)/sheetd/web.conf ] || install -m644 packaging/web.conf $(DESTDIR)$(SYSCONFDIR)/sheetd/web.conf
 	install -Dm644 $(MESSAGES_LOCALE) $(DESTDIR)$(DATADIR)/sheetd/locale/en_US.UTF-8/LC_MESSAGES/SYS_LC_MESSAGES
 	for language in $(LANGUAGES); do \
 		install -Dm644 .build/share/locale/$$language/LC_MESSAGES/sheetd.mo $(DESTDIR)$(DATADIR)/locale/$$language/LC_MESSAGES/sheetd.mo || exit 1; \
@@ -342,7 +346,7 @@ install:
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sheetd $(DESTDIR)$(BINDIR)/sheetctl $(DESTDIR)$(BINDIR)/sheet-render
-	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd-input.socket $(DESTDIR)$(UNITDIR)/sheet-render@.service
+	rm -f $(DESTDIR)$(UNITDIR)/sheetd.service $(DESTDIR)$(UNITDIR)/sheetd.socket $(DESTDIR)$(UNITDIR)/sheetd-input.socket $(DESTDIR)$(UNITDIR)/sheet-render@.service $(DESTDIR)$(UNITDIR)/sheet-render-web.service
 	rm -f $(DESTDIR)$(UNITDIR)/sheetd@.service $(DESTDIR)$(UNITDIR)/sheetd@.socket $(DESTDIR)$(UNITDIR)/sheetd-input@.socket $(DESTDIR)$(UNITDIR)/sheet-render-seat@.service
 	rm -f $(DESTDIR)$(USERUNITDIR)/sheet-render@.service
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/sheetd.conf $(DESTDIR)$(UDEVRULESDIR)/70-sheetd.rules $(DESTDIR)$(UDEVRULESDIR)/74-sheetd-seat.rules

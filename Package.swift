@@ -28,9 +28,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
     ],
     targets: [
-        // The C structs of system headers made zeroed and filled by name (`zeroed`), so a header
-        // whose struct grows a member does not break the build (packaging/check-c-structs).
-        .target(name: "SheetSystem"),
+        // The kernel's uapi headers that Glibc does not carry (sock_diag): linux-libc-dev.
+        .systemLibrary(name: "CLinux"),
+        // System calls wrapped once, and the C structs of system headers made zeroed and filled
+        // by name (`zeroed`), so a header whose struct grows a member does not break the build
+        // (packaging/check-c-structs).
+        .target(name: "SheetSystem", dependencies: ["CLinux"]),
         // The pure core: touch frames in, gestures and sheet states out. No I/O, no clocks.
         .target(name: "SheetCore", dependencies: [.product(name: "RealModule", package: "swift-numerics")]),
         // libyaml from Debian (libyaml-dev), through pkg-config.

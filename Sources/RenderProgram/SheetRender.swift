@@ -26,8 +26,8 @@ struct SheetRender: ParsableCommand {
             --input none under a compositor, which owns the touchscreen); it takes the keyboard \
             while a modal sheet is open (a non-modal one once touched) and forwards its keys too. \
             The web backend serves the module /sheetd.js, which defines <sheet-view>, to pages of \
-            the --allow-origin origins (a browser kiosk under cage): the page draws the sheet and \
-            forwards its touches and keys the same way.
+            the --allow-origin origins in a browser of the --allow-user users (a browser kiosk under \
+            cage): the page draws the sheet and forwards its touches and keys the same way.
             """)
 
     @Option(help: "auto (wayland when WAYLAND_DISPLAY is set, else drm, then fbdev), drm, fbdev, wayland, web, term or png.")
@@ -58,13 +58,19 @@ struct SheetRender: ParsableCommand {
     @Option(name: .customLong("wayland-shell"), help: "wayland: auto (the wlr layer shell when the compositor offers it, else a fullscreen window), layer or xdg.")
     var waylandShell: WaylandBackend.Shell = .auto
 
+    @Option(name: .customLong("wayland-layer"), help: "wayland: the layer shell's layer for a non-modal sheet and the closed bar: overlay (default: over every window, a fullscreen one too, as a kiosk's is) or top (beneath a fullscreen window, as a panel is). A modal sheet is on the overlay layer always: it must be seen to be answered.")
+    var waylandLayer: WaylandBackend.Layer = .overlay
+
     @Option(help: ArgumentHelp("web: where to serve /sheetd.js and its WebSocket: HOST:PORT, or unix:PATH for a reverse proxy (default 127.0.0.1:7300). Only loopback or a Unix socket unless --listen-anywhere.", valueName: "address"))
     var listen: String = "127.0.0.1:7300"
 
     @Option(name: .customLong("allow-origin"), help: ArgumentHelp("web: the origin of a page that may show the sheet, as its browser sends it (http://localhost:8080); repeat for more. A page of any other origin is refused.", valueName: "origin"))
     var allowOrigin: [String] = []
 
-    @Flag(name: .customLong("listen-anywhere"), help: "web: let --listen name an address other machines reach.")
+    @Option(name: .customLong("allow-user"), help: ArgumentHelp("web: a local user (a name or a uid) whose processes are served: the kiosk's browser's user; repeat for more. Default: the user sheet-render runs as. A connection of any other user is refused, whatever it sends: the kernel says whose it is.", valueName: "user"))
+    var allowUser: [String] = []
+
+    @Flag(name: .customLong("listen-anywhere"), help: "web: let --listen name an address other machines reach, and serve their pages (by origin alone: no user is told of another machine).")
     var listenAnywhere = false
 
     @Option(help: "png: the folder for the pictures.")
@@ -114,6 +120,7 @@ struct SheetRender: ParsableCommand {
             guard !allowOrigin.isEmpty else { throw ValidationError("--backend web needs --allow-origin ORIGIN: the origin of the kiosk's page") }
             do {
                 for origin in allowOrigin { _ = try WebOrigin(origin) }
+                _ = try WebUsers(allowUser)
                 let address = try WebListen(listen)
                 if !address.isLoopback && !listenAnywhere {
                     throw ValidationError("--listen \(listen) is reachable from other machines: add --listen-anywhere to mean it")
@@ -122,8 +129,8 @@ struct SheetRender: ParsableCommand {
                 throw ValidationError(error.description)
             }
             if background != nil { throw ValidationError("--background is not for --backend web: the page shows through the dim") }
-        } else if !allowOrigin.isEmpty || listenAnywhere {
-            throw ValidationError("--allow-origin and --listen-anywhere are for --backend web")
+        } else if !allowOrigin.isEmpty || !allowUser.isEmpty || listenAnywhere {
+            throw ValidationError("--allow-origin, --allow-user and --listen-anywhere are for --backend web")
         }
         guard [PixelFormat.xrgb8888, .rgb565].contains(PixelFormat(rawValue: pixelFormat)) else {
             throw ValidationError("--pixel-format wants xrgb8888 or rgb565")
@@ -217,13 +224,13 @@ struct SheetRender: ParsableCommand {
         case "drm": return try DRMBackend.open(path: device, connector: connector, format: format, looks: looks, painter: painter)
         case "fbdev": return try FramebufferBackend(path: device ?? "/dev/fb0", looks: looks, painter: painter, snapshot: snapshot)
         case "wayland":
-            return try WaylandBackend(shell: waylandShell, output: waylandOutput, looks: looks, painter: painter, forwarder: forwarder, log: log)
+            return try WaylandBackend(shell: waylandShell, layer: waylandLayer, output: waylandOutput, looks: looks, painter: painter, forwarder: forwarder, log: log)
         case "web":
             return try WebBackend(listen: WebListen(listen), origins: allowOrigin.map { origin throws(RenderError) in try WebOrigin(origin) },
-                                  icons: painter.icons, forwarder: forwarder, log: log)
+                                  users: WebUsers(allowUser), anywhere: listenAnywhere, icons: painter.icons, forwarder: forwarder, log: log)
         default:
             if getenv("WAYLAND_DISPLAY") != nil && background == nil {
-                return try WaylandBackend(shell: waylandShell, output: waylandOutput, looks: looks, painter: painter, forwarder: forwarder, log: log)
+                return try WaylandBackend(shell: waylandShell, layer: waylandLayer, output: waylandOutput, looks: looks, painter: painter, forwarder: forwarder, log: log)
             }
             do {
                 return try DRMBackend.open(path: nil, connector: connector, format: format, looks: looks, painter: painter)

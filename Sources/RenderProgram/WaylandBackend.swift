@@ -11,7 +11,8 @@ import SheetSystem
 /// `--backend wayland`: a client of the session's compositor (sway, labwc, Phosh, cage…), which
 /// holds the display, so the sheet is a surface among its others.
 ///
-/// With the wlr layer shell the surface is a layer surface on the top layer, anchored to every
+/// With the wlr layer shell the surface is a layer surface on the overlay layer (`Layer`: over
+/// every window, a fullscreen one too, as a kiosk's is), anchored to every
 /// edge of the output (full output), exclusive zone −1, taking the keyboard while the sheet is
 /// open (`WaylandBackend+Keyboard`). Without it, an xdg-shell
 /// toplevel asked to be fullscreen, said in the log. Pixels are premultiplied ARGB8888 in wl_shm
@@ -62,6 +63,11 @@ final class WaylandBackend: Backend {
     // The surface and its role.
     private var surface: OpaquePointer?
     private var layerSurface: OpaquePointer?
+    /// `--wayland-layer`, and the layer the surface is on now (`layer(for:)`).
+    private let layer: Layer
+    private var shownLayer: Layer = .overlay
+    /// The layer the newest update heard wants (`hear`).
+    private var heardLayer: Layer?
     /// What the layer surface last asked of the keyboard.
     private var keyboardInteractivity = ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue
     /// The open sheet was touched or clicked since it opened (a non-modal one asks for the
@@ -147,11 +153,25 @@ final class WaylandBackend: Backend {
         case auto, layer, xdg
     }
 
+    /// The layer shell's layer for a non-modal sheet and the closed bar (`--wayland-layer`). A
+    /// modal sheet is on the overlay layer whatever this says: it takes the screen and waits
+    /// for an answer, so it must be seen over a fullscreen window, as a lock screen is. sway,
+    /// labwc and phoc draw the top layer beneath a fullscreen window and the overlay layer over
+    /// it; a kiosk's window is fullscreen, so overlay is the default. `top` leaves a fullscreen
+    /// window (a desktop's video) uncovered until a modal sheet opens, as panels are.
+    enum Layer: String, CaseIterable, ExpressibleByArgument, CustomStringConvertible {
+        case overlay, top
+
+        var value: UInt32 { self == .overlay ? ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue : ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue }
+        var description: String { rawValue }
+    }
+
     /// Connects to the compositor named by WAYLAND_DISPLAY (or `wayland-0`) and waits for the
     /// surface's first configure.
-    init(shell: Shell, output outputName: String? = nil, looks: Looks, painter: Painter, forwarder: InputForwarder?,
-         log: Log) throws(RenderError) {
+    init(shell: Shell, layer: Layer = .overlay, output outputName: String? = nil, looks: Looks, painter: Painter,
+         forwarder: InputForwarder?, log: Log) throws(RenderError) {
         self.forwarder = forwarder
+        self.layer = layer
         self.outputName = outputName
         guard let display = wl_display_connect(nil) else {
             let name = getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
@@ -184,7 +204,8 @@ final class WaylandBackend: Backend {
         surface = wl_compositor_create_surface(compositor)
         emptyRegion = wl_compositor_create_region(compositor)
         if let layerShell {
-            layerSurface = zwlr_layer_shell_v1_get_layer_surface(layerShell, surface, output, ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue, "sheetd")
+            layerSurface = zwlr_layer_shell_v1_get_layer_surface(layerShell, surface, output, layer.value, "sheetd")
+            shownLayer = layer
             zwlr_layer_surface_v1_add_listener(layerSurface, Listeners.layerSurface, context)
             let edges = ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
                 | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT.rawValue
@@ -192,7 +213,9 @@ final class WaylandBackend: Backend {
             zwlr_layer_surface_v1_set_size(layerSurface, 0, 0)
             zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
             zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue)
-            method = "a layer surface on the top layer, ARGB8888 shm buffers"
+            method = layer == .overlay || layerShellVersion < 2
+                ? "a layer surface on the \(layer) layer, ARGB8888 shm buffers"
+                : "a layer surface on the top layer (overlay while a modal sheet is open), ARGB8888 shm buffers"
         } else {
             if shell == .auto { log.say("sheet-render: the compositor has no wlr layer shell; drawing in a fullscreen xdg-shell window instead") }
             xdgSurface = xdg_wm_base_get_xdg_surface(wmBase, surface)
@@ -232,7 +255,9 @@ final class WaylandBackend: Backend {
         setInputRegion(Self.displayRegion(state, width: size.width, height: size.height))
         if state.isClosed { touchedWhileOpen = false }
         // Asked for with the next commit, which the picture may not need.
-        if askForKeyboard(as: state), scene.damage(since: shownScene) == nil { wl_surface_commit(surface) }
+        if heardLayer == nil { heardLayer = layer(for: state) }
+        let layered = moveLayer()
+        if askForKeyboard(as: state) || layered, scene.damage(since: shownScene) == nil { wl_surface_commit(surface) }
         // What differs from the frame on the screen: the compositor's damage. What differs
         // from the buffer's last frame: what is drawn again (the buffers take turns).
         guard let rows = scene.damage(since: shownScene) else { return .shown(rows: nil) }
@@ -322,6 +347,34 @@ final class WaylandBackend: Backend {
         guard wanted != keyboardInteractivity else { return false }
         zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, wanted)
         keyboardInteractivity = wanted
+        return true
+    }
+
+    /// Every update as it arrives: a modal sheet that opens while the surface is beneath a
+    /// fullscreen window (the top layer) moves it up at once. There the compositor neither
+    /// sends frame callbacks nor gives buffers back, since nothing of the surface is seen, so
+    /// the renderer would otherwise never be ready for the next state; a commit that only
+    /// moves the surface needs neither.
+    func hear(_ update: MonitorUpdate) {
+        heardLayer = layer(for: update.state)
+        guard !isReady, moveLayer() else { return }
+        wl_surface_commit(surface)
+        wl_display_flush(display)
+    }
+
+    /// The layer `state` is drawn on: overlay while a modal sheet is open, else `--wayland-layer`.
+    func layer(for state: SheetState) -> Layer {
+        !state.isClosed && state.presentation.modal ? .overlay : layer
+    }
+
+    /// Moves the layer surface to the layer the newest state heard wants (set_layer, version 2
+    /// of the layer shell), not the one being drawn: a frame drawn again for a configure (which
+    /// a move itself brings) shows an older state. True when it moved, for the next commit to
+    /// carry.
+    private func moveLayer() -> Bool {
+        guard let layerSurface, layerShellVersion >= 2, let wanted = heardLayer, wanted != shownLayer else { return false }
+        zwlr_layer_surface_v1_set_layer(layerSurface, wanted.value)
+        shownLayer = wanted
         return true
     }
 

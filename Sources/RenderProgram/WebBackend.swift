@@ -11,6 +11,7 @@ import SheetCore
 import SheetProtocol
 import SheetRenderKit
 import SheetService
+import SheetSystem
 
 /// `--backend web`: the sheet drawn by a page in a browser (a kiosk's `cage -- chromium --kiosk
 /// URL`, where no layer shell puts a surface over the browser). sheet-render serves, over HTTP,
@@ -19,6 +20,10 @@ import SheetService
 /// to the page and the page's touches and keys back; those go to the daemon as forwarded input
 /// (`InputForwarder`, as under a compositor), so the daemon's recogniser decides.
 ///
+/// Only the kiosk's browser is served. Each connection's user is asked of the kernel when it
+/// comes (`WebVisitor`: the peer socket's owner through sock_diag for TCP, SO_PEERCRED for a
+/// Unix socket), and only the `--allow-user` users' get an answer: any local process can write
+/// any header, so another user's could otherwise read a program's content and move the sheet.
 /// Only pages of an allowed origin (`--allow-origin`) are served the module and the socket: the
 /// `Origin` of a WebSocket's upgrade is checked, and refused with 403, so another site the
 /// kiosk's browser opens can neither read a program's content nor move the sheet.
@@ -30,12 +35,17 @@ import SheetService
 /// Limits (docs/renderers.md): a message from a page at most `maximumMessage` bytes, at most
 /// `maximumMessagesPerSecond` a second from each page, at most `maximumPages` pages at once and
 /// `maximumInbox` inputs waiting for the render loop; past one, the page is closed with a policy
-/// violation and the log says so once.
+/// violation and the log says so once. At most `maximumConnectionsPerVisitor` connections of one
+/// user (or one address elsewhere) at once, past which one is answered 503 and closed; an HTTP
+/// connection that sends nothing for `idleSeconds` is closed (a page's socket is not: a page
+/// at rest has nothing to say).
 final class WebBackend: Backend {
     static let maximumMessage = 16 << 10
     static let maximumMessagesPerSecond = 2000
     static let maximumPages = 16
     static let maximumInbox = 4096
+    static let maximumConnectionsPerVisitor = 32
+    static let idleSeconds: Int64 = 10
 
     let name = "web"
     private let shared: WebShared
@@ -52,17 +62,29 @@ final class WebBackend: Backend {
     var eventDescriptor: Int32? { shared.wakeup }
     var method: String { "pages paced by their frames" }
 
-    init(listen: WebListen, origins: [WebOrigin], icons: IconCache?, forwarder: InputForwarder?, log: Log) throws(RenderError) {
+    init(listen: WebListen, origins: [WebOrigin], users: WebUsers, anywhere: Bool, icons: IconCache?,
+         forwarder: InputForwarder?, log: Log) throws(RenderError) {
         self.forwarder = forwarder
         self.log = log
         let wakeup = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard wakeup >= 0 else { throw .system("eventfd") }
-        let shared = WebShared(wakeup: wakeup, origins: origins, icons: icons)
+        let shared = WebShared(wakeup: wakeup, origins: origins, users: users, anywhere: anywhere, icons: icons)
         self.shared = shared
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
+                // Who it is, before a byte of it is read: another user's connection gets a
+                // refusal and nothing else.
+                let visitor = WebVisitor.of(channel)
+                switch shared.admit(visitor) {
+                case .refused(let status):
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(WebRefusal(status: status))
+                    }
+                case .admitted(let key):
+                    channel.closeFuture.whenComplete { _ in shared.release(key) }
+                }
                 let http = WebHTTPHandler(shared: shared)
                 let upgrader = NIOWebSocketServerUpgrader(
                     maxFrameSize: WebBackend.maximumMessage, automaticErrorHandling: true,
@@ -82,9 +104,13 @@ final class WebBackend: Backend {
                         }
                     })
                 return channel.eventLoop.makeCompletedFuture {
+                    // HTTP that sends nothing for a while is closed; a page's socket stays.
+                    try channel.pipeline.syncOperations.addHandler(
+                        IdleStateHandler(readTimeout: .seconds(WebBackend.idleSeconds)), name: "sheet-idle")
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in
                             channel.pipeline.removeHandler(name: "sheet-http", promise: nil)
+                            channel.pipeline.removeHandler(name: "sheet-idle", promise: nil)
                         }))
                     try channel.pipeline.syncOperations.addHandler(http, name: "sheet-http")
                 }
@@ -104,7 +130,8 @@ final class WebBackend: Backend {
             throw .unavailable("web: cannot listen on \(listen): \(error)")
         }
         place = "\(listen)"
-        log.say("sheet-render: web: serving /sheetd.js and its socket on \(listen) to pages of \(origins.map(\.text).joined(separator: ", "))")
+        log.say("sheet-render: web: serving /sheetd.js and its socket on \(listen) to pages of \(origins.map(\.text).joined(separator: ", "))"
+                + " in a browser of \(users)\(anywhere ? ", and to other machines" : "")")
     }
 
     /// Every update as it arrives: what the sheet did (`events`) reaches the pages at once,
@@ -237,6 +264,9 @@ struct WebOrigin: Sendable, Equatable {
 final class WebShared: Sendable {
     let wakeup: Int32
     let origins: [WebOrigin]
+    let users: WebUsers
+    /// --listen-anywhere: a connection from another machine is served (by origin alone).
+    let anywhere: Bool
     let icons: IconCache?
 
     private struct State {
@@ -248,13 +278,72 @@ final class WebShared: Sendable {
         var notes: [String] = []
         /// When a page last said it drew a state (CLOCK_MONOTONIC microseconds), not yet taken.
         var drawn: Int64?
+        /// The connections open now, by who made them (`WebVisitor.key`).
+        var connections: [String: Int] = [:]
+        /// Who was refused already, so that the log says so once for each.
+        var refused: Set<String> = []
     }
     private let box = NIOLockedValueBox(State())
 
-    init(wakeup: Int32, origins: [WebOrigin], icons: IconCache?) {
+    init(wakeup: Int32, origins: [WebOrigin], users: WebUsers, anywhere: Bool, icons: IconCache?) {
         self.wakeup = wakeup
         self.origins = origins
+        self.users = users
+        self.anywhere = anywhere
         self.icons = icons
+    }
+
+    static let maximumRefusalsNoted = 1024
+
+    enum Admission {
+        /// Served; `release(key)` once it closes.
+        case admitted(key: String)
+        /// Answered with this status and closed.
+        case refused(HTTPResponseStatus)
+    }
+
+    /// Whether a new connection is served: its user is allowed (another machine's only with
+    /// --listen-anywhere), and it has fewer than `maximumConnectionsPerVisitor` open. A refusal
+    /// is said once in the log for each user or address.
+    func admit(_ visitor: WebVisitor) -> Admission {
+        let refusal: (HTTPResponseStatus, String)?
+        switch visitor {
+        case .user(let uid) where !users.uids.contains(uid):
+            refusal = (.forbidden, "a connection of uid \(uid) refused: this renderer serves \(users) (--allow-user)")
+        case .elsewhere(let address) where !anywhere:
+            refusal = (.forbidden, "a connection from \(address) refused: not a process of this machine (--listen-anywhere serves other machines)")
+        case .unknown(let why):
+            refusal = (.forbidden, "a connection refused: who made it is not known (\(why))")
+        default:
+            refusal = nil
+        }
+        let key = visitor.key
+        // Said once for each; past `maximumRefusalsNoted` of them (many addresses elsewhere), no more.
+        func first(_ state: inout State, _ key: String) -> Bool {
+            state.refused.count < WebShared.maximumRefusalsNoted && state.refused.insert(key).inserted
+        }
+        let outcome = box.withLockedValue { state -> (Admission, note: String?) in
+            if let refusal {
+                let (status, why) = refusal
+                return (.refused(status), first(&state, key) ? why : nil)
+            }
+            let open = state.connections[key, default: 0]
+            guard open < WebBackend.maximumConnectionsPerVisitor else {
+                let why = "a connection of \(visitor) refused: \(open) of its connections are open, the most one may hold"
+                return (.refused(.serviceUnavailable), first(&state, key + " full") ? why : nil)
+            }
+            state.connections[key] = open + 1
+            return (.admitted(key: key), nil)
+        }
+        if let note = outcome.note { self.note(note) }
+        return outcome.0
+    }
+
+    func release(_ key: String) {
+        box.withLockedValue { state in
+            let open = state.connections[key, default: 1] - 1
+            state.connections[key] = open > 0 ? open : nil
+        }
     }
 
     func allows(_ origin: String) -> Bool { origins.contains { $0.text == origin.lowercased() } }

@@ -15,6 +15,16 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
 
     init(shared: WebShared) { self.shared = shared }
 
+    /// Nothing read for `WebBackend.idleSeconds` (IdleStateHandler, named sheet-idle): closed,
+    /// so that a connection that sends nothing does not hold a descriptor.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head): self.head = head

@@ -5,14 +5,8 @@ import Logging
 import NIOCore
 import SheetCore
 import SheetProtocol
+import SheetSystem
 import Synchronization
-
-/// `struct ucred` as SO_PEERCRED fills it (Glibc hides the type behind _GNU_SOURCE).
-struct KernelPeerCredentials: Sendable {
-    var pid: pid_t = 0
-    var uid: uid_t = 0
-    var gid: gid_t = 0
-}
 
 /// SO_PEERPIDFD (asm-generic/socket.h, Linux 6.5): a pidfd of the process that connected.
 let SO_PEERPIDFD: Int32 = 77

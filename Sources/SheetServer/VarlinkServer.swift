@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SheetProtocol
+import SheetSystem
 import Synchronization
 
 /// Errors that stop the server from starting, naming the call and the path.

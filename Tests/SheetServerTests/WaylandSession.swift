@@ -299,3 +299,31 @@ final class MessageBus {
         if let runtime { killProcesses(mentioning: runtime) }
     }
 }
+
+/// A kiosk's app: a window that asks to be fullscreen (`sheet-wayland-probe
+/// --fullscreen-window`), all of it `colour`, shown once the compositor says it is fullscreen,
+/// open until this goes.
+final class FullscreenWindow {
+    static let colour = RGB(hex: 0x20C040)
+    let process = Process()
+
+    init(display: String) throws {
+        let shown = Pipe(), problems = Pipe()
+        process.executableURL = builtExecutable("sheet-wayland-probe")
+        process.arguments = ["--fullscreen-window"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["WAYLAND_DISPLAY": display]) { $1 }
+        process.standardOutput = shown
+        process.standardError = problems
+        try process.run()
+        let said = try DescriptorLines(shown.fileHandleForReading.fileDescriptor, what: "word from the fullscreen window").next()
+        guard said.map({ String(decoding: $0, as: UTF8.self) }) == "shown" else {
+            process.waitUntilExit()
+            let why = String(decoding: problems.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw DaemonTestError("the fullscreen window was not shown (exit \(process.terminationStatus)): \(why)")
+        }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+    }
+}

@@ -130,7 +130,71 @@ import Testing
         // The first row (와이파이, two lines) under the 연결 header: 56 + 48 pt below the top.
         #expect(ink(top + 104, top + 176) > 150, "와이파이 and its icon have ink: \(ink(top + 104, top + 176))")
 
-        #expect(renderer.log.contains("wayland 540x960 (a layer surface on the top layer"), "\(renderer.log)")
+        #expect(renderer.log.contains("wayland 540x960 (a layer surface on the overlay layer"), "\(renderer.log)")
+    }
+
+    /// A kiosk's app is a fullscreen window, and sway draws the top layer beneath one: the
+    /// sheet is on the overlay layer, over it, modal or not. With `--wayland-layer top` a
+    /// non-modal sheet is beneath the fullscreen window, as a panel is, and a modal one still
+    /// over it.
+    @Test(arguments: ["overlay", "top"])
+    func theSheetIsSeenOverAFullscreenWindow(layer: String) throws {
+        let sway = try HeadlessSway(width: 540, height: 960)
+        let app = try FullscreenWindow(display: sway.display)
+        let green = FullscreenWindow.colour
+        // The compositor shows the window a few of its frames after the window's own frame
+        // callback: shots until it does.
+        var picture = try sway.screenshot()
+        for _ in 0..<400 where picture.pixel(270, 900) != green || picture.pixel(5, 5) != green { picture = try sway.screenshot() }
+        try #require(picture.pixel(270, 900) == green && picture.pixel(5, 5) == green, "the app fills the output")
+        let folder = try temporaryFolder()
+        let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
+        let frameLog = folder.appendingPathComponent("frames").path
+        guard mkfifo(frameLog, 0o600) == 0 else { throw DaemonTestError("mkfifo \(frameLog)") }
+        let renderer = try Renderer(["--backend", "wayland", "--wayland-layer", layer, "--socket", socket, "--frame-log", frameLog],
+                                    folder: folder, environment: ["WAYLAND_DISPLAY": sway.display])
+        let frames = try FrameLogReader(frameLog)
+        let daemon = try RunningDaemon(["--input", "none", "--screen", "540x960"], socketPath: socket)
+        // The shot that shows the frame on the screen: the compositor may show a new layer a
+        // frame after the renderer logged it, so shots are taken until one shows what is wanted.
+        func settled(_ state: [String: Any], _ shows: (Screenshot) -> Bool) throws -> Screenshot {
+            var shot = try sway.screenshot()
+            for _ in 0..<200 where !shows(shot) { shot = try sway.screenshot() }
+            return shot
+        }
+        let card = { (shot: Screenshot) in (0..<shot.height).contains { shot.pixel(135, $0) == .white } }
+        do {
+            try daemon.client().present(detent: "half")
+            let modal = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
+            try expectDrawn(modal, in: try settled(modal, card), over: green)
+
+            try daemon.client().setPresentation(PresentationChange(modal: false))
+            if layer == "overlay" {
+                let nonModal = try frames.next {
+                    $0["state"] as? String == "resting" && ($0["presentation"] as? [String: Any])?["modal"] as? Bool == false
+                }
+                try expectDrawn(nonModal, in: try settled(nonModal, card), over: green)
+            } else {
+                // Beneath the fullscreen window, the surface gets no frame callback (nothing of
+                // it is seen), so no frame is logged: the screen says it.
+                let shot = try settled([:]) { !card($0) }
+                #expect(!card(shot) && shot.pixel(135, 900) == green && shot.pixel(5, 5) == green,
+                        "a non-modal sheet on the top layer is beneath the fullscreen window")
+            }
+            try daemon.client().setPresentation(PresentationChange(modal: true))
+            let again = try frames.next {
+                $0["state"] as? String == "resting" && ($0["presentation"] as? [String: Any])?["modal"] as? Bool == true
+            }
+            try expectDrawn(again, in: try settled(again, card), over: green)
+        } catch {
+            throw DaemonTestError("\(error)\nsheet-render: \(renderer.log)\nsheetd: \(daemon.log)")
+        }
+        let said = layer == "overlay" ? "a layer surface on the overlay layer" : "a layer surface on the top layer (overlay while a modal sheet is open)"
+        #expect(renderer.log.contains(said), "\(renderer.log)")
+        renderer.process.terminate()
+        #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
+        #expect(daemon.stop() == 0)
+        withExtendedLifetime(app) {}
     }
 
     /// A click through the compositor on the shown sheet, returned once the daemon has taken it.

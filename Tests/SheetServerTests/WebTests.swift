@@ -52,7 +52,9 @@ import Testing
     /// owner (and the page's `sheet-event`); the accessibility tree has the roles; Tab and
     /// Escape reach the daemon; Korean and Arabic (right to left) drawn; markup stays text; a
     /// touch drag dismisses as the daemon decides; a modal sheet's dim takes a tap and a
-    /// non-modal sheet passes it to the page; a page of another origin gets nothing.
+    /// non-modal sheet passes it to the page; a page of another origin gets nothing, and so does a
+    /// process of another user that forges the allowed origin; one user's connections are
+    /// bounded, and one that sends nothing is closed.
     @Test func aKioskPageShowsTheSheetAndItsTouchesReachTheDaemon() throws {
         let shots = try temporaryFolder().path
         let (status, output, renderer) = try Self.runPage("check", shots: shots)
@@ -61,8 +63,14 @@ import Testing
                        "the accessibility tree: dialog 'Settings'", "Tab reached the daemon", "Escape dismissed the sheet",
                        "the Arabic sheet is right to left", "markup in a label", "a touch drag down the card dismissed it",
                        "modal: a tap on the dim dismissed", "not modal: a tap beside the card reached the page's button",
-                       "a page closed mid-drag", "a page of another origin", "a hostile client", "Connection: close", "no error in the page's console"] {
+                       "a page closed mid-drag", "a page of another origin", "a hostile client", "Connection: close",
+                       "one user's connections bounded", "an idle connection", "no error in the page's console"]
+            + (getuid() == 0 ? ["another local user (uid 65534)"] : []) {
             #expect(output.contains("ok " + wanted), "missing: \(wanted)\n\(output)")
+        }
+        if getuid() == 0 {
+            // Said once, with the uid, however many times that user came.
+            #expect(renderer.components(separatedBy: "a connection of uid 65534 refused").count == 2, "\(renderer)")
         }
         #expect(renderer.contains("web: serving /sheetd.js"), "\(renderer)")
         #expect(!renderer.contains("failed"), "nothing the page sent was refused: \(renderer)")

@@ -385,6 +385,123 @@ def hostile():
     ok(f"a hostile client: {', '.join(what for what, _ in cases)}: each closed (1008, 1002 or 1009), the renderer serving on")
 
 
+# What a process of another local user sends (Debian's python3, which any user may run): the
+# allowed Origin, forged as any local process can forge it, on a request for the module and on
+# an upgrade followed by a swipe down; it prints what came back.
+ANOTHER_USER = r"""
+import socket, sys
+host, port, origin = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def ask(request, then=b""):
+    connection = socket.create_connection((host, port), timeout=30)
+    connection.sendall(request + then)
+    received = b""
+    while True:
+        try:
+            chunk = connection.recv(65536)
+        except (ConnectionResetError, BrokenPipeError):
+            break
+        if not chunk:
+            break
+        received += chunk
+    connection.close()
+    return received
+module = ask(f"GET /sheetd.js HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\n\r\n".encode())
+upgrade = (f"GET /socket HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
+swipe = b"".join(bytes([0x81, 0x80 | len(text), 0, 0, 0, 0]) + text for text in (
+    b'{"touch":{"time":1,"contacts":[{"slot":0,"phase":"down","x":270,"y":500}]}}',
+    b'{"touch":{"time":20,"contacts":[{"slot":0,"phase":"move","x":270,"y":900}]}}',
+    b'{"touch":{"time":30,"contacts":[{"slot":0,"phase":"up","x":270,"y":950}]}}'))
+socket_reply = ask(upgrade, swipe)
+print(repr(module))
+print(repr(socket_reply))
+"""
+
+
+def another_user():
+    # The allowed Origin forged by a process of uid 65534: it gets a refusal and nothing of the
+    # sheet, and its swipe moves nothing (the kernel says whose the connection is).
+    if os.geteuid() != 0:
+        print("skip another local user: only root can run a process as another user here", flush=True)
+        return
+    ctl("content", "set", os.path.join(root, "examples/settings.yaml"))
+    ctl("present", "half")
+    ctl("watch", "--until-rest")
+    before = json.loads(ctl("state"))
+    result = subprocess.run(["/usr/bin/python3", "-c", ANOTHER_USER, module.hostname, str(module.port),
+                             f"http://127.0.0.1:{allowed_port}"],
+                            capture_output=True, text=True, timeout=120, user=65534, group=65534, cwd="/")
+    if result.returncode != 0:
+        fail(f"another local user: its process failed: {result.stderr.strip()}")
+    replies = [eval(line) for line in result.stdout.splitlines()]
+    for what, reply in zip(("the module", "the socket"), replies):
+        if not reply.startswith(b"HTTP/1.1 403 ") or b"customElements" in reply or b" 101 " in reply or b"Settings" in reply:
+            fail(f"another local user asked for {what} and got {reply[:200]!r}")
+    ctl("watch", "--until-rest")
+    after = json.loads(ctl("state"))
+    if (after["state"], after.get("detent"), after.get("sheet")) != (before["state"], before.get("detent"), before.get("sheet")):
+        fail(f"another local user's forged swipe moved the sheet: {before['state']} {before.get('detent')} -> {after['state']} {after.get('detent')}")
+    ok(f"another local user (uid 65534) forging the allowed Origin: 403 for the module and the socket, nothing of the sheet, "
+       f"its swipe moved nothing (still {after['state']} at {after.get('detent')})")
+
+
+def bounded():
+    # One user's connections: at most 32 at once (the page's own among them); past that, 503 and
+    # closed. 40 are opened and held, sending nothing; a 41st asks for the module, and once it
+    # is answered the renderer has taken the 40 before it (connections are taken in order), so
+    # each refused one has its 503 waiting and each served one has nothing. Once they close, a
+    # new connection is served again.
+    import select
+    import socket as sockets
+    held = [sockets.create_connection((module.hostname, module.port), timeout=30) for _ in range(40)]
+    last = sockets.create_connection((module.hostname, module.port), timeout=30)
+    last.sendall(f"GET /sheetd.js HTTP/1.1\r\nHost: {module.netloc}\r\nConnection: close\r\n\r\n".encode())
+    if not last.recv(12).startswith(b"HTTP/1.1 "):
+        fail("the 41st connection of one user was not answered")
+    last.close()
+    served = refused = 0
+    for connection in held:
+        ready, _, _ = select.select([connection], [], [], 0)
+        if not ready:
+            served += 1
+            continue
+        reply = connection.recv(65536)
+        if not reply.startswith(b"HTTP/1.1 503 "):
+            fail(f"a connection past the bound got {reply[:80]!r}, not 503")
+        refused += 1
+    for connection in held:
+        connection.close()
+    if refused < 8 or served < 1 or served > 32:
+        fail(f"40 connections of one user held at once: {served} served, {refused} answered 503")
+    # The count goes down as the renderer hears each close.
+    for attempt in range(600):
+        connection = http.client.HTTPConnection(module.hostname, module.port, timeout=30)
+        try:
+            connection.request("GET", "/sheetd.js", headers={"Connection": "close"})
+            status = connection.getresponse().status
+        except (ConnectionResetError, http.client.RemoteDisconnected):
+            status = None
+        connection.close()
+        if status == 200:
+            break
+        threading.Event().wait(0.05)
+    else:
+        fail("after 40 connections closed, a new one was still not served")
+    ok(f"one user's connections bounded: of 40 held at once, {served} served and {refused} answered 503; served again once they closed")
+
+
+def idle(connection):
+    # Opened at the start and never written to: the renderer closed it (after 10 s of nothing).
+    connection.settimeout(120)
+    try:
+        received = connection.recv(1)
+    except ConnectionResetError:
+        received = b""
+    if received != b"":
+        fail(f"a connection that sent nothing got {received!r}")
+    ok("an idle connection (nothing sent) closed by the renderer")
+
+
 def bench(page, cdp, browser):
     # A drag of 40 moves over the settings at half, traced: layouts and style recalculations
     # per state drawn, and the script's time per state.
@@ -430,11 +547,16 @@ with sync_playwright() as playwright:
     cdp = context.new_cdp_session(page)
     cdp.send("Accessibility.enable")
     if mode == "check":
+        import socket as sockets
+        silent = sockets.create_connection((module.hostname, module.port), timeout=30)
         check(page, cdp)
         closed_mid_drag(context)
         refused(browser)
         hostile()
         connection_close()
+        another_user()
+        bounded()
+        idle(silent)
     else:
         bench(page, cdp, browser)
     if errors:

@@ -6,6 +6,9 @@
 // keyboard (NAME: what the key types, as xkbcommon names it)
 // (the e2e run's window beneath a non-modal sheet). --key-window FILE: the same, shown once the
 // seat has a keyboard and the window has bound it (the keys test's window beneath the sheet).
+// sheet-wayland-probe --fullscreen-window: a window that asks to be fullscreen (a kiosk's app),
+// green (0x20c040) where the others are grey, `shown` printed once the compositor shows it at
+// the size it asked for and said it is fullscreen, open until the process is stopped.
 // sheet-wayland-probe --pointer: a mouse that stays plugged: a virtual pointer added to the
 // seat, `plugged` printed once the compositor has it, kept until the process is stopped (so
 // that every client has bound its wl_pointer before a click comes).
@@ -69,6 +72,8 @@ final class Probe {
     var surface: OpaquePointer?
     var configured: UInt32?
     var windowSize: (width: Int32, height: Int32) = (0, 0)
+    /// The compositor's last configure said the window is fullscreen.
+    var fullscreen = false
     var shown = false
     var entered = false
     var pressed = false
@@ -120,13 +125,14 @@ final class Probe {
     /// A window with a grey buffer of the size the compositor asks for, shown: sway configures
     /// a new window again when it tiles it, and the window is under the cursor only once a
     /// frame callback of the commit that answers the last configure is done.
-    func openWindow() {
+    func openWindow(fullscreen: Bool = false) {
         surface = wl_compositor_create_surface(compositor)
         let xdgSurface = xdg_wm_base_get_xdg_surface(wmBase, surface)
         xdg_surface_add_listener(xdgSurface, Listeners.xdgSurface, context)
         let toplevel = xdg_surface_get_toplevel(xdgSurface)
         xdg_toplevel_add_listener(toplevel, Listeners.toplevel, context)
         xdg_toplevel_set_title(toplevel, "sheetd probe")
+        if fullscreen { xdg_toplevel_set_fullscreen(toplevel, nil) }
         wl_surface_commit(surface)
         while true {
             if let serial = configured {
@@ -136,7 +142,7 @@ final class Probe {
                 wl_callback_add_listener(frame, Listeners.frame, context)
                 shown = false
                 let (width, height) = windowSize.width > 0 && windowSize.height > 0 ? windowSize : (320, 240)
-                wl_surface_attach(surface, makeBuffer(width: width, height: height), 0, 0)
+                wl_surface_attach(surface, makeBuffer(width: width, height: height, colour: fullscreen ? 0xFF20_C040 : 0xFF80_8080), 0, 0)
                 wl_surface_damage_buffer(surface, 0, 0, width, height)
                 wl_surface_commit(surface)
             }
@@ -148,14 +154,14 @@ final class Probe {
         }
     }
 
-    func makeBuffer(width: Int32, height: Int32) -> OpaquePointer? {
+    func makeBuffer(width: Int32, height: Int32, colour: UInt32 = 0xFF80_8080) -> OpaquePointer? {
         let stride = width * 4, length = Int(stride * height)
         let descriptor = sheet_memfd("sheet-wayland-probe")
         guard descriptor >= 0, ftruncate(descriptor, off_t(length)) == 0,
               let map = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), map != MAP_FAILED else {
             fail("a \(length)-byte buffer: \(String(cString: strerror(errno)))")
         }
-        map.initializeMemory(as: UInt32.self, repeating: 0xFF80_8080, count: length / 4)
+        map.initializeMemory(as: UInt32.self, repeating: colour, count: length / 4)
         let pool = wl_shm_create_pool(shm, descriptor, Int32(length))
         defer {
             wl_shm_pool_destroy(pool)
@@ -273,7 +279,15 @@ enum Listeners {
         $0.configure = { data, _, serial in probe(data).configured = serial }
     }
     nonisolated(unsafe) static let toplevel = zeroedForever(xdg_toplevel_listener.self) {
-        $0.configure = { data, _, width, height, _ in probe(data).windowSize = (width, height) }
+        $0.configure = { data, _, width, height, states in
+            probe(data).windowSize = (width, height)
+            // The states the compositor gives the window (xdg_toplevel.state, 32-bit values).
+            if let states, let base = states.pointee.data {
+                let values = UnsafeRawBufferPointer(start: base, count: states.pointee.size)
+                probe(data).fullscreen = stride(from: 0, to: values.count - 3, by: 4)
+                    .contains { values.loadUnaligned(fromByteOffset: $0, as: UInt32.self) == XDG_TOPLEVEL_STATE_FULLSCREEN.rawValue }
+            }
+        }
         $0.close = { _, _ in }
         $0.configure_bounds = { _, _, _, _ in }
         $0.wm_capabilities = { _, _, _ in }
@@ -366,6 +380,15 @@ if arguments.count == 3, arguments[1] == "--touch-window" || arguments[1] == "--
         while state.keyboard == nil { state.dispatch() }
         state.roundtrip()
     }
+    say("shown", to: 1)
+    while wl_display_dispatch(state.display) >= 0 {}
+    exit(0)
+}
+if arguments.count == 2, arguments[1] == "--fullscreen-window" {
+    let state = connectProbe()
+    guard state.compositor != nil, state.shm != nil, state.wmBase != nil else { fail("the compositor lacks what a window needs") }
+    state.openWindow(fullscreen: true)
+    guard state.fullscreen else { fail("the compositor showed the window, but not fullscreen (\(state.windowSize.width)x\(state.windowSize.height))") }
     say("shown", to: 1)
     while wl_display_dispatch(state.display) >= 0 {}
     exit(0)
