@@ -355,9 +355,13 @@ final class WaylandBackend: Backend {
     /// sends frame callbacks nor gives buffers back, since nothing of the surface is seen, so
     /// the renderer would otherwise never be ready for the next state; a commit that only
     /// moves the surface needs neither.
+    /// The keyboard likewise: a modal sheet closed beneath a fullscreen window gives it back.
     func hear(_ update: MonitorUpdate) {
         heardLayer = layer(for: update.state)
-        guard !isReady, moveLayer() else { return }
+        guard !isReady else { return }
+        let moved = moveLayer()
+        let keyed = askForKeyboard(as: update.state)
+        guard moved || keyed else { return }
         wl_surface_commit(surface)
         wl_display_flush(display)
     }

@@ -20,9 +20,15 @@ enum WebVisitor: CustomStringConvertible {
     static func of(_ channel: Channel) -> WebVisitor {
         switch (channel.localAddress, channel.remoteAddress) {
         case (.v4(let local)?, .v4(let peer)?):
-            return ask(.v4(local: local.address, peer: peer.address), peer: channel.remoteAddress?.ipAddress)
+            let thisMachine = peer.address.sin_addr.s_addr == local.address.sin_addr.s_addr
+                || UInt32(bigEndian: peer.address.sin_addr.s_addr) >> 24 == 127
+            return ask(.v4(local: local.address, peer: peer.address), peer: channel.remoteAddress?.ipAddress, thisMachine: thisMachine)
         case (.v6(let local)?, .v6(let peer)?):
-            return ask(.v6(local: local.address, peer: peer.address), peer: channel.remoteAddress?.ipAddress)
+            let address = withUnsafeBytes(of: peer.address.sin6_addr) { Array($0) }
+            let thisMachine = address == withUnsafeBytes(of: local.address.sin6_addr) { Array($0) }
+                || address == Array(repeating: 0, count: 15) + [1]
+                || (address.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]) && address[12] == 127)
+            return ask(.v6(local: local.address, peer: peer.address), peer: channel.remoteAddress?.ipAddress, thisMachine: thisMachine)
         case (.unixDomainSocket?, _):
             guard let provider = channel as? SocketOptionProvider else { return .unknown("not a socket") }
             var credentials: KernelPeerCredentials?
@@ -34,9 +40,12 @@ enum WebVisitor: CustomStringConvertible {
         }
     }
 
-    private static func ask(_ ends: TCPEnds, peer: String?) -> WebVisitor {
+    /// `thisMachine`: the peer's address is loopback or ours, so a socket the kernel did not
+    /// find (one bound to an interface, say) is not another machine's.
+    private static func ask(_ ends: TCPEnds, peer: String?, thisMachine: Bool) -> WebVisitor {
         switch SocketOwner.ofPeer(ends) {
         case .local(let uid)?: return .user(uid)
+        case .elsewhere? where thisMachine: return .unknown("a peer of this machine whose socket the kernel did not find")
         case .elsewhere?: return .elsewhere(peer ?? "an address not told")
         case nil: return .unknown("sock_diag: \(String(cString: strerror(errno)))")
         }

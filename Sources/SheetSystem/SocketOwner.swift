@@ -33,6 +33,10 @@ public enum SocketOwner: Sendable, Equatable {
     case local(uid_t)
     case elsewhere
 
+    /// TCP states (the kernel's numbering, include/net/tcp_states.h) of a socket that is one end
+    /// of a connection: established, or closing after it was.
+    static let connectedStates: Set<UInt8> = [1, 4, 5, 8, 9, 11]  // ESTABLISHED, FIN_WAIT1/2, CLOSE_WAIT, LAST_ACK, CLOSING
+
     public static func ofPeer(_ ends: TCPEnds) -> SocketOwner? {
         let descriptor = socket(AF_NETLINK, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_SOCK_DIAG)
         guard descriptor >= 0 else { return nil }
@@ -59,6 +63,8 @@ public enum SocketOwner: Sendable, Equatable {
                 message.request.id.idiag_dst.0 = local.sin_addr.s_addr
             case .v6(let local, let peer):
                 message.request.sdiag_family = UInt8(AF_INET6)
+                // A link-local peer's socket is bound to its scope's interface.
+                message.request.id.idiag_if = peer.sin6_scope_id
                 message.request.id.idiag_sport = peer.sin6_port
                 message.request.id.idiag_dport = local.sin6_port
                 withUnsafeBytes(of: peer.sin6_addr) { address in
@@ -76,23 +82,39 @@ public enum SocketOwner: Sendable, Equatable {
             }
         }
         guard sent == MemoryLayout<sheet_inet_diag_request>.size else { return nil }
+        let asked = message.request.id
         // One reply: the socket's inet_diag_msg, or an error (ENOENT: no such socket here).
         return withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer -> SocketOwner? in
             let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            guard count >= 0 else { return nil }
             let headerSize = MemoryLayout<nlmsghdr>.size
-            guard count >= headerSize else { return nil }
+            // Anything but the one answer asked for is no answer (EPROTO, for the caller's log).
+            func malformed() -> SocketOwner? {
+                errno = EPROTO
+                return nil
+            }
+            guard count >= headerSize else { return malformed() }
             let header = buffer.loadUnaligned(as: nlmsghdr.self)
-            guard header.nlmsg_seq == 1, Int(header.nlmsg_len) <= count else { return nil }
+            guard header.nlmsg_seq == 1, Int(header.nlmsg_len) <= count else { return malformed() }
             if header.nlmsg_type == UInt16(NLMSG_ERROR) {
-                guard Int(header.nlmsg_len) >= headerSize + 4 else { return nil }
+                guard Int(header.nlmsg_len) >= headerSize + 4 else { return malformed() }
                 let error = -buffer.loadUnaligned(fromByteOffset: headerSize, as: Int32.self)
                 if error == ENOENT { return .elsewhere }
                 errno = error
                 return nil
             }
             guard header.nlmsg_type == UInt16(SOCK_DIAG_BY_FAMILY),
-                  Int(header.nlmsg_len) >= headerSize + MemoryLayout<inet_diag_msg>.size else { return nil }
-            return .local(buffer.loadUnaligned(fromByteOffset: headerSize, as: inet_diag_msg.self).idiag_uid)
+                  Int(header.nlmsg_len) >= headerSize + MemoryLayout<inet_diag_msg>.size else { return malformed() }
+            let reply = buffer.loadUnaligned(fromByteOffset: headerSize, as: inet_diag_msg.self)
+            // The kernel's lookup falls back to a listening socket of that port, and a socket
+            // in TIME_WAIT or half open is reported as root's: only the connected socket of
+            // exactly those ends says who is there.
+            let found = reply.id
+            let same = found.idiag_sport == asked.idiag_sport && found.idiag_dport == asked.idiag_dport
+                && withUnsafeBytes(of: found.idiag_src) { a in withUnsafeBytes(of: asked.idiag_src) { a.elementsEqual($0) } }
+                && withUnsafeBytes(of: found.idiag_dst) { a in withUnsafeBytes(of: asked.idiag_dst) { a.elementsEqual($0) } }
+            guard same, SocketOwner.connectedStates.contains(reply.idiag_state) else { return malformed() }
+            return .local(reply.idiag_uid)
         }
     }
 }
