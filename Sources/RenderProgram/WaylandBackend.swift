@@ -32,7 +32,7 @@ import SheetSystem
 /// tells the daemon.
 final class WaylandBackend: Backend {
     let name = "wayland"
-    private let display: OpaquePointer
+    let display: OpaquePointer
     private let painter: Painter
     private let looks: Looks
     let log: Log
@@ -61,13 +61,13 @@ final class WaylandBackend: Backend {
     var forwardedModifiers: KeyModifiers = []
 
     // The surface and its role.
-    private var surface: OpaquePointer?
-    private var layerSurface: OpaquePointer?
-    /// `--wayland-layer`, and the layer the surface is on now (`layer(for:)`).
-    private let layer: Layer
-    private var shownLayer: Layer = .overlay
-    /// The layer the newest update heard wants (`hear`).
-    private var heardLayer: Layer?
+    var surface: OpaquePointer?
+    var layerSurface: OpaquePointer?
+    /// `--wayland-layer`, the layer the surface is on now and the one the newest update heard
+    /// wants (`WaylandBackend+Layer`).
+    let layer: Layer
+    var shownLayer: Layer = .overlay
+    var heardLayer: Layer?
     /// What the layer surface last asked of the keyboard.
     private var keyboardInteractivity = ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE.rawValue
     /// The open sheet was touched or clicked since it opened (a non-modal one asks for the
@@ -151,19 +151,6 @@ final class WaylandBackend: Backend {
     /// or a fullscreen xdg-shell window.
     enum Shell: String, CaseIterable, ExpressibleByArgument {
         case auto, layer, xdg
-    }
-
-    /// The layer shell's layer for a non-modal sheet and the closed bar (`--wayland-layer`). A
-    /// modal sheet is on the overlay layer whatever this says: it takes the screen and waits
-    /// for an answer, so it must be seen over a fullscreen window, as a lock screen is. sway,
-    /// labwc and phoc draw the top layer beneath a fullscreen window and the overlay layer over
-    /// it; a kiosk's window is fullscreen, so overlay is the default. `top` leaves a fullscreen
-    /// window (a desktop's video) uncovered until a modal sheet opens, as panels are.
-    enum Layer: String, CaseIterable, ExpressibleByArgument, CustomStringConvertible {
-        case overlay, top
-
-        var value: UInt32 { self == .overlay ? ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY.rawValue : ZWLR_LAYER_SHELL_V1_LAYER_TOP.rawValue }
-        var description: String { rawValue }
     }
 
     /// Connects to the compositor named by WAYLAND_DISPLAY (or `wayland-0`) and waits for the
@@ -347,38 +334,6 @@ final class WaylandBackend: Backend {
         guard wanted != keyboardInteractivity else { return false }
         zwlr_layer_surface_v1_set_keyboard_interactivity(layerSurface, wanted)
         keyboardInteractivity = wanted
-        return true
-    }
-
-    /// Every update as it arrives: a modal sheet that opens while the surface is beneath a
-    /// fullscreen window (the top layer) moves it up at once. There the compositor neither
-    /// sends frame callbacks nor gives buffers back, since nothing of the surface is seen, so
-    /// the renderer would otherwise never be ready for the next state; a commit that only
-    /// moves the surface needs neither.
-    /// The keyboard likewise: a modal sheet closed beneath a fullscreen window gives it back.
-    func hear(_ update: MonitorUpdate) {
-        heardLayer = layer(for: update.state)
-        guard !isReady else { return }
-        let moved = moveLayer()
-        let keyed = askForKeyboard(as: update.state)
-        guard moved || keyed else { return }
-        wl_surface_commit(surface)
-        wl_display_flush(display)
-    }
-
-    /// The layer `state` is drawn on: overlay while a modal sheet is open, else `--wayland-layer`.
-    func layer(for state: SheetState) -> Layer {
-        !state.isClosed && state.presentation.modal ? .overlay : layer
-    }
-
-    /// Moves the layer surface to the layer the newest state heard wants (set_layer, version 2
-    /// of the layer shell), not the one being drawn: a frame drawn again for a configure (which
-    /// a move itself brings) shows an older state. True when it moved, for the next commit to
-    /// carry.
-    private func moveLayer() -> Bool {
-        guard let layerSurface, layerShellVersion >= 2, let wanted = heardLayer, wanted != shownLayer else { return false }
-        zwlr_layer_surface_v1_set_layer(layerSurface, wanted.value)
-        shownLayer = wanted
         return true
     }
 
