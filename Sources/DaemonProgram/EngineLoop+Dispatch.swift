@@ -21,7 +21,8 @@ extension LoopState {
         for call in taken.inputs {
             turn.next()
             let result = input.perform(call, into: &frames)
-            applyFrames()
+            applyFrames(fromSeat: false)
+            if case .frame = call.request {} else { followForwarding() }
             applyKeys()
             // A frame's state goes out before its reply, and before the loop waits again: the
             // feeder's next call may be a frame's time away.
@@ -33,21 +34,40 @@ extension LoopState {
             }
         }
         input.closeDevices(of: taken.inputConnectionsGone, into: &frames)
-        applyFrames()
+        applyFrames(fromSeat: false)
+        if !taken.inputConnectionsGone.isEmpty { followForwarding() }
         applyKeys()
         publish()
         if devicesChanged { refreshDevices() }
     }
 
-    /// Hands live frames (libinput's, the plugins') to the engine, stamped on its clock and
-    /// never before the last event it saw.
-    mutating func applyFrames() {
+    /// Hands live frames (libinput's, or the plugins') to the engine, stamped on its clock and
+    /// never before the last event it saw; the seat's own pass the gate first (`SeatTouchGate`).
+    mutating func applyFrames(fromSeat: Bool) {
         for index in frames.indices {
             var stamped = frames[index]
+            if fromSeat, !input.admitsSeat(&stamped) { continue }
             stamped.time = clock.stamp(monotonic: stamped.time)
             process(stamped)
         }
         frames.removeAll()
+    }
+
+    /// A device that forwards a compositor's touches opened, or the last one closed: the seat's
+    /// own touchscreens are left to the compositor, or read again. Fingers down on them when
+    /// forwarding begins are the compositor's now, and cancelled.
+    mutating func followForwarding() {
+        guard let change = input.followForwarding() else { return }
+        if let forwarder = change.forwarder {
+            logger.notice("input: \(forwarder.node) \"\(forwarder.name)\" (pid \(forwarder.pid)) forwards the compositor's touches: the seat's touchscreens are left to the compositor")
+        } else {
+            logger.notice("input: no device forwards the compositor's touches now: the seat's touchscreens are read again")
+        }
+        if change.cancel {
+            let slots = 0..<PluginInput.engineSlots.lowerBound
+            engine.cancelTouches(in: slots, at: clock.tick(), into: &outputs)
+        }
+        refreshDevices()
     }
 
     /// Hands the keys libinput read to the engine, stamped on its clock; a key device gone
@@ -168,7 +188,7 @@ extension LoopState {
         let reading = KeyReading(keyMap: engine.configuration.focus.keyMap, optedIn: commands.settings.keyDevices)
         if input.judgeKeysAgain(by: reading, screen: engine.configuration.screen, into: &frames) {
             logger.notice("reload: the key map or keys: changed; the seat's devices are opened again")
-            applyFrames()
+            applyFrames(fromSeat: true)
             applyKeys()
             refreshDevices()
         }

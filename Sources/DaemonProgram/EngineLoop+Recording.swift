@@ -62,8 +62,10 @@ extension LoopState {
         if recorded.isEmpty {
             engine.advance(to: recorded.time, into: &outputs)
             for index in keys.indices { key(keys[index]) }
-        } else {
+        } else if input.admitsSeat(&recorded) {
             process(recorded)
+        } else {
+            engine.advance(to: recorded.time, into: &outputs)
         }
         finishIfEnded(player)
     }

@@ -14,6 +14,7 @@ extension LoopState {
         stats.statesPublished = publisher.statesPublished
         stats.publishLatency = publisher.latency
         stats.fingersDown = engine.activeTouchCount
+        stats.framesHeldBack = input.seatGate.framesHeldBack
         if engine.activeTouchCount > 0, let since = fingersDownSince {
             stats.fingersHeldInMicroseconds = max(0, clock.now().microseconds - since.microseconds)
         }

@@ -179,7 +179,7 @@ struct LoopState {
     /// the engine.
     private mutating func readInput() {
         let devicesChanged = input.dispatchLive(screen: engine.configuration.screen, into: &frames)
-        applyFrames()
+        applyFrames(fromSeat: true)
         applyKeys()
         if let plugged = input.takeHeadphones() { headphones(plugged) }
         if devicesChanged { refreshDevices() }

@@ -18,6 +18,9 @@ final class LoopInput: @unchecked Sendable {
     let source: Source
     /// Devices that programs feed over `io.sheetd.Input`.
     let plugins: PluginInput
+    /// The seat's own touchscreens held back while a plugin device forwards a compositor's
+    /// touches: one touch, read once.
+    private(set) var seatGate = SeatTouchGate()
     private let logger: Logger
     private let deviceList = Mutex<[InputDevice]>([])
     /// Fed devices that have closed, with the frames they sent, the newest last: at most
@@ -85,6 +88,12 @@ final class LoopInput: @unchecked Sendable {
         case .live(let input): input.devices
         case .recording(let player): player.input.devices
         case .none: []
+        }
+        if seatGate.isForwarded, let forwarder = plugins.compositorForwarder {
+            for index in list.indices where list[index].used && list[index].kind == .touchscreen {
+                list[index].used = false
+                list[index].reason = "left to the compositor: \(forwarder.node) \"\(forwarder.name)\" (pid \(forwarder.pid)) forwards the touches that reach the sheet"
+            }
         }
         if !plugins.isEmpty { list += plugins.reports }
         return deviceList.withLock { old -> Bool in
@@ -157,6 +166,18 @@ final class LoopInput: @unchecked Sendable {
             break
         }
         return result
+    }
+
+    /// Whether the seat's `frame` (libinput's, a recording's) reaches the engine (`SeatTouchGate`).
+    func admitsSeat(_ frame: inout TouchFrame) -> Bool { seatGate.admit(&frame) }
+
+    /// Follows the plugin devices: forwarding a compositor's touches begun or ended. Nil when
+    /// nothing changed; else what did, and whether the seat's fingers down are to be cancelled.
+    func followForwarding() -> (forwarder: (node: String, name: String, pid: Int32)?, cancel: Bool)? {
+        let forwarder = plugins.compositorForwarder
+        guard (forwarder != nil) != seatGate.isForwarded else { return nil }
+        let cancel = seatGate.setForwarded(forwarder != nil)
+        return (forwarder, cancel)
     }
 
     /// Closes the devices of connections that have gone, their fingers lifted into `frames`.

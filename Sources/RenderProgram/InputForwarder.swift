@@ -15,8 +15,11 @@ import SheetProtocol
 /// it is read. Keys are stamped when read (a key's moment only starts its repeat, which a late
 /// stamp would hasten).
 ///
-/// The touch device is opened on the first touch and again when the surface changes size, the
-/// keys' on the first key; a daemon that goes away takes both along, and nothing is forwarded
+/// The touch device is declared as soon as the surface has a size (`declare`, at each connection
+/// to the daemon and each resize) and again when it changes size, the keys' on the first key.
+/// It says whose touches it carries (`forwards`): a compositor's, read from the seat's
+/// touchscreens, so that the daemon leaves those touchscreens alone while it is open and each
+/// touch reaches the sheet once (`SeatTouchGate`); a daemon that goes away takes both along, and nothing is forwarded
 /// until a new touch begins or a new key is pressed once the daemon is back (a touch it never
 /// saw begin, or a key it never saw pressed, is not sent on). Frames are checked as the daemon
 /// checks them, so a refusal (`InvalidFrame`) means a bug here or a limit met: it is said once,
@@ -49,6 +52,9 @@ final class InputForwarder {
 
     /// Where the touches and keys come from, in the devices' names (`wayland touch (sheet-render)`).
     var source = "wayland"
+    /// Whose touches they are: a compositor's that read the seat's touchscreens (a Wayland
+    /// surface's; a page's in a browser on this machine), or nil (a page elsewhere).
+    var forwards: PluginForwarding? = .compositor
 
     init(path: String, log: Log) {
         self.path = path
@@ -90,6 +96,15 @@ final class InputForwarder {
             say("sheet-render: the daemon refused a forwarded frame (\(error)); forwarding on")
             for contact in sending where contact.phase == .up || contact.phase == .cancel { daemonHolds[contact.slot] = false }
         }
+    }
+
+    /// Declares the touch device for a surface of `size` ahead of its first touch (the daemon
+    /// then leaves the seat's touchscreens to the compositor from now on); a declaration of
+    /// that size made already stands.
+    func declare(size: (width: Int, height: Int)) {
+        self.size = size
+        guard size.width > 0, size.height > 0, touchDevice == nil || declared != size else { return }
+        _ = openTouch()
     }
 
     /// A frame the daemon refused (`InvalidFrame`), as opposed to a connection that failed.
@@ -165,29 +180,31 @@ final class InputForwarder {
         }
     }
 
-    /// A touch device of the surface's size, in place of the one declared before.
+    /// A touch device of the surface's size, in place of the one declared before. The new one
+    /// opens before the old one closes, so that the daemon is never without a device forwarding
+    /// the compositor's touches in between (it would read the seat's touchscreens meanwhile).
     private func openTouch() -> Bool {
         guard size.width > 0, size.height > 0, let client = connection() else { return false }
-        if let old = touchDevice {
-            // Its fingers are cancelled with it.
-            touchDevice = nil
-            for slot in daemonHolds.indices { daemonHolds[slot] = false }
-            do { try client.close(device: old) } catch {
-                failed("closing the touch device of the surface's old size", error)
-                return openTouch()
-            }
-        }
+        let old = touchDevice
         do {
             let declaration = PluginDevice(name: "\(source) touch (sheet-render)", kind: .touchscreen,
                                            x: 0...Double(size.width), y: 0...Double(size.height),
-                                           slots: Self.slots, clock: .own)
+                                           slots: Self.slots, clock: .own, forwards: forwards)
             touchDevice = try client.open(declaration)
             declared = size
-            return true
         } catch {
             failed("opening a touch device", error)
             return false
         }
+        if let old {
+            // Its fingers are cancelled with it.
+            for slot in daemonHolds.indices { daemonHolds[slot] = false }
+            do { try client.close(device: old) } catch {
+                failed("closing the touch device of the surface's old size", error)
+                return false
+            }
+        }
+        return true
     }
 
     private func openKeys() -> Bool {

@@ -263,6 +263,9 @@ final class RenderLoop {
     /// Tells the daemon the display's size, once per connection; a refusal (not root, not in
     /// the socket's group) is said once and the sheet is scaled to the display instead.
     private func announceScreen() {
+        // The touch device, declared before the first touch: from now on the daemon leaves the
+        // seat's touchscreens to the compositor, whose touches on the sheet come from here.
+        if let size = backend.displaySize { forwarder?.declare(size: size) }
         guard setScreen, let size = backend.displaySize else { return }
         announcedSize = size
         do {

@@ -173,7 +173,12 @@ struct SheetRender: ParsableCommand {
             let socketPath = SheetClient.socketPath(socket, seat: seat)
             let forwarder = noForwardTouch ? nil
                 : InputForwarder(path: InputClient.socketPath(inputSocket, otherwise: InputInterface.socketPath(besideSocket: socketPath)), log: log)
-            if backend == "web" { forwarder?.source = "web" }
+            if backend == "web" {
+                forwarder?.source = "web"
+                // A page on another machine is touched on that machine's screen, not through
+                // this seat's touchscreens: the daemon goes on reading them.
+                if listenAnywhere { forwarder?.forwards = nil }
+            }
             let output = try makeBackend(looks: looks, painter: painter, forwarder: forwarder, log: log)
             if let drm = output as? DRMBackend {
                 log.say("sheet-render: drm on \(drm.place), for \(socketPath)")
@@ -197,7 +202,10 @@ struct SheetRender: ParsableCommand {
             let loop = RenderLoop(backend: output, subscription: SheetSubscription(path: socketPath, maxRate: output.refreshRate),
                                   signals: signalDescriptor,
                                   setScreen: !noSetScreen, untilRest: untilRest, frames: frames, icons: painter.icons,
-                                  forwarder: forwarder, speech: speaks, accessibility: reader,
+                                  // Only a compositor's client forwards touches (the DRM and fbdev renderers
+                                  // own their display; the daemon reads the touchscreens beside them).
+                                  forwarder: ["wayland", "web"].contains(output.name) ? forwarder : nil,
+                                  speech: speaks, accessibility: reader,
                                   preferences: session.map { ($0, looks) }, log: log)
             status = loop.run()
         } catch {

@@ -18,9 +18,13 @@ public struct PluginDevice: Sendable, Equatable {
     /// Fingers tracked at once: slots 0 to `slots - 1`.
     public var slots: Int
     public var clock: PluginClock
+    /// What the device's touches are, when they are another reader's of the seat's own
+    /// touchscreens (`SeatTouchGate`); nil: a device of its own.
+    public var forwards: PluginForwarding?
 
     public init(name: String, kind: TouchSource, x: ClosedRange<Double>, y: ClosedRange<Double>,
-                sizeInMillimetres: (width: Double, height: Double)? = nil, slots: Int, clock: PluginClock = .monotonic) {
+                sizeInMillimetres: (width: Double, height: Double)? = nil, slots: Int, clock: PluginClock = .monotonic,
+                forwards: PluginForwarding? = nil) {
         self.name = name
         self.kind = kind
         self.x = x
@@ -28,11 +32,13 @@ public struct PluginDevice: Sendable, Equatable {
         self.sizeInMillimetres = sizeInMillimetres
         self.slots = slots
         self.clock = clock
+        self.forwards = forwards
     }
 
     public static func == (a: PluginDevice, b: PluginDevice) -> Bool {
         a.name == b.name && a.kind == b.kind && a.x == b.x && a.y == b.y && a.slots == b.slots && a.clock == b.clock
             && a.sizeInMillimetres?.width == b.sizeInMillimetres?.width && a.sizeInMillimetres?.height == b.sizeInMillimetres?.height
+            && a.forwards == b.forwards
     }
 
     /// The limits a declaration is held to.
@@ -87,8 +93,19 @@ public struct PluginDevice: Sendable, Equatable {
             if !Limits.millimetres.contains(size.height) { return ("heightMm", "from 1 to 10000 mm") }
         }
         if !Limits.slots.contains(slots) { return ("slots", "from \(Limits.slots.lowerBound) to \(Limits.slots.upperBound)") }
+        if forwards == .compositor, kind != .touchscreen { return ("forwards", "compositor is for a touchscreen") }
         return nil
     }
+}
+
+/// Whose touches a plugin device carries, when they are not its own.
+public enum PluginForwarding: String, Sendable, Equatable {
+    /// A compositor's: it reads the seat's touchscreens and routes each touch to the surface
+    /// under it, and a renderer forwards those that reach the sheet's (`sheet-render --backend
+    /// wayland`, the web renderer's page under cage). Read by the daemon as well, each such
+    /// touch would reach the recogniser twice: while a device forwards them, the daemon leaves
+    /// the seat's own touchscreens alone (`SeatTouchGate`).
+    case compositor
 }
 
 /// The clock of a plugin's frame times.

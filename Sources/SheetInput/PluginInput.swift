@@ -110,15 +110,29 @@ public final class PluginInput {
     public var reports: [InputDevice] {
         order.compactMap { id in
             if let device = devices[id] {
+                let what = device.declaration.forwards == .compositor
+                    ? "the compositor's touches that reach the sheet, forwarded over io.sheetd.Input by pid \(device.pid)"
+                    : "fed over io.sheetd.Input by pid \(device.pid)"
                 return InputDevice(node: "plugin:\(device.id)", name: device.declaration.name,
                                    kind: device.declaration.kind == .touchpad ? .touchpad : .touchscreen, used: true,
-                                   reason: "fed over io.sheetd.Input by pid \(device.pid)", pid: device.pid, uid: device.uid)
+                                   reason: what, pid: device.pid, uid: device.uid)
             }
             return keyDevices[id].map { keys in
                 InputDevice(node: "plugin:\(keys.id)", name: keys.name, kind: .keys, used: true,
                             reason: "keys fed over io.sheetd.Input by pid \(keys.pid), for the focus", pid: keys.pid, uid: keys.uid)
             }
         }
+    }
+
+    /// The open device that forwards a compositor's touches (the first opened), if one does:
+    /// while it is open the seat's own touchscreens are left to the compositor (`SeatTouchGate`).
+    public var compositorForwarder: (node: String, name: String, pid: Int32)? {
+        for id in order {
+            if let device = devices[id], device.declaration.forwards == .compositor {
+                return ("plugin:\(device.id)", device.declaration.name, device.pid)
+            }
+        }
+        return nil
     }
 
     /// The frames each open device has sent that were accepted, as `GetStats` reports them.

@@ -34,6 +34,10 @@ public enum InputInterface {
     # once, 1 to 16. clock: monotonic (frame times are CLOCK_MONOTONIC microseconds, the
     # default) or own (the first frame is taken as now, later ones keep their spacing).
     # At most 16 devices are open at once, over every connection. name: 1 to 256 bytes.
+    # forwards: compositor, for a touchscreen whose touches a compositor read from this
+    # seat's touchscreens and routed to a renderer's surface: while such a device is
+    # open the daemon leaves the seat's own touchscreens alone (a finger down on them is
+    # cancelled), so that each touch reaches the sheet once.
     method OpenDevice(
       name: string,
       kind: string,
@@ -42,7 +46,8 @@ public enum InputInterface {
       widthMm: ?float,
       heightMm: ?float,
       slots: int,
-      clock: ?string
+      clock: ?string,
+      forwards: ?string
     ) -> (device: int)
 
     # One hardware sample: the contacts that changed, at time (microseconds on the
@@ -220,8 +225,13 @@ extension PluginDevice {
             guard let named = value.stringValue.flatMap(PluginClock.init(rawValue:)) else { throw ParameterProblem("clock", "monotonic or own") }
             clock = named
         }
+        var forwards: PluginForwarding?
+        if let value = parameters["forwards"], !value.isNull {
+            guard let named = value.stringValue.flatMap(PluginForwarding.init(rawValue:)) else { throw ParameterProblem("forwards", "compositor") }
+            forwards = named
+        }
         self.init(name: name, kind: kind, x: x, y: y, sizeInMillimetres: width.flatMap { w in height.map { (w, $0) } },
-                  slots: slots, clock: clock)
+                  slots: slots, clock: clock, forwards: forwards)
         if let refusal { throw ParameterProblem(refusal.parameter, refusal.reason) }
     }
 
@@ -237,6 +247,7 @@ extension PluginDevice {
             members["widthMm"] = .number(size.width)
             members["heightMm"] = .number(size.height)
         }
+        if let forwards { members["forwards"] = .string(forwards.rawValue) }
         return .object(members)
     }
 }

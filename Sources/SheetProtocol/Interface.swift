@@ -286,12 +286,13 @@ public enum SheetInterface {
     # What the daemon has done since it started, for an operator (seat: the seat whose panel
     # it serves): frames each input device
     # sent, gestures, states published and those a slow subscriber missed, subscribers
-    # dropped, reloads, and the time from a frame to its state's publishing, counted into
+    # dropped, reloads, the seat's touchscreen frames held back while a compositor's
+    # touches were forwarded, and the time from a frame to its state's publishing, counted into
     # buckets up to each bound in boundsUSec and one above them all, for one state in 16 (by
     # number: the 1st, the 17th, ...).
     type DeviceFrames (node: string, name: string, frames: int)
     type Latency (boundsUSec: []int, counts: []int, sumUSec: int)
-    type Stats (seat: string, uptimeUSec: int, reloads: int, devices: []DeviceFrames, gestures: int, statesPublished: int, statesConflated: int, subscribers: int, subscribersDropped: int, connections: int, fingersDown: int, fingersHeldUSec: int, publishLatency: Latency)
+    type Stats (seat: string, uptimeUSec: int, reloads: int, devices: []DeviceFrames, gestures: int, statesPublished: int, statesConflated: int, subscribers: int, subscribersDropped: int, connections: int, fingersDown: int, fingersHeldUSec: int, framesHeldBack: int, publishLatency: Latency)
     method GetStats() -> (stats: Stats)
 
     # Control calls need root, the daemon's own user, or the control group (named here).

@@ -24,6 +24,9 @@ public struct DaemonStats: Sendable, Equatable {
     /// them has been down: a finger held for minutes is a touch that never ended.
     public var fingersDown = 0
     public var fingersHeldInMicroseconds: Int64 = 0
+    /// Frames of the seat's own touchscreens held back while a compositor's touches were
+    /// forwarded (`SeatTouchGate`): each of those touches reached the sheet once, forwarded.
+    public var framesHeldBack = 0
     /// From a touch frame's kernel (or feeder's) time to its state being handed to the
     /// subscribers' sockets.
     public var publishLatency = LatencyHistogram()
@@ -113,6 +116,8 @@ extension DaemonStats {
         w.appendInteger(Int64(fingersDown))
         w.append(",\"fingersHeldUSec\":")
         w.appendInteger(fingersHeldInMicroseconds)
+        w.append(",\"framesHeldBack\":")
+        w.appendInteger(Int64(framesHeldBack))
         w.append(",\"publishLatency\":{\"boundsUSec\":[")
         for (index, bound) in LatencyHistogram.boundsInMicroseconds.enumerated() {
             if index > 0 { w.append(UInt8(ascii: ",")) }
@@ -156,6 +161,7 @@ extension DaemonStats {
         // A daemon from before held fingers were counted says nothing of them.
         if let value = json["fingersDown"], !value.isNull { fingersDown = try count(json, "fingersDown") }
         if let value = json["fingersHeldUSec"], !value.isNull { fingersHeldInMicroseconds = Int64(try count(json, "fingersHeldUSec")) }
+        if let value = json["framesHeldBack"], !value.isNull { framesHeldBack = try count(json, "framesHeldBack") }
         let latency = try field(json, "publishLatency")
         let bounds = try field(latency, "boundsUSec").arrayValue?.compactMap { (value: JSONValue) in value.intValue.map(Int64.init) }
         guard bounds == LatencyHistogram.boundsInMicroseconds else {

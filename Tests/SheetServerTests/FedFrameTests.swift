@@ -38,6 +38,54 @@ struct FedFrameTests {
         #expect(daemon.stop() == 0)
     }
 
+    /// One touch, read once: a device that forwards a compositor's touches (as sheet-render's
+    /// wayland and web backends open theirs) takes the seat's touchscreens off the daemon. The
+    /// seat's finger down when it opens is cancelled (its lift on the dim is no tap), the seat's
+    /// frames are held back and counted, `ListDevices` says why; the forwarded tap on the dim
+    /// dismisses, one gesture; closed, the seat is read again.
+    @Test func aCompositorsForwardedTouchesLeaveTheSeatsTouchscreensAlone() throws {
+        var recording = SyntheticRecording()
+        recording.wait(0.3)
+        recording.down(slot: 0, x: 540, y: 300)  // on the dim, held still...
+        recording.report()
+        for step in 0..<60 {
+            recording.wait(0.1)
+            recording.move(slot: 0, x: 540, y: 301 + Int32(step % 2))
+            recording.report()
+        }
+        recording.up(slot: 0)  // ...and lifted there six seconds on: a tap, were it read
+        recording.report()
+        let file = try temporaryFile("held.evemu", recording.evemu())
+        let daemon = try RunningDaemon(["--input", "replay:\(file)@1"])
+        let client = try daemon.client()
+        try daemon.waitForStats(client) { $0.fingersDown == 1 }
+        let feeder = try InputClient(path: InputInterface.socketPath(besideSocket: daemon.socketPath))
+        let device = try feeder.open(PluginDevice(name: "wayland touch (sheet-render)", kind: .touchscreen, x: 0...1080, y: 0...1920,
+                                                  slots: 2, clock: .monotonic, forwards: .compositor))
+        // The seat's finger is the compositor's now: cancelled at once.
+        #expect(try client.stats().fingersDown == 0)
+        let seat = try client.devices().first { !$0.node.hasPrefix("plugin:") }
+        #expect(seat?.used == false && seat?.reason.hasPrefix("left to the compositor: plugin:\(device)") == true, "\(String(describing: seat))")
+        try daemon.waitForStatus { $0.hasPrefix("STATUS=replay done") }
+        let held = try client.state()
+        #expect(held.state == .resting && held.detent == "half", "the seat's lift on the dim was held back: \(held)")
+        let before = try client.stats()
+        #expect(before.framesHeldBack > 50, "\(before.framesHeldBack)")
+        #expect(daemon.log.contains("forwards the compositor's touches: the seat's touchscreens are left to the compositor"), "\(daemon.log)")
+
+        let now = LibinputInput.monotonicNow().microseconds
+        try feeder.send(PluginFrame(sequence: 1, timeInMicroseconds: now - 60_000, contacts: [PluginContact(slot: 0, phase: .down, x: 540, y: 300)]),
+                        device: device)
+        try feeder.send(PluginFrame(sequence: 2, timeInMicroseconds: now, contacts: [PluginContact(slot: 0, phase: .up, x: 540, y: 300)]),
+                        device: device)
+        try daemon.waitForState(client) { $0.isClosed }
+        #expect(try client.stats().gestures == before.gestures + 1, "the forwarded tap, once")
+        try feeder.close(device: device)
+        #expect(try client.devices().first { !$0.node.hasPrefix("plugin:") }?.used == true, "read again once the forwarder closed")
+        #expect(daemon.log.contains("no device forwards the compositor's touches now: the seat's touchscreens are read again"), "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+    }
+
     /// A recording that ends while a fed finger is down ends its own fingers only: the fed one
     /// stays down and goes on moving the card. (Its end once cancelled every finger, the
     /// feeder's included, and said the recording ended with it down.)

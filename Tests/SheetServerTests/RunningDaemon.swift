@@ -54,6 +54,28 @@ final class RunningDaemon {
         return line
     }
 
+    /// Asks `client` for the state until it satisfies `match`, within the tests' patience.
+    @discardableResult
+    func waitForState(_ client: SheetClient, _ match: (SheetState) -> Bool) throws -> SheetState {
+        var last: SheetState?
+        for _ in 0..<(Self.patienceSeconds * 50) {
+            let state = try client.state()
+            if match(state) { return state }
+            last = state
+            usleep(20_000)
+        }
+        throw DaemonTestError("the state never came within \(Self.patienceSeconds) s (last: \(String(describing: last))); log:\n\(log)")
+    }
+
+    /// Asks `client` for the stats until they satisfy `match`, within the tests' patience.
+    func waitForStats(_ client: SheetClient, _ match: (DaemonStats) -> Bool) throws {
+        for _ in 0..<(Self.patienceSeconds * 50) {
+            if match(try client.stats()) { return }
+            usleep(20_000)
+        }
+        throw DaemonTestError("the stats never came within \(Self.patienceSeconds) s; log:\n\(log)")
+    }
+
     /// Reads the notifications waiting, without waiting for more: a long run that sends many
     /// (a reload a second) would otherwise fill the socket's queue, and the daemon's later
     /// notifications would be lost, as they would not be under systemd, which reads them all.

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""Checks what the `wayland` scenario left in its run folder: sheetd with --input none under
-sway on the VM's display took its only touches from the compositor, through the renderer's
-surface. A swipe up from the bottom edge opened the sheet and a drag closed it, on the output
+"""Checks what the `wayland` scenario left in its run folder: sheetd reading the seat through
+libinput under sway on the VM's display took its touches from the compositor only, through the
+renderer's surface: while the renderer forwarded, every frame of the touchscreen the daemon
+read was held back (one touch, read once), and it read the touchscreen again once the renderer
+left. A swipe up from the bottom edge opened the sheet and a drag closed it, on the output
 and on it turned 90° (the daemon told the turned size); a non-modal sheet let a tap above the
 card reach the window beneath; grim's pictures show the sheet. Prints the time from the
 compositor's touch (its time, mapped onto the daemon's clock) to the frame it caused being
@@ -70,8 +72,24 @@ check(escaped.get("detent") == "hidden", f"keys under sway: Escape closed the sh
 window_keys = [line for line in text("window-keys.log").split("\n") if line.startswith("key ")]
 check(window_keys == ["key x"], f"keys under sway: the window beneath got only the key typed after the sheet closed ({window_keys})")
 
+# One touch, read once: the touchscreen's frames, which sway read too, were all held back.
+node = text("first.node").strip()
+stats = (json_lines("stats.json") or [{}])[0]
+seat_frames = sum(d.get("frames", 0) for d in stats.get("devices", []) if d.get("node") == node)
+forwarded_frames = sum(d.get("frames", 0) for d in stats.get("devices", []) if d.get("node", "").startswith("plugin:"))
+check(seat_frames > 0 and stats.get("framesHeldBack") == seat_frames,
+      f"every frame of {node} the daemon read was held back ({stats.get('framesHeldBack')} of {seat_frames}); "
+      f"{forwarded_frames} forwarded frames taken")
+forwarded = {d.get("node"): d for d in json_lines("devices-forwarded.json")}
+after = {d.get("node"): d for d in json_lines("devices-after.json")}
+reason = forwarded.get(node, {}).get("reason", "")
+check(forwarded.get(node, {}).get("used") is False and reason.startswith("left to the compositor: plugin:"),
+      f"while forwarded, ListDevices says the touchscreen is left to the compositor ({reason})")
+check(after.get(node, {}).get("used") is True, f"the renderer gone, the touchscreen is read again ({after.get(node, {}).get('reason')})")
 log = text("sheetd.log")
 check('"wayland touch (sheet-render)"' in log, "sheetd took the renderer's forwarded touches")
+check("forwards the compositor's touches: the seat's touchscreens are left to the compositor" in log,
+      "sheetd said it left the touchscreens to the compositor")
 check(not log_errors(log), f"no error in the daemon's log {log_errors(log)[:3]}")
 renderer_log = text("sheet-render.log")
 check("error" not in renderer_log.lower() and "cannot forward" not in renderer_log, f"no error in the renderer's log: {renderer_log[-300:]}")
