@@ -185,6 +185,21 @@ struct ReadmeTests {
         #expect(blocks.filter { $0.output != nil && $0.commands.contains(where: Self.runnable) }.count >= 3)
     }
 
+    /// docs/kiosks.md's recipes (`sh recipe=NAME` blocks, which change a machine: users,
+    /// units) are not run here but by the as-installed VM's scenario, each one by its name;
+    /// none is left out.
+    @Test func everyKioskRecipeRunsInTheInstalledVM() throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/kiosks.md"), encoding: .utf8)
+        let recipes = page.split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("```sh recipe=") ? String(line.dropFirst("```sh recipe=".count)) : nil
+        }
+        #expect(recipes.contains("appliance") && recipes.contains("browser"), "\(recipes)")
+        let guest = try String(contentsOf: Self.root.appendingPathComponent("Tests/e2e/guest-installed"), encoding: .utf8)
+        for name in recipes {
+            #expect(guest.contains("\nrecipe \(name) ") || guest.contains("\nrecipe \(name)\n"), "recipe \(name) is not run by Tests/e2e/guest-installed")
+        }
+    }
+
     /// `make demo`'s script, on this build: the watcher waits for the daemon's socket, sees
     /// the drag and stops where the replay rests.
     @Test func demoRuns() throws {

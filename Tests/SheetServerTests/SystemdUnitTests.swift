@@ -69,6 +69,30 @@ struct SystemdUnitTests {
         #expect(result.stderr.isEmpty, "\(result.stderr)")
     }
 
+    /// docs/kiosks.md's example units for a browser kiosk (the page, and cage with chromium on a
+    /// VT), as systemd reads them. A program they start that this machine has not got (cage,
+    /// chromium) is the one thing verify may say, and only of that program.
+    @Test func theKioskExampleUnitsVerify() throws {
+        let folder = try temporaryFolder()
+        for unit in ["kiosk-page.service", "kiosk-browser@.service"] {
+            try FileManager.default.copyItem(at: Self.root.appendingPathComponent("examples/systemd/\(unit)"),
+                                             to: folder.appendingPathComponent(unit))
+        }
+        let result = try runTool("", ["verify", folder.appendingPathComponent("kiosk-page.service").path,
+                                      folder.appendingPathComponent("kiosk-browser@tty1.service").path],
+                                 prefix: ["/usr/bin/systemd-analyze"])
+        let missing = ["/usr/bin/cage", "/usr/bin/chromium"].filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        let said = result.stderr.split(separator: "\n").filter { line in
+            !missing.contains { line.hasSuffix("Command \($0) is not executable: No such file or directory") }
+        }
+        #expect(said.isEmpty, "\(result.stderr)")
+        let browser = try String(contentsOf: folder.appendingPathComponent("kiosk-browser@.service"), encoding: .utf8)
+        for line in ["User=kiosk", "After=systemd-user-sessions.service sheet-render-web.service kiosk-page.service", "PAMName=login",
+                     "Conflicts=getty@%i.service"] {
+            #expect(browser.contains(line + "\n"), "\(line)")
+        }
+    }
+
     /// The user unit for the Wayland backend, as a user manager reads it.
     @Test func systemdAnalyzeVerifiesTheWaylandUserUnit() throws {
         let folder = try temporaryFolder()

@@ -15,6 +15,8 @@ socket=/run/sheetd/io.sheetd.Sheet
 
 say() { echo "e2e $(cut -d' ' -f1 /proc/uptime)s: $*" | tee -a "$out/steps.log" > /dev/console; }
 finish() {
+    # A scenario's last words (the as-installed one keeps the journal).
+    if command -v before_finish > /dev/null; then before_finish; fi
     echo "$1" > "$out/result"
     say "$1"
     sync
