@@ -17,7 +17,7 @@ import Testing
         #expect(sheet["GetState"] == [])
         #expect(sheet["Monitor"] == ["maxRate"])
         let input = VarlinkMethods.parameters(in: InputInterface.description)
-        #expect(input["OpenDevice"] == ["name", "kind", "x", "y", "widthMm", "heightMm", "slots", "clock"])
+        #expect(input["OpenDevice"] == ["name", "kind", "x", "y", "widthMm", "heightMm", "slots", "clock", "forwards"])
         #expect(input["SendFrame"] == ["device", "sequence", "time", "contacts"])
         let service = VarlinkMethods.parameters(in: SheetInterface.serviceDescription)
         #expect(service == ["GetInfo": [], "GetInterfaceDescription": ["interface"]])
