@@ -44,9 +44,10 @@ extension LoopState {
     /// Hands live frames (libinput's, or the plugins') to the engine, stamped on its clock and
     /// never before the last event it saw; the seat's own pass the gate first (`SeatTouchGate`).
     mutating func applyFrames(fromSeat: Bool) {
+        let gated = fromSeat && !input.seatPassesAll
         for index in frames.indices {
             var stamped = frames[index]
-            if fromSeat, !input.admitsSeat(&stamped) { continue }
+            if gated, !input.admitsSeat(&stamped) { continue }
             stamped.time = clock.stamp(monotonic: stamped.time)
             process(stamped)
         }
@@ -57,16 +58,16 @@ extension LoopState {
     /// own touchscreens are left to the compositor, or read again. Fingers down on them when
     /// forwarding begins are the compositor's now, and cancelled.
     mutating func followForwarding() {
-        guard let change = input.followForwarding() else { return }
+        let seatSlots = 0..<PluginInput.engineSlots.lowerBound
+        var down: UInt64 = 0
+        for slot in seatSlots where engine.touchCount(in: slot..<(slot + 1)) > 0 { down |= 1 << UInt64(slot) }
+        guard let change = input.followForwarding(seatFingersDown: down) else { return }
         if let forwarder = change.forwarder {
             logger.notice("input: \(forwarder.node) \"\(forwarder.name)\" (pid \(forwarder.pid)) forwards the compositor's touches: the seat's touchscreens are left to the compositor")
         } else {
             logger.notice("input: no device forwards the compositor's touches now: the seat's touchscreens are read again")
         }
-        if change.cancel {
-            let slots = 0..<PluginInput.engineSlots.lowerBound
-            engine.cancelTouches(in: slots, at: clock.tick(), into: &outputs)
-        }
+        if change.cancel { engine.cancelTouches(in: seatSlots, at: clock.tick(), into: &outputs) }
         refreshDevices()
     }
 

@@ -62,7 +62,7 @@ extension LoopState {
         if recorded.isEmpty {
             engine.advance(to: recorded.time, into: &outputs)
             for index in keys.indices { key(keys[index]) }
-        } else if input.admitsSeat(&recorded) {
+        } else if input.seatPassesAll || input.admitsSeat(&recorded) {
             process(recorded)
         } else {
             engine.advance(to: recorded.time, into: &outputs)

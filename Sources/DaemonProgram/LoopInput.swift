@@ -169,14 +169,16 @@ final class LoopInput: @unchecked Sendable {
     }
 
     /// Whether the seat's `frame` (libinput's, a recording's) reaches the engine (`SeatTouchGate`).
+    /// Whether the gate lets every seat frame through now (no forwarder, no finger held).
+    var seatPassesAll: Bool { seatGate.passesAll }
     func admitsSeat(_ frame: inout TouchFrame) -> Bool { seatGate.admit(&frame) }
 
     /// Follows the plugin devices: forwarding a compositor's touches begun or ended. Nil when
     /// nothing changed; else what did, and whether the seat's fingers down are to be cancelled.
-    func followForwarding() -> (forwarder: (node: String, name: String, pid: Int32)?, cancel: Bool)? {
+    func followForwarding(seatFingersDown: UInt64) -> (forwarder: (node: String, name: String, pid: Int32)?, cancel: Bool)? {
         let forwarder = plugins.compositorForwarder
         guard (forwarder != nil) != seatGate.isForwarded else { return nil }
-        let cancel = seatGate.setForwarded(forwarder != nil)
+        let cancel = seatGate.setForwarded(forwarder != nil, seatFingersDown: seatFingersDown)
         return (forwarder, cancel)
     }
 

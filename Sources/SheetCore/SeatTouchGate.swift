@@ -19,34 +19,54 @@
 /// forward as touches) and plugin devices' frames never pass through here.
 ///
 /// Pure: frames in, a verdict out, no allocation (a frame partly held has those contacts
-/// taken out in place).
+/// taken out in place). With no forwarder and no finger held, a frame passes untouched, at the
+/// cost of one comparison: the fingers down when forwarding begins are the engine's to say
+/// (`setForwarded(_:seatFingersDown:)`), so the gate follows the fingers only while it holds any.
 public struct SeatTouchGate: Sendable, Equatable {
     /// Whether a device forwards the compositor's touches now.
     public private(set) var isForwarded = false
-    /// The seat's fingers down, as their frames went by: bit n for slot n.
-    private var down: UInt64 = 0
+    /// The seat's fingers down, as their frames went by since forwarding began: bit n for slot n.
+    @usableFromInline var down: UInt64 = 0
     /// Fingers held back until they lift.
-    private var held: UInt64 = 0
+    @usableFromInline var held: UInt64 = 0
     /// Touchscreen frames held back, whole or in part, since the daemon started (`GetStats`).
     public private(set) var framesHeldBack = 0
+
+    /// Nothing forwarded and nothing held: every frame passes untouched.
+    @inlinable public var passesAll: Bool { !isForwarded && held == 0 }
 
     /// The seat's slots the gate tracks (libinput's seat slots, and a recording's).
     public static let slots = 0..<64
 
     public init() {}
 
-    /// Forwarding begins or ends. True when it begins with seat fingers down, which the caller
+    /// Forwarding begins or ends; `seatFingersDown` is the seat's fingers the engine holds down
+    /// now (bit n for slot n). True when it begins with seat fingers down, which the caller
     /// cancels in the engine.
-    public mutating func setForwarded(_ forwarded: Bool) -> Bool {
+    public mutating func setForwarded(_ forwarded: Bool, seatFingersDown: UInt64) -> Bool {
         guard forwarded != isForwarded else { return false }
         isForwarded = forwarded
+        if forwarded {
+            // Fingers the engine let through, and those still held from an earlier change.
+            down = seatFingersDown | held
+            held = down
+            return seatFingersDown != 0
+        }
         held = down
-        return forwarded && down != 0
+        return false
     }
 
     /// Whether `frame`, one of the seat's own devices, reaches the engine; a frame only some of
-    /// whose contacts may pass keeps those.
+    /// whose contacts may pass keeps those. The common case (nothing forwarded, nothing held)
+    /// is decided where it is called.
+    @inlinable
     public mutating func admit(_ frame: inout TouchFrame) -> Bool {
+        guard isForwarded || held != 0 else { return true }
+        return gate(&frame)
+    }
+
+    @usableFromInline
+    mutating func gate(_ frame: inout TouchFrame) -> Bool {
         guard frame.source == .touchscreen else { return true }
         // Which of the frame's contacts pass (bit i for contact i; a frame has far fewer than 64).
         var passing: UInt64 = 0

@@ -26,19 +26,19 @@ struct SeatTouchGateTests {
     }
 
     /// Forwarded: nothing of the seat's touchscreens passes, each frame is counted; a finger
-    /// down when it began is to be cancelled (true), and none is when none is down.
+    /// the engine holds down when it began is to be cancelled (true), and none is when none is.
     @Test func forwardedHoldsEveryFrameBack() {
         var gate = SeatTouchGate()
         #expect(walk(&gate, [frame((0, .down))]) == [[0]])
-        let began = gate.setForwarded(true), again = gate.setForwarded(true)
+        let began = gate.setForwarded(true, seatFingersDown: 1 << 0), again = gate.setForwarded(true, seatFingersDown: 1 << 0)
         #expect(began, "a finger is down: the caller cancels it")
         #expect(!again, "no change")
         #expect(walk(&gate, [frame((0, .move)), frame((1, .down)), frame((0, .up)), frame((1, .up))]) == [[], [], [], []])
         #expect(gate.framesHeldBack == 4)
-        let ended = gate.setForwarded(false)
+        let ended = gate.setForwarded(false, seatFingersDown: 0)
         #expect(!ended, "ending cancels nothing")
         var fresh = SeatTouchGate()
-        let none = fresh.setForwarded(true)
+        let none = fresh.setForwarded(true, seatFingersDown: 0)
         #expect(!none, "nothing down: nothing to cancel")
     }
 
@@ -46,9 +46,9 @@ struct SeatTouchGateTests {
     /// passes: the frame keeps only the new one's contact.
     @Test func aFingerDownAcrossTheEndIsHeldUntilItLifts() {
         var gate = SeatTouchGate()
-        _ = gate.setForwarded(true)
+        _ = gate.setForwarded(true, seatFingersDown: 0)
         #expect(walk(&gate, [frame((0, .down))]) == [[]])
-        _ = gate.setForwarded(false)
+        _ = gate.setForwarded(false, seatFingersDown: 0)
         #expect(walk(&gate, [frame((0, .move)), frame((0, .move), (1, .down)), frame((0, .up), (1, .move)), frame((1, .up))])
             == [[], [1], [1], [1]])
         #expect(walk(&gate, [frame((0, .down)), frame((0, .up))]) == [[0], [0]], "the slot lifted: a new finger there passes")
@@ -60,9 +60,9 @@ struct SeatTouchGateTests {
     @Test func aFingerDownAcrossBothChangesIsHeldAndANewDownStartsAfresh() {
         var gate = SeatTouchGate()
         #expect(walk(&gate, [frame((3, .down))]) == [[3]])
-        let began = gate.setForwarded(true)
+        let began = gate.setForwarded(true, seatFingersDown: 1 << 3)
         #expect(began)
-        _ = gate.setForwarded(false)
+        _ = gate.setForwarded(false, seatFingersDown: 0)
         #expect(walk(&gate, [frame((3, .move))]) == [[]])
         #expect(walk(&gate, [frame((3, .down)), frame((3, .move))]) == [[3], [3]])
     }
@@ -71,7 +71,7 @@ struct SeatTouchGateTests {
     /// a touch a compositor forwards. An empty frame passes.
     @Test func touchpadFramesAndEmptyFramesPass() {
         var gate = SeatTouchGate()
-        _ = gate.setForwarded(true)
+        _ = gate.setForwarded(true, seatFingersDown: 0)
         #expect(walk(&gate, [frame((31, .down), source: .touchpad), frame((31, .move), source: .touchpad), frame()]) == [[31], [31], []])
         var empty = frame()
         let admitted = gate.admit(&empty)
