@@ -22,7 +22,10 @@ extension LoopState {
             turn.next()
             let result = input.perform(call, into: &frames)
             applyFrames(fromSeat: false)
-            if case .frame = call.request {} else { followForwarding() }
+            switch call.request {
+            case .open, .close: followForwarding()
+            case .frame, .keys, .openKeys: break
+            }
             applyKeys()
             // A frame's state goes out before its reply, and before the loop waits again: the
             // feeder's next call may be a frame's time away.
