@@ -40,9 +40,11 @@ INSTALL_STRIP ?= -s
 # completions), so that `sudo make install` only copies (as autotools, meson and cmake do).
 all: tools man completions
 
-# The Debian packages (libinput, libudev, systemd-analyze) and the Python packages (a varlink
-# client by someone else, for the tests, in $(VENV)) the project needs.
-DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/debian-packages 2>/dev/null)
+# The Debian packages (libinput, libudev, systemd-analyze; after Debian 12, also those of
+# packaging/debian-packages-13) and the Python packages (a varlink client by someone else, for
+# the tests, in $(VENV)) the project needs.
+DEBIAN_PACKAGES := $(shell grep -v '^\#' packaging/debian-packages 2>/dev/null) \
+	$(shell grep -qs '^VERSION_CODENAME=bookworm' /etc/os-release || grep -v '^\#' packaging/debian-packages-13 2>/dev/null)
 
 # apt-get runs (through sudo when not root) only when a package is missing, so `make demo` and
 # `make test` set a fresh machine up and cost nothing once it is.
@@ -147,8 +149,9 @@ arm64:
 arm64-test: tools
 	Tests/arm64/run
 
-# The test suite built for aarch64 and run under qemu-user (after make arm64): every test target
-# that needs no daemon, compositor, display or Python client (Tests/arm64/suite).
+# The test suite built for aarch64, optimised as the package is, and run under qemu-user (after
+# make arm64): every test target that needs no daemon, compositor, display or Python client
+# (Tests/arm64/suite).
 arm64-suite:
 	Tests/arm64/suite
 

@@ -157,9 +157,14 @@ public struct PluginContacts: RandomAccessCollection, MutableCollection, Sendabl
 
     /// nil when there are more than `capacity`.
     public init?(_ contacts: some Sequence<PluginContact>) {
+        // Built in a value of its own, then taken whole: appended to `self` in this failable
+        // initializer, the contacts were lost when optimised (-O, Swift 6.2.3 and 6.3.1: `count`
+        // read 0 after, InlineArray's stores dropped); the arm64 suite, built optimised, caught it.
+        var built = PluginContacts()
         for contact in contacts {
-            guard append(contact) else { return nil }
+            guard built.append(contact) else { return nil }
         }
+        self = built
     }
 
     /// One contact.
