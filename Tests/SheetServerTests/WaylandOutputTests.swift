@@ -8,7 +8,7 @@ import Testing
 /// named (by xdg-output's name, as `swaymsg -t get_outputs` lists them), the other untouched.
 @Suite(.serialized) struct WaylandOutputTests {
     @Test func theSheetIsOnTheOutputNamedAndNoOther() throws {
-        let sway = try HeadlessSway(width: 540, height: 960, outputs: 2)
+        let sway = try HeadlessCompositor(width: 540, height: 960, outputs: 2)
         let (daemon, renderer, frames) = try sway.session(daemon: ["--input", "none", "--screen", "540x960"],
                                                           renderer: ["--wayland-output", "HEADLESS-2"])
         _ = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func anOutputThatIsNotThereIsSaidWithTheNamesThereAre() throws {
-        let sway = try HeadlessSway(width: 540, height: 960, outputs: 2)
+        let sway = try HeadlessCompositor(width: 540, height: 960, outputs: 2)
         let (daemon, renderer, frames) = try sway.session(daemon: ["--input", "none", "--screen", "540x960"],
                                                           renderer: ["--wayland-output", "HDMI-A-9"])
         // The frame log's reader stays open: the renderer opens the log before its display.

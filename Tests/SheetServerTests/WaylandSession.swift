@@ -5,7 +5,7 @@ import SheetRenderKit
 import SheetTestSupport
 
 // What the Wayland, screen reader and portal tests run beside the code under test: a headless
-// sway (with Xwayland when asked), its screenshots, a window of its own, and a message bus.
+// compositor (sway, with Xwayland when asked; labwc; phoc), its screenshots, a window of its own, and a message bus.
 
 /// A PNG from grim, decoded.
 struct Screenshot {
@@ -21,10 +21,30 @@ struct Screenshot {
     var pixels: [RGB] { (0..<(width * height)).map { RGB(rgb[$0 * 3], rgb[$0 * 3 + 1], rgb[$0 * 3 + 2]) } }
 }
 
-/// sway, headless (no GPU: pixman; no input devices), in a runtime folder of its own, as the
-/// user `nobody` when the tests run as root. Its configuration gives the output a size and a
-/// plain background and, once it is up, writes the socket's name into a FIFO the test waits on.
-final class HeadlessSway {
+/// The compositors kiosks and shells run, from Debian: sway; labwc, Raspberry Pi OS's (in
+/// Debian from 13); phoc, Phosh's (the mobile shells').
+enum Compositor: String, CaseIterable, Sendable {
+    case sway, labwc, phoc
+
+    var program: String { "/usr/bin/\(rawValue)" }
+
+    /// Why this machine does not run it: on Debian 12, labwc is not in the archive, and phoc
+    /// 0.24 (on wlroots 0.15) draws no window on a headless output (grim reads a black screen
+    /// with a fullscreen window or any other shown). `make debian-13` runs both
+    /// (packaging/debian-packages-13). Elsewhere a missing compositor is an error.
+    var absence: String? {
+        guard systemRelease == "debian-12", self != .sway else { return nil }
+        return self == .labwc ? "labwc is in Debian 13 and later, not in Debian 12 (make debian-13 runs it)"
+            : "Debian 12's phoc 0.24 draws no window on a headless output (make debian-13 runs it, with phoc 0.46)"
+    }
+}
+
+/// A wlroots compositor (`Compositor`), headless (no GPU: pixman; no input devices), in a
+/// runtime folder of its own, as the user `nobody` when the tests run as root. It is given the
+/// output's size (sway's configuration, labwc's wlr-randr, phoc's phoc.ini) and, once it is up,
+/// writes the socket's name into a FIFO the test waits on.
+final class HeadlessCompositor {
+    let kind: Compositor
     let folder: URL
     let process = Process()
     let background = RGB(hex: 0x336699)
@@ -35,14 +55,21 @@ final class HeadlessSway {
     let x11Display: String?
     let logPath: String
     private var mouse: Process?
+    /// The write end of the FIFO phoc's session command reads until it closes: phoc ends with
+    /// its session.
+    private var session: Int32 = -1
 
     static let unprivileged: (uid: uid_t, gid: gid_t) = (65534, 65534)
 
     /// `transform`: the output's, `90` turns it a quarter (a portrait panel mounted sideways).
     /// `outputs`: how many (HEADLESS-1, HEADLESS-2, …), each of that size, side by side.
-    init(width: Int, height: Int, scale: Int = 1, transform: Int = 0, xwayland: Bool = false, outputs: Int = 1) throws {
-        for tool in ["/usr/bin/sway", "/usr/bin/grim"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw DaemonTestError("\(tool) is missing: `make deps` installs sway and grim for the Wayland test")
+    /// `xwayland`, more outputs than one and a transform: sway's only.
+    init(_ kind: Compositor = .sway, width: Int, height: Int, scale: Int = 1, transform: Int = 0, xwayland: Bool = false, outputs: Int = 1) throws {
+        self.kind = kind
+        precondition(kind == .sway || (!xwayland && outputs == 1 && transform == 0), "xwayland, outputs and transform are the sway sessions'")
+        let tools = [kind.program, "/usr/bin/grim"] + (kind == .labwc ? ["/usr/bin/wlr-randr"] : [])
+        for tool in tools where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw DaemonTestError("\(tool) is missing: `make deps` installs \(kind.rawValue) and grim for the Wayland test")
         }
         let root = getuid() == 0
         if xwayland, let problem = Self.x11SocketFolderProblem(for: root ? Self.unprivileged.uid : getuid()) {
@@ -50,24 +77,60 @@ final class HeadlessSway {
         }
         folder = try temporaryFolder()
         let ready = folder.appendingPathComponent("ready").path
-        let config = folder.appendingPathComponent("config").path
-        logPath = folder.appendingPathComponent("sway.log").path
+        logPath = folder.appendingPathComponent("\(kind.rawValue).log").path
         guard mkfifo(ready, 0o600) == 0 else { throw DaemonTestError("mkfifo \(ready)") }
-        try """
-            \(xwayland ? "" : "xwayland disable")
-            output * resolution \(width)x\(height) scale \(scale) transform \(transform == 0 ? "normal" : "\(transform)") bg \(background) solid_color
-            exec echo "$WAYLAND_DISPLAY $DISPLAY" > \(ready)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        // What the compositor runs once it is up: the output's mode set (labwc has no output
+        // configuration of its own), then the socket's name said; "!" and why if not.
+        let started = folder.appendingPathComponent("started").path
+        var files = [ready, started]
+        let arguments: [String]
+        switch kind {
+        case .sway:
+            let config = folder.appendingPathComponent("config").path
+            try """
+                \(xwayland ? "" : "xwayland disable")
+                output * resolution \(width)x\(height) scale \(scale) transform \(transform == 0 ? "normal" : "\(transform)") bg \(background) solid_color
+                exec \(started)
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+            files.append(config)
+            arguments = ["--config", config]
+            try "#!/bin/sh\necho \"$WAYLAND_DISPLAY $DISPLAY\" > \(ready)\n".write(toFile: started, atomically: true, encoding: .utf8)
+        case .labwc:
+            let config = folder.appendingPathComponent("labwc")
+            try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+            try "<labwc_config></labwc_config>\n".write(to: config.appendingPathComponent("rc.xml"), atomically: true, encoding: .utf8)
+            files += [config.path, config.appendingPathComponent("rc.xml").path]
+            arguments = ["--config-dir", config.path, "--startup", started]
+            try """
+                #!/bin/sh
+                wlr-randr --output HEADLESS-1 --custom-mode \(width)x\(height) --scale \(scale) 2>&1 | tr '\\n' ' ' > \(folder.path)/randr
+                if [ -s \(folder.path)/randr ]; then echo "! wlr-randr: $(cat \(folder.path)/randr)" > \(ready); else echo "$WAYLAND_DISPLAY" > \(ready); fi
+
+                """.write(toFile: started, atomically: true, encoding: .utf8)
+        case .phoc:
+            let config = folder.appendingPathComponent("phoc.ini").path
+            let kept = folder.appendingPathComponent("session").path
+            guard mkfifo(kept, 0o600) == 0 else { throw DaemonTestError("mkfifo \(kept)") }
+            // Read and write: open at once, with no reader yet.
+            session = open(kept, O_RDWR | O_CLOEXEC)
+            guard session >= 0 else { throw DaemonTestError("cannot open \(kept)") }
+            try "[core]\nxwayland=false\n[output:HEADLESS-1]\nmode = \(width)x\(height)\nscale = \(scale)\n"
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            files += [config, kept]
+            arguments = ["--config", config, "--exec", started]
+            try "#!/bin/sh\necho \"$WAYLAND_DISPLAY\" > \(ready)\nexec cat \(kept) > /dev/null\n".write(toFile: started, atomically: true, encoding: .utf8)
+        }
+        chmod(started, 0o755)
         if root {
-            for path in [folder.path, ready, config] { chown(path, Self.unprivileged.uid, Self.unprivileged.gid) }
+            for path in [folder.path] + files { chown(path, Self.unprivileged.uid, Self.unprivileged.gid) }
         }
         chmod(folder.path, 0o700)
 
-        process.executableURL = URL(fileURLWithPath: root ? "/usr/bin/setpriv" : "/usr/bin/sway")
-        process.arguments = (root ? ["--reuid=\(Self.unprivileged.uid)", "--regid=\(Self.unprivileged.gid)", "--clear-groups", "/usr/bin/sway"] : [])
-            + ["--config", config]
+        process.executableURL = URL(fileURLWithPath: root ? "/usr/bin/setpriv" : kind.program)
+        process.arguments = (root ? ["--reuid=\(Self.unprivileged.uid)", "--regid=\(Self.unprivileged.gid)", "--clear-groups", kind.program] : [])
+            + arguments
         process.environment = [
-            "PATH": "/usr/bin:/bin", "HOME": folder.path, "XDG_RUNTIME_DIR": folder.path,
+            "PATH": "/usr/bin:/bin", "HOME": folder.path, "XDG_RUNTIME_DIR": folder.path, "XDG_CONFIG_HOME": folder.path,
             "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
             "WLR_HEADLESS_OUTPUTS": String(outputs),
         ]
@@ -78,16 +141,19 @@ final class HeadlessSway {
         guard reader >= 0 else { throw DaemonTestError("cannot open \(ready)") }
         defer { close(reader) }
         try process.run()
+        let logFile = logPath
+        let log = { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
         let line: [UInt8]?
-        do { line = try DescriptorLines(reader, what: "word from sway").next() } catch {
-            throw DaemonTestError("\(error); log:\n\((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+        do { line = try DescriptorLines(reader, what: "word from \(kind.rawValue)").next() } catch {
+            throw DaemonTestError("\(error); log:\n\(log())")
         }
-        guard let name = line else { throw DaemonTestError("sway exited: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")") }
-        let names = String(decoding: name, as: UTF8.self).split(separator: " ").map(String.init)
+        guard let name = line.map({ String(decoding: $0, as: UTF8.self) }) else { throw DaemonTestError("\(kind.rawValue) exited: \(log())") }
+        guard !name.hasPrefix("!") else { throw DaemonTestError("\(kind.rawValue)'s output was not set up: \(name.dropFirst(2)); log:\n\(log())") }
+        let names = name.split(separator: " ").map(String.init)
         display = folder.appendingPathComponent(names.first ?? "").path
         x11Display = xwayland ? names.dropFirst().first : nil
         if xwayland, x11Display == nil {
-            throw DaemonTestError("sway started no Xwayland (no DISPLAY), which this test needs; its log:\n\((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+            throw DaemonTestError("sway started no Xwayland (no DISPLAY), which this test needs; its log:\n\(log())")
         }
         // Xwayland lets in its own user only: root's X clients are let in too.
         if xwayland, root, let x11Display {
@@ -132,6 +198,7 @@ final class HeadlessSway {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        if session >= 0 { close(session) }
         try? FileManager.default.removeItem(at: folder)
     }
 

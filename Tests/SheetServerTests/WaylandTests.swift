@@ -25,7 +25,7 @@ import Testing
     /// published top, and a hidden sheet leaves the compositor's background untouched. A
     /// window below gets a click while the sheet is hidden and not while it is shown.
     @Test func theWaylandBackendDrawsOverSwayAndLetsInputThroughWhileHidden() throws {
-        let sway = try HeadlessSway(width: 540, height: 960)
+        let sway = try HeadlessCompositor(width: 540, height: 960)
         try sway.plugPointer()
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
@@ -48,7 +48,7 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
-    private func drawsOverSway(_ sway: HeadlessSway, _ renderer: Renderer, _ frames: FrameLogReader, _ daemon: RunningDaemon,
+    private func drawsOverSway(_ sway: HeadlessCompositor, _ renderer: Renderer, _ frames: FrameLogReader, _ daemon: RunningDaemon,
                                _ socket: String) throws {
         // The renderer's first frame, the sheet at rest, says it is up: the finger comes then,
         // however long the renderer took to start (a replay that started with the daemon once
@@ -133,13 +133,17 @@ import Testing
         #expect(renderer.log.contains("wayland 540x960 (a layer surface on the overlay layer"), "\(renderer.log)")
     }
 
-    /// A kiosk's app is a fullscreen window, and sway draws the top layer beneath one: the
-    /// sheet is on the overlay layer, over it, modal or not. With `--wayland-layer top` a
-    /// non-modal sheet is beneath the fullscreen window, as a panel is, and a modal one still
-    /// over it.
-    @Test(arguments: ["overlay", "top"])
-    func theSheetIsSeenOverAFullscreenWindow(layer: String) throws {
-        let sway = try HeadlessSway(width: 540, height: 960)
+    /// A kiosk's app is a fullscreen window, and sway, labwc and phoc draw the top layer beneath
+    /// one: the sheet is on the overlay layer, over it, modal or not. With `--wayland-layer top`
+    /// a non-modal sheet is beneath the fullscreen window, as a panel is, and a modal one still
+    /// over it. The screenshots are kept in .build/screenshots to look at.
+    @Test(arguments: Compositor.allCases, ["overlay", "top"])
+    func theSheetIsSeenOverAFullscreenWindow(compositor: Compositor, layer: String) throws {
+        if let absence = compositor.absence {
+            print("skipped: the sheet over a fullscreen window under \(compositor.rawValue): \(absence)")
+            return
+        }
+        let sway = try HeadlessCompositor(compositor, width: 540, height: 960)
         let app = try FullscreenWindow(display: sway.display)
         let green = FullscreenWindow.colour
         // The compositor shows the window a few of its frames after the window's own frame
@@ -166,7 +170,9 @@ import Testing
         do {
             try daemon.client().present(detent: "half")
             let modal = try frames.next { $0["state"] as? String == "resting" && $0["detent"] as? String == "half" }
-            try expectDrawn(modal, in: try settled(modal, card), over: green)
+            let shown = try settled(modal, card)
+            try keep(shown, as: "fullscreen-window-\(compositor.rawValue)-\(layer)")
+            try expectDrawn(modal, in: shown, over: green)
 
             try daemon.client().setPresentation(PresentationChange(modal: false))
             if layer == "overlay" {
@@ -203,7 +209,7 @@ import Testing
     /// Dismiss) would meet a finger landing mid-animation, which catches the sheet as a hand
     /// does. A subscription of the test's own sees the tap taken: every state after the one it
     /// starts from comes of the click, which is over at the first with no finger down.
-    private func clickOnTheSheet(_ sway: HeadlessSway, _ daemon: RunningDaemon, x: Int, y: Int) throws -> String {
+    private func clickOnTheSheet(_ sway: HeadlessCompositor, _ daemon: RunningDaemon, x: Int, y: Int) throws -> String {
         let subscription = SheetSubscription(path: daemon.socketPath)
         defer { subscription.disconnect() }
         func update() throws -> MonitorUpdate {
@@ -228,7 +234,7 @@ import Testing
     /// the size and the scale. sway draws a fullscreen window over black, so the dim is black
     /// over black there.
     @Test func aFullscreenWindowOnAScaledOutput() throws {
-        let sway = try HeadlessSway(width: 540, height: 960, scale: 2)
+        let sway = try HeadlessCompositor(width: 540, height: 960, scale: 2)
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         let frameLog = folder.appendingPathComponent("frames").path
@@ -264,7 +270,7 @@ import Testing
     /// and the daemon was told the turned size.
     @Test(arguments: [0, 90])
     func aSwipeUpFromTheEdgeThroughTheCompositorOpensTheSheet(transform: Int) throws {
-        let sway = try HeadlessSway(width: 540, height: 960, transform: transform)
+        let sway = try HeadlessCompositor(width: 540, height: 960, transform: transform)
         let (width, height) = transform == 90 ? (960, 540) : (540, 960)
         let (daemon, renderer, frames) = try sway.session(daemon: ["--input", "none", "--initial", "hidden"])
         // Hidden, on the output's turned size: the input region is the edge band.
@@ -305,7 +311,7 @@ import Testing
     /// A non-modal sheet shares the screen: the surface takes input on the card only, so a
     /// click above it reaches the window below (which counts it), and one on the card does not.
     @Test func aNonModalSheetLetsTouchesOutsideTheCardThrough() throws {
-        let sway = try HeadlessSway(width: 540, height: 960)
+        let sway = try HeadlessCompositor(width: 540, height: 960)
         let (daemon, renderer, frames) = try sway.session(daemon: ["--input", "none", "--modal", "false"])
         let rest = try frames.next {
             ($0["screen"] as? [String: Any])?["width"] as? Int == 540 && $0["detent"] as? String == "half"
@@ -332,7 +338,7 @@ import Testing
     /// the keys again. A non-modal sheet leaves the keys to the window until the card is
     /// clicked, and gives them back when it closes.
     @Test func keysGoToAnOpenModalSheetAndToTheWindowBeneathOtherwise() throws {
-        let sway = try HeadlessSway(width: 540, height: 960)
+        let sway = try HeadlessCompositor(width: 540, height: 960)
         // A keyboard that stays: each `wtype` adds one of its own and takes it away at once,
         // before a client could bind a keyboard the seat did not have.
         let keyboard = try sway.plugKeyboard()
@@ -405,7 +411,7 @@ import Testing
     @Test func aScreenReaderMeetsTheSheetsOwnNamesInTheContentsLanguage() throws {
         let runtime = try temporaryFolder().path
         let bus = try MessageBus(session: true, runtime: runtime)
-        let sway = try HeadlessSway(width: 540, height: 960)
+        let sway = try HeadlessCompositor(width: 540, height: 960)
         let content = try temporaryFile("content.yaml", """
             title: Fahrkarten
             lang: de
@@ -451,7 +457,7 @@ import Testing
         // desktop session.
         let runtime = try temporaryFolder().path
         let bus = try MessageBus(session: true, runtime: runtime)
-        let sway = try HeadlessSway(width: 540, height: 960)
+        let sway = try HeadlessCompositor(width: 540, height: 960)
         let settings = PythonClientTests.root.appendingPathComponent("examples/settings.yaml").path
         let config = try temporaryFile("sheetd.yaml", "content: \(settings)\n")
         let (daemon, renderer, frames) = try sway.session(daemon: ["--config", config, "--input", "none", "--screen", "540x960"],
@@ -514,7 +520,7 @@ import Testing
         }
         let speech = try SpeechServer()
         let bus = try MessageBus(session: true, runtime: try temporaryFolder().path)
-        let sway = try HeadlessSway(width: 540, height: 960, xwayland: true)
+        let sway = try HeadlessCompositor(width: 540, height: 960, xwayland: true)
         let folder = try temporaryFolder()
         let settings = PythonClientTests.root.appendingPathComponent("examples/settings.yaml").path
         let config = try temporaryFile("sheetd.yaml", "content: \(settings)\n")
@@ -630,7 +636,7 @@ import Testing
         }
         try portalSays("ready")
 
-        let sway = try HeadlessSway(width: 540, height: 960)
+        let sway = try HeadlessCompositor(width: 540, height: 960)
         let folder = try temporaryFolder()
         let socket = folder.appendingPathComponent("io.sheetd.Sheet").path
         let frameLog = folder.appendingPathComponent("frames").path
@@ -669,6 +675,13 @@ import Testing
         renderer.process.terminate()
         #expect(renderer.wait() == 0, "sheet-render: \(renderer.log)")
         #expect(daemon.stop() == 0)
+    }
+
+    /// A screenshot kept for a person to look at: .build/screenshots/NAME.png of the checkout.
+    func keep(_ shot: Screenshot, as name: String) throws {
+        let folder = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/screenshots")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(PNG.encode(width: shot.width, height: shot.height, rgb: shot.rgb)).write(to: folder.appendingPathComponent("\(name).png"))
     }
 
     func expectDrawn(_ state: [String: Any], in shot: Screenshot, over background: RGB, sourceLocation: SourceLocation = #_sourceLocation) throws {
