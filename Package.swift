@@ -132,7 +132,11 @@ let package = Package(
         // GIO from Debian (libglib2.0-dev): GDBus, for the accessibility bus and the settings portal.
         .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The renderer: follows the daemon and draws the sheet on a DRM display, a framebuffer,
-        // a terminal, a Wayland compositor or into PNG files.
+        // a terminal, a Wayland compositor, a web page or into PNG files. At its top, what the
+        // backends share: the command line, the loop, the backend protocol, the input
+        // forwarder and the compositor's clock; in Backend/NAME, each backend's own (DRM,
+        // Framebuffer, Terminal, Picture, Wayland, Web); in Desktop, the desktop's services
+        // (AT-SPI over GDBus, speech, the session's preferences).
         .target(name: "RenderProgram", dependencies: [
             "SheetClient", "SheetConfig", "SheetCore", "SheetProtocol", "SheetRenderKit", "SheetService", "SheetSystem", "CDisplay", "CWayland", "CXKBCommon", "CSpeechd", "CGio", "CLazyLibraries",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -144,7 +148,7 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ],
         // The page's module (<sheet-view>), served by the web backend: in the program's bytes.
-        resources: [.embedInCode("Web/sheetd.js")]),
+        resources: [.embedInCode("Backend/Web/sheetd.js")]),
         // sheetd, sheetctl and sheet-render: one program under three names (`argv[0]`).
         .target(name: "SheetPrograms", dependencies: ["DaemonProgram", "ControlProgram", "RenderProgram", "CConcurrencyHook"]),
         .executableTarget(name: "sheetd", dependencies: ["SheetPrograms"], linkerSettings: asNeeded),
