@@ -74,14 +74,15 @@ struct SystemdUnitTests {
     /// chromium) is the one thing verify may say, and only of that program.
     @Test func theKioskExampleUnitsVerify() throws {
         let folder = try temporaryFolder()
-        for unit in ["kiosk-page.service", "kiosk-browser@.service"] {
+        for unit in ["kiosk-page.service", "kiosk-browser@.service", "kiosk-labwc@.service"] {
             try FileManager.default.copyItem(at: Self.root.appendingPathComponent("examples/systemd/\(unit)"),
                                              to: folder.appendingPathComponent(unit))
         }
         let result = try runTool("", ["verify", folder.appendingPathComponent("kiosk-page.service").path,
-                                      folder.appendingPathComponent("kiosk-browser@tty1.service").path],
+                                      folder.appendingPathComponent("kiosk-browser@tty1.service").path,
+                                      folder.appendingPathComponent("kiosk-labwc@tty1.service").path],
                                  prefix: ["/usr/bin/systemd-analyze"])
-        let missing = ["/usr/bin/cage", "/usr/bin/chromium"].filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        let missing = ["/usr/bin/cage", "/usr/bin/chromium", "/usr/bin/labwc"].filter { !FileManager.default.isExecutableFile(atPath: $0) }
         let said = result.stderr.split(separator: "\n").filter { line in
             !missing.contains { line.hasSuffix("Command \($0) is not executable: No such file or directory") }
         }
@@ -90,6 +91,10 @@ struct SystemdUnitTests {
         for line in ["User=kiosk", "After=systemd-user-sessions.service sheet-render-web.service kiosk-page.service", "PAMName=login",
                      "Conflicts=getty@%i.service"] {
             #expect(browser.contains(line + "\n"), "\(line)")
+        }
+        let labwc = try String(contentsOf: folder.appendingPathComponent("kiosk-labwc@.service"), encoding: .utf8)
+        for line in ["User=screen", "PAMName=login", "ExecStart=/usr/bin/labwc", "Conflicts=getty@%i.service"] {
+            #expect(labwc.contains(line + "\n"), "\(line)")
         }
     }
 

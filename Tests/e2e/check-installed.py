@@ -3,7 +3,8 @@
 the package's units failed; sysusers made the package's users and groups; a touchscreen plugged
 after boot started sheetd.service, which took it; the appliance recipe's screenshots show the
 state (the card and its rows at half), before and after `systemctl restart sheetd`, with the
-program's content kept across it; the program answered every tap; the web renderer's unit
+program's content kept across it; the program answered every tap; under labwc, the card over
+the fullscreen app and the touchscreen left to the compositor; the web renderer's unit
 served the kiosk user and refused nobody. The daemon's and the renderers' journal hold no
 error.
 
@@ -30,11 +31,17 @@ check(any(device.get("node") == node and device.get("used") for device in json_l
 
 for name in ["appliance", "restarted"]:
     check_shot(name, "half")
+# Under labwc, over the fullscreen app: the dim over foot's background (#242424), the card where
+# the state puts it.
+check_shot("labwc", "half", over=0x24)
+left = [device for device in json_lines("labwc-devices.json") if "left to the compositor" in (device.get("reason") or "")]
+check(any(device.get("node") == node for device in left),
+      f"under labwc the daemon left the touchscreen ({node}) to the compositor ({left})")
 content = json.loads(text("restarted.content.json") or "{}")
 labels = [item.get("label") for item in content.get("items", [])]
 check(labels[:2] == ["✓ Wi-Fi", "✓ Bluetooth"], f"the program's content kept across the restart (rows: {labels})")
 said = text("recipe-appliance.log").splitlines()
-for line in ["content set, sheet presented", "wifi on", "bluetooth on", "location on"]:
+for line in ["content set, sheet presented", "wifi on", "bluetooth on", "location on", "wifi off"]:
     check(line in said, f"the program said '{line}'")
 check(not [line for line in said if "Traceback" in line or "Error" in line], "the program raised nothing")
 

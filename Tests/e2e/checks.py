@@ -86,7 +86,7 @@ def read_ppm(name):
     return width, height, data[offset + 1:offset + 1 + width * height * 3]
 
 
-def check_shot(name, expected_detent):
+def check_shot(name, expected_detent, over=GRAY):
     state = json.loads(text(f"{name}.state.json") or "{}")
     try:
         width, height, pixels = read_ppm(f"{name}.ppm")
@@ -105,18 +105,20 @@ def check_shot(name, expected_detent):
         check(state.get("state") == "resting" and state.get("detent") == expected_detent,
               f"{name}: resting at {expected_detent} (published: {state.get('state')} {state.get('detent')})")
     top, dim = state.get("top", 0), state.get("dim", 0)
+    # `over`: the grey level beneath the sheet, the renderer's own background (#808080) or, over
+    # a compositor's fullscreen app, the app's (foot's is #242424).
     if top > 20:
-        want = round(GRAY * (1 - dim))
+        want = round(over * (1 - dim))
         got = pixel(5, 5)
         check(all(abs(channel - want) <= 2 for channel in got),
-              f"{name}: the dim at {dim} over #808080 is {want} a channel (screenshot: {got})")
+              f"{name}: the dim at {dim} over #{over:02x}{over:02x}{over:02x} is {want} a channel (screenshot: {got})")
     # A quarter of the way into the card, clear of its rounded corner (a card narrower than the
     # display sits where the state says, with the dim beside it).
     card = state.get("card") or {"x": 0, "width": width}
     column = int(card["x"] + card["width"] // 4)
     white = next((y for y in range(height) if min(pixel(column, y)) >= 250), None)
     if top >= height:
-        check(white is None and pixel(column, height - 1) == (GRAY, GRAY, GRAY),
+        check(white is None and pixel(column, height - 1) == (over, over, over),
               f"{name}: hidden, nothing but the background (first white row: {white})")
     else:
         check(white is not None and abs(white - max(top, 0)) <= 2,
