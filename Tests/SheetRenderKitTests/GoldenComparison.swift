@@ -106,7 +106,7 @@ struct GoldenComparison {
 
 /// Where a golden that differs is kept with what was drawn, for a person to look at:
 /// `.build/goldens` of the checkout (in a Debian tree's run, of the tree's copy, which is kept).
-let keptGoldens = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/goldens")
+let keptGoldens = checkout.appendingPathComponent(".build/goldens")
 
 /// The text stack that drew a picture: the installed versions of the packages that shape,
 /// rasterise and hold its glyphs, from dpkg's status file.

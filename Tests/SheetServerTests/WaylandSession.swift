@@ -5,7 +5,8 @@ import SheetRenderKit
 import SheetTestSupport
 
 // What the Wayland, screen reader and portal tests run beside the code under test: a headless
-// compositor (sway, with Xwayland when asked; labwc; phoc), its screenshots, a window of its own, and a message bus.
+// compositor (sway, with Xwayland when asked; labwc; phoc), its screenshots, a window of its
+// own, and a message bus.
 
 /// A PNG from grim, decoded.
 struct Screenshot {

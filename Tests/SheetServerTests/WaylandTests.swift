@@ -679,7 +679,7 @@ import Testing
 
     /// A screenshot kept for a person to look at: .build/screenshots/NAME.png of the checkout.
     func keep(_ shot: Screenshot, as name: String) throws {
-        let folder = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/screenshots")
+        let folder = checkout.appendingPathComponent(".build/screenshots")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(PNG.encode(width: shot.width, height: shot.height, rgb: shot.rgb)).write(to: folder.appendingPathComponent("\(name).png"))
     }

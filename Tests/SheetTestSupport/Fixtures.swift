@@ -5,8 +5,11 @@ import Synchronization
 public let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures")
 
+/// The checkout the tests were built from.
+public let checkout = fixtures.deletingLastPathComponent().deletingLastPathComponent()
+
 /// The repository's `examples` folder.
-public let examples = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
+public let examples = checkout.appendingPathComponent("examples")
 
 /// A real recording from `Tests/Fixtures/traces`.
 public func trace(_ name: String) -> String { fixtures.appendingPathComponent("traces/\(name)").path }
