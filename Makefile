@@ -149,8 +149,8 @@ arm64:
 arm64-test: tools
 	Tests/arm64/run
 
-# The test suite built for aarch64, optimised as the package is, and run under qemu-user (after
-# make arm64): every test target that needs no daemon, compositor, display or Python client
+# The test suite built for aarch64, optimised as the package is, and run under qemu-user (in
+# the trees of make arm64, in a copy of its own): every test target that needs no daemon, compositor, display or Python client
 # (Tests/arm64/suite).
 arm64-suite:
 	Tests/arm64/suite
