@@ -34,7 +34,7 @@ RELEASE_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-st
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools release-tools test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 e2e-installed coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak faults fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools release-tools test qt qt-test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 e2e-installed coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak faults fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
 
 # `make`, as yourself: what `make install` installs (the release programs, the man pages, the
 # completions), so that `sudo make install` only copies (as autotools, meson and cmake do).
@@ -86,9 +86,28 @@ TEST_FLAGS = $(if $(wildcard $(SWIFT_RESOURCES)/linux/_Testing_Foundation.swiftm
 
 # Before the tests: no C struct from a system header built with Swift's memberwise
 # initializer, which breaks when a newer release adds a member (packaging/check-c-structs).
+# After them, the Qt Quick module's tests against the daemon they built (make qt-test).
 test: deps catalogs
 	packaging/check-c-structs
 	$(SWIFT) test $(TEST_FLAGS)
+	$(MAKE) qt-test
+
+# The Qt Quick module (clients/qt, `import Sheetd`) and the example panel app that uses it
+# (examples/qt), built with CMake against the system's Qt 6 (docs/renderers.md#in-a-qt-quick-app).
+QT_BUILD ?= .build/qt
+qt:
+	cmake -S clients/qt -B $(QT_BUILD) > /dev/null
+	cmake --build $(QT_BUILD) -j$$(nproc)
+	cmake -S examples/qt -B $(QT_BUILD)-example > /dev/null
+	cmake --build $(QT_BUILD)-example -j$$(nproc)
+
+# Its tests, under Qt's offscreen platform, against this tree's daemon and sheetctl; the
+# pictures they draw stay in .build/screenshots/qt.
+qt-test: qt
+	$(SWIFT) build --product sheetd
+	$(SWIFT) build --product sheetctl
+	SHEETD_BIN=$$($(SWIFT) build --show-bin-path)/sheetd SHEETCTL_BIN=$$($(SWIFT) build --show-bin-path)/sheetctl \
+		SHEETD_QT_SHOTS=$(CURDIR)/.build/screenshots/qt ctest --test-dir $(QT_BUILD) --output-on-failure
 
 # The sheet's own words in each language of po/ (gettext catalogs: msgfmt --check), in
 # .build/share/locale, where the programs of a build in the tree find them (SheetCatalog);
