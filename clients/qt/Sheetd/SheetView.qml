@@ -19,7 +19,7 @@ Item {
     property alias inputSocket: follower.inputSocket
     /// Whether the view tells the daemon the screen's size: the app owns the display (eglfs).
     property alias setsScreen: follower.setsScreen
-    /// States a second at most: the display's refresh rate.
+    /// States a second at most: the screen's refresh rate, else 60.
     property alias maxRate: follower.maxRate
     /// What `theme: auto` resolves to: the app's own preference.
     property bool prefersDark: false
@@ -45,6 +45,8 @@ Item {
     SheetFollower {
         id: follower
         viewSize: Qt.size(view.width, view.height)
+        // No more states than the display shows (the app may set maxRate itself).
+        maxRate: view.Screen.refreshRate > 0 ? Math.min(1000, Math.round(view.Screen.refreshRate)) : 60
         devicePixelRatio: view.Screen.devicePixelRatio > 0 ? view.Screen.devicePixelRatio : 1
         onSheetEvent: (event) => {
             view.sheetEvent(event)

@@ -398,6 +398,35 @@ private slots:
         QVERIFY(waitFor([&] { return tapped.count() == 1; }));
     }
 
+    /// Keys while a modal sheet is shown go to the daemon: Tab puts the focus (and its ring) on
+    /// the first element, Down moves it on, Enter activates the switch it is on.
+    void keysMoveTheFocus() {
+        Daemon daemon({QStringLiteral("--input"), QStringLiteral("none"), QStringLiteral("--screen"), QStringLiteral("540x960")});
+        QVERIFY2(daemon.started(), qPrintable(daemon.log()));
+        Scene scene(daemon.socketPath());
+        QVERIFY(scene.loaded());
+        QObject *own = scene.own();
+        QSignalSpy toggled(own, SIGNAL(itemToggled(QString, bool)));
+        QMetaObject::invokeMethod(own, "open");
+        QVERIFY(waitFor([&] { return scene.restsAt(QStringLiteral("half")) && scene.content().value(QStringLiteral("title")) == QStringLiteral("Panel"); }));
+        const auto focus = [&] {
+            const QVariantMap state = scene.state();
+            return state.value(QStringLiteral("focusVisible")).toBool() ? state.value(QStringLiteral("focus")).toString() : QString();
+        };
+        QTest::keyClick(&scene.window(), Qt::Key_Tab);
+        QVERIFY2(waitFor([&] { return !focus().isEmpty(); }), qPrintable(scene.view()->property("problem").toString() + daemon.log()));
+        // Down from wherever Tab put it, until it is on the switch.
+        for (int step = 0; step < 6 && focus() != QLatin1String("wifi"); ++step) {
+            const QString before = focus();
+            QTest::keyClick(&scene.window(), Qt::Key_Down);
+            QVERIFY(waitFor([&] { return focus() != before; }));
+        }
+        QCOMPARE(focus(), QStringLiteral("wifi"));
+        QTest::keyClick(&scene.window(), Qt::Key_Return);
+        QVERIFY(waitFor([&] { return toggled.count() == 1; }));
+        QCOMPARE(toggled.at(0).at(1).toBool(), false);
+    }
+
     /// What a screen reader reads of the item (Qt's accessibility, which its AT-SPI bridge
     /// gives Orca): the dialog named by the title, the close button, a list per section, a
     /// check box for each switch and check (checked when on), a button for each other row.
