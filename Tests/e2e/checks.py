@@ -86,6 +86,14 @@ def read_ppm(name):
     return width, height, data[offset + 1:offset + 1 + width * height * 3]
 
 
+def background(spelled):
+    """A background's colour as check_shot takes it: a grey level (`24`) or an RGB colour
+    (`1c3f6e`), in hex."""
+    if len(spelled) == 6:
+        return tuple(int(spelled[at:at + 2], 16) for at in (0, 2, 4))
+    return (int(spelled, 16),) * 3
+
+
 def check_shot(name, expected_detent, over=GRAY):
     state = json.loads(text(f"{name}.state.json") or "{}")
     try:
@@ -105,20 +113,23 @@ def check_shot(name, expected_detent, over=GRAY):
         check(state.get("state") == "resting" and state.get("detent") == expected_detent,
               f"{name}: resting at {expected_detent} (published: {state.get('state')} {state.get('detent')})")
     top, dim = state.get("top", 0), state.get("dim", 0)
-    # `over`: the grey level beneath the sheet, the renderer's own background (#808080) or, over
-    # a compositor's fullscreen app, the app's (foot's is #242424).
+    # `over`: the colour beneath the sheet (a grey level, or red, green and blue), the
+    # renderer's own background (#808080) or, over a compositor's fullscreen app, the app's
+    # (foot's is #242424, the kiosk page's #1c3f6e).
+    over = over if isinstance(over, tuple) else (over,) * 3
+    spelled = "#" + "".join(f"{channel:02x}" for channel in over)
     if top > 20:
-        want = round(over * (1 - dim))
+        want = tuple(round(channel * (1 - dim)) for channel in over)
         got = pixel(5, 5)
-        check(all(abs(channel - want) <= 2 for channel in got),
-              f"{name}: the dim at {dim} over #{over:02x}{over:02x}{over:02x} is {want} a channel (screenshot: {got})")
+        check(all(abs(a - b) <= 2 for a, b in zip(got, want)),
+              f"{name}: the dim at {dim} over {spelled} is {want} (screenshot: {got})")
     # A quarter of the way into the card, clear of its rounded corner (a card narrower than the
     # display sits where the state says, with the dim beside it).
     card = state.get("card") or {"x": 0, "width": width}
     column = int(card["x"] + card["width"] // 4)
     white = next((y for y in range(height) if min(pixel(column, y)) >= 250), None)
     if top >= height:
-        check(white is None and pixel(column, height - 1) == (over, over, over),
+        check(white is None and pixel(column, height - 1) == over,
               f"{name}: hidden, nothing but the background (first white row: {white})")
     else:
         check(white is not None and abs(white - max(top, 0)) <= 2,

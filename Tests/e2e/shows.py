@@ -4,12 +4,13 @@ check_shot: the display's size the daemon's screen, the dim over the background,
 row where the state puts it). The as-installed guest asks for screenshots until one does: a
 renderer run by its unit keeps no frame log to wait on.
 
-Usage: shows.py RUN NAME [GREY]   (exit 0: it does; GREY: the level, 0 to 255, of the fullscreen
-       app's background the dim darkens, in hex; else the renderer's own #808080)
+Usage: shows.py RUN NAME [COLOUR]   (exit 0: it does; COLOUR: the fullscreen app's background
+       the dim darkens, in hex: a grey level (24) or red, green and blue (1c3f6e); else the
+       renderer's own #808080)
 """
 import sys
 
-from checks import check_shot, failures
+from checks import background, check_shot, failures
 
-check_shot(sys.argv[2], None, *(int(grey, 16) for grey in sys.argv[3:4]))
+check_shot(sys.argv[2], None, *(background(colour) for colour in sys.argv[3:4]))
 sys.exit(1 if failures else 0)
