@@ -90,7 +90,7 @@ void OwnedSheet::openNow() {
     if (!detent.isEmpty()) parameters.insert(QStringLiteral("detent"), detent);
     m_calls.call(QStringLiteral("io.sheetd.Sheet.OpenSheet"), parameters, [this](const VarlinkReply &reply) {
         if (!reply.error.isEmpty()) {
-            say(QStringLiteral("OpenSheet: %1 %2").arg(reply.error, QString::fromUtf8(QJsonDocument(reply.parameters).toJson(QJsonDocument::Compact))));
+            say(reply.describe(QStringLiteral("OpenSheet")));
             // Refused content is not refused less the next time: the app must change it.
             if (reply.error == QLatin1String("org.varlink.service.InvalidParameter")) m_wanted = false;
             m_monitor.close();
@@ -243,8 +243,7 @@ void OwnedSheet::call(const QString &method, QJsonObject parameters, const QStri
     // the follower's, and the call goes on a new one.
     if (!m_calls.isActive()) m_calls.open(socketPath());
     m_calls.call(method, parameters, [this, what](const VarlinkReply &reply) {
-        if (!reply.error.isEmpty())
-            say(QStringLiteral("%1: %2 %3").arg(what, reply.error, QString::fromUtf8(QJsonDocument(reply.parameters).toJson(QJsonDocument::Compact))));
+        if (!reply.error.isEmpty()) say(reply.describe(what));
     });
 }
 

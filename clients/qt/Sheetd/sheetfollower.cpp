@@ -240,8 +240,7 @@ void SheetFollower::retryLater() {
 
 void SheetFollower::followed(const VarlinkReply &reply) {
     if (!reply.error.isEmpty()) {
-        say(QStringLiteral("Monitor on %1: %2 %3").arg(socketPath(), reply.error,
-                                                       QString::fromUtf8(QJsonDocument(reply.parameters).toJson(QJsonDocument::Compact))));
+        say(reply.describe(QStringLiteral("Monitor on %1").arg(socketPath())));
         m_monitor.close();
         retryLater();
         return;
@@ -281,7 +280,7 @@ void SheetFollower::fetchContent(int revision) {
     call(QStringLiteral("io.sheetd.Sheet.GetContent"), parameters, [this, revision, sheet](const VarlinkReply &reply) {
         m_fetching = false;
         if (!reply.error.isEmpty()) {
-            say(QStringLiteral("GetContent: %1 %2").arg(reply.error, QString::fromUtf8(QJsonDocument(reply.parameters).toJson(QJsonDocument::Compact))));
+            say(reply.describe(QStringLiteral("GetContent")));
             m_mirror.fetchFailed(revision);
             return;
         }
@@ -315,8 +314,7 @@ void SheetFollower::setScreen() {
     call(QStringLiteral("io.sheetd.Sheet.SetScreen"),
          {{QStringLiteral("width"), width}, {QStringLiteral("height"), height}, {QStringLiteral("scale"), m_ratio}},
          [this](const VarlinkReply &reply) {
-             if (!reply.error.isEmpty())
-                 say(QStringLiteral("SetScreen: %1 %2").arg(reply.error, QString::fromUtf8(QJsonDocument(reply.parameters).toJson(QJsonDocument::Compact))));
+             if (!reply.error.isEmpty()) say(reply.describe(QStringLiteral("SetScreen")));
          });
 }
 
@@ -333,10 +331,6 @@ void SheetFollower::inputCall(const QString &method, const QJsonObject &paramete
         m_input.open(path);
     }
     m_input.call(method, parameters, std::move(handler));
-}
-
-static QString describe(const QString &call, const VarlinkReply &reply) {
-    return QStringLiteral("%1: %2 %3").arg(call, reply.error, QString::fromUtf8(QJsonDocument(reply.parameters).toJson(QJsonDocument::Compact)));
 }
 
 void SheetFollower::declareTouch() {
@@ -356,7 +350,7 @@ void SheetFollower::declareTouch() {
               [this, size](const VarlinkReply &reply) {
                   m_declaring = false;
                   if (!reply.error.isEmpty()) {
-                      say(describe(QStringLiteral("OpenDevice"), reply));
+                      say(reply.describe(QStringLiteral("OpenDevice")));
                       return;
                   }
                   // The new device opens before the old one closes: the daemon is never
@@ -397,7 +391,7 @@ void SheetFollower::forwardTouches(const QList<Contact> &contacts, quint64 milli
               [this](const VarlinkReply &reply) {
                   if (!reply.error.isEmpty() && m_saidInput != reply.error) {
                       m_saidInput = reply.error;
-                      say(describe(QStringLiteral("SendFrame"), reply));
+                      say(reply.describe(QStringLiteral("SendFrame")));
                   }
               });
 }
@@ -427,7 +421,7 @@ void SheetFollower::forwardKey(int code, bool pressed) {
                    {QStringLiteral("time"), monotonicMicroseconds()},
                    {QStringLiteral("keys"), QJsonArray{QJsonObject{{QStringLiteral("code"), code}, {QStringLiteral("value"), pressed ? 1 : 0}}}}},
                   [this](const VarlinkReply &reply) {
-                      if (!reply.error.isEmpty()) say(describe(QStringLiteral("SendKeys"), reply));
+                      if (!reply.error.isEmpty()) say(reply.describe(QStringLiteral("SendKeys")));
                   });
     };
     if (m_keysDevice) {
@@ -443,7 +437,7 @@ void SheetFollower::forwardKey(int code, bool pressed) {
               [this, send](const VarlinkReply &reply) {
                   m_keysOpening = false;
                   if (!reply.error.isEmpty()) {
-                      say(describe(QStringLiteral("OpenKeys"), reply));
+                      say(reply.describe(QStringLiteral("OpenKeys")));
                       return;
                   }
                   m_keysDevice = reply.parameters.value(QLatin1String("device")).toInt();
@@ -456,7 +450,7 @@ void SheetFollower::focus(const QString &element, const QString &command) {
     if (!element.isEmpty()) parameters.insert(QStringLiteral("element"), element);
     if (!command.isEmpty()) parameters.insert(QStringLiteral("command"), command);
     call(QStringLiteral("io.sheetd.Sheet.Focus"), parameters, [this](const VarlinkReply &reply) {
-        if (!reply.error.isEmpty()) say(describe(QStringLiteral("Focus"), reply));
+        if (!reply.error.isEmpty()) say(reply.describe(QStringLiteral("Focus")));
     });
 }
 

@@ -4,6 +4,10 @@
 
 namespace Sheetd {
 
+QString VarlinkReply::describe(const QString &call) const {
+    return QStringLiteral("%1: %2 %3").arg(call, error, QString::fromUtf8(QJsonDocument(parameters).toJson(QJsonDocument::Compact)));
+}
+
 VarlinkConnection::VarlinkConnection(QObject *parent) : QObject(parent) {
     connect(&m_socket, &QLocalSocket::connected, this, [this] {
         m_open = true;
@@ -14,8 +18,8 @@ VarlinkConnection::VarlinkConnection(QObject *parent) : QObject(parent) {
         emit opened();
     });
     connect(&m_socket, &QLocalSocket::readyRead, this, &VarlinkConnection::readReplies);
-    connect(&m_socket, &QLocalSocket::errorOccurred, this, [this](QLocalSocket::LocalSocketError) {
-        fail(m_socket.errorString());
+    connect(&m_socket, &QLocalSocket::errorOccurred, this, [this](QLocalSocket::LocalSocketError error) {
+        fail(error == QLocalSocket::PeerClosedError ? QStringLiteral("the daemon closed the connection") : m_socket.errorString());
     });
     connect(&m_socket, &QLocalSocket::disconnected, this, [this] { fail(QStringLiteral("the daemon closed the connection")); });
 }

@@ -18,6 +18,8 @@ struct VarlinkReply {
     QJsonObject parameters;
     QString error;
     bool continues = false;
+    /// A refusal in words, for a log: `SetScreen: org.varlink.service.InvalidParameter {"parameter":"width"}`.
+    QString describe(const QString &call) const;
 };
 
 class VarlinkConnection : public QObject {
