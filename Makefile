@@ -34,7 +34,7 @@ RELEASE_BUILD = $(SWIFT) build $(SWIFT_BUILD_FLAGS) -c release --static-swift-st
 # debug symbols in sheetd-dbgsym.
 INSTALL_STRIP ?= -s
 
-.PHONY: all build release tools release-tools test qt qt-test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 e2e-installed coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak faults fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
+.PHONY: all build release tools release-tools test qt qt-module qt-test catalogs debian-13 debian-sid arm64 arm64-test arm64-suite e2e-arm64 e2e-installed coverage demo man completions bench bench-web bench-peers bench-peers-profile bench-instructions bench-instructions-live soak faults fuzz fuzz-build deps e2e e2e-deps install uninstall clean wayland-screenshot web-screenshot wayland-protocols deb deb-check footprint order
 
 # `make`, as yourself: what `make install` installs (the release programs, the man pages, the
 # completions), so that `sudo make install` only copies (as autotools, meson and cmake do).
@@ -94,10 +94,17 @@ test: deps catalogs
 
 # The Qt Quick module (clients/qt, `import Sheetd`) and the example panel app that uses it
 # (examples/qt), built with CMake against the system's Qt 6 (docs/renderers.md#in-a-qt-quick-app).
+# The module is the plugin the package qml6-module-sheetd installs: built optimised, with
+# Debian's build flags (dpkg-buildflags: hardening), so that `make deb` installs what `make
+# test` tested. QT_CMAKE_FLAGS: more for CMake (debian/rules: the cross compiler of a cross build).
 QT_BUILD ?= .build/qt
-qt:
-	cmake -S clients/qt -B $(QT_BUILD) > /dev/null
+QT_CMAKE_FLAGS ?=
+QT_BUILD_FLAGS = $(if $(shell command -v dpkg-buildflags),CXXFLAGS="$$(dpkg-buildflags --get CXXFLAGS) $$(dpkg-buildflags --get CPPFLAGS)" LDFLAGS="$$(dpkg-buildflags --get LDFLAGS)")
+qt-module:
+	$(QT_BUILD_FLAGS) cmake -S clients/qt -B $(QT_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(QT_CMAKE_FLAGS) > /dev/null
 	cmake --build $(QT_BUILD) -j$$(nproc)
+
+qt: qt-module
 	cmake -S examples/qt -B $(QT_BUILD)-example > /dev/null
 	cmake --build $(QT_BUILD)-example -j$$(nproc)
 

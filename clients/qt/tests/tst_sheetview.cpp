@@ -17,13 +17,10 @@
 #include <QQuickView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtQml/qqmlextensionplugin.h>
 #include <qpa/qwindowsysteminterface.h>
 #include <QtTest>
 #include <functional>
 #include <memory>
-
-Q_IMPORT_QML_PLUGIN(SheetdPlugin)
 
 namespace {
 
@@ -205,6 +202,22 @@ private slots:
     void initTestCase() {
         QVERIFY2(QFileInfo(qEnvironmentVariable("SHEETD_BIN")).isExecutable(), "SHEETD_BIN names the sheetd to test against");
         QVERIFY2(QFileInfo(qEnvironmentVariable("SHEETCTL_BIN")).isExecutable(), "SHEETCTL_BIN names its sheetctl");
+        // The module `import Sheetd` loads: the first folder of the engine's import path with a
+        // Sheetd/qmldir (the build's, through QML_IMPORT_PATH, or the installed one), and the
+        // one SHEETD_QML_MODULE names, when it names one.
+        QQmlEngine engine;
+        QString module;
+        for (const QString &path : engine.importPathList()) {
+            if (QFileInfo::exists(path + QStringLiteral("/Sheetd/qmldir"))) {
+                module = QFileInfo(path + QStringLiteral("/Sheetd")).canonicalFilePath();
+                break;
+            }
+        }
+        qInfo("import Sheetd: %s", qPrintable(module.isEmpty() ? QStringLiteral("nowhere") : module));
+        const QString expected = qEnvironmentVariable("SHEETD_QML_MODULE");
+        if (!expected.isEmpty())
+            QVERIFY2(module == QFileInfo(expected).canonicalFilePath(),
+                     qPrintable(QStringLiteral("import Sheetd loads %1, not %2").arg(module, expected)));
     }
 
     /// The content the daemon holds, drawn: the card where the state puts it over the dimmed
