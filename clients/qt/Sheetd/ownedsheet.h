@@ -18,7 +18,6 @@
 
 #include <QJsonArray>
 #include <QObject>
-#include <QQmlParserStatus>
 #include <QTimer>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>

@@ -112,7 +112,7 @@ SheetFollower::SheetFollower(QObject *parent) : QObject(parent) {
         m_keysDevice.reset();
         m_declaring = m_keysOpening = false;
         m_daemonHolds.fill(false);
-        if (m_connected) say(QStringLiteral("the input socket %1: %2").arg(m_input.objectName(), why));
+        if (m_connected) say(QStringLiteral("the input socket %1: %2").arg(m_input.path(), why));
     });
 }
 
@@ -327,7 +327,6 @@ void SheetFollower::inputCall(const QString &method, const QJsonObject &paramete
     if (!m_input.isActive()) {
         const QString path = m_inputSocket.isEmpty()
             ? QFileInfo(socketPath()).dir().filePath(QStringLiteral("io.sheetd.Input")) : m_inputSocket;
-        m_input.setObjectName(path);
         m_input.open(path);
     }
     m_input.call(method, parameters, std::move(handler));

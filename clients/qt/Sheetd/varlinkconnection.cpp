@@ -33,6 +33,7 @@ VarlinkConnection::~VarlinkConnection() {
 void VarlinkConnection::open(const QString &path) {
     close();
     m_active = true;
+    m_path = path;
     m_socket.connectToServer(path, QIODevice::ReadWrite);
 }
 

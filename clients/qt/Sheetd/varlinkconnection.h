@@ -36,6 +36,8 @@ public:
 
     /// Connects to `path`; `opened` or `closed` follows.
     void open(const QString &path);
+    /// The socket the last `open` named.
+    const QString &path() const { return m_path; }
     /// Ends the connection; the calls waiting get no reply.
     void close();
     /// Open, and calls go straight out.
@@ -56,6 +58,7 @@ private:
     void fail(const QString &why);
 
     QLocalSocket m_socket;
+    QString m_path;
     QByteArray m_buffer;
     QQueue<Handler> m_waiting;
     QByteArray m_unsent;
