@@ -8,6 +8,7 @@
 #include <QQmlEngine>
 #include <QtGlobal>
 #include <ctime>
+#include <utility>
 
 namespace Sheetd {
 
@@ -105,8 +106,12 @@ SheetFollower::SheetFollower(QObject *parent) : QObject(parent) {
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &SheetFollower::start);
     connect(&m_monitor, &VarlinkConnection::closed, this, [this](const QString &why) { stop(why); });
+    // Queued: the socket is still telling of its close when `closed` is emitted, and a new
+    // connection opened on it then would be closed with the old one.
+    connect(&m_calls, &VarlinkConnection::closed, this, &SheetFollower::callsClosed, Qt::QueuedConnection);
     // The calls' connection is closed by the daemon after 10 s without a call: the next call
-    // opens it again. The input connection's devices go with it.
+    // opens it again (callsClosed). The input connection holds a device, so it is not idle;
+    // should it close all the same, its devices go with it.
     connect(&m_input, &VarlinkConnection::closed, this, [this](const QString &why) {
         setTouchDevice(std::nullopt);
         m_keysDevice.reset();
@@ -320,7 +325,28 @@ void SheetFollower::setScreen() {
 
 void SheetFollower::call(const QString &method, const QJsonObject &parameters, VarlinkConnection::Handler handler) {
     if (!m_calls.isActive()) m_calls.open(socketPath());
-    m_calls.call(method, parameters, std::move(handler));
+    m_calls.call(method, parameters, [this, handler = std::move(handler)](const VarlinkReply &reply) {
+        m_callsAnswered = true;
+        if (handler) handler(reply);
+    });
+}
+
+// The daemon closes a connection that has made no call for its idle timeout: a call sent as it
+// does crosses the close and is never read, and its answer never comes. What the view asks on
+// this connection is derived from the state, so it is asked again on a new one: the content (a
+// fetch that was waiting) and the screen's size (sent if the state's still differs). Once per
+// answer the closed connection gave, so that a daemon that closes every new connection is not
+// asked in a loop. A Focus (a screen reader's action) is not derived from the state, and is not
+// sent again.
+void SheetFollower::callsClosed(const QString &why) {
+    const bool fetching = std::exchange(m_fetching, false);
+    if (!m_connected) return;
+    if (!std::exchange(m_callsAnswered, false)) {
+        say(QStringLiteral("%1: %2, before it answered a call").arg(socketPath(), why));
+        return;
+    }
+    if (fetching) fetchContent(m_state.value(QLatin1String("list")).toObject().value(QLatin1String("revision")).toInt());
+    setScreen();
 }
 
 void SheetFollower::inputCall(const QString &method, const QJsonObject &parameters, VarlinkConnection::Handler handler) {

@@ -158,6 +158,7 @@ private:
     void setScreen();
     void declareTouch();
     void call(const QString &method, const QJsonObject &parameters, VarlinkConnection::Handler handler = {});
+    void callsClosed(const QString &why);
     void inputCall(const QString &method, const QJsonObject &parameters, VarlinkConnection::Handler handler = {});
     void say(const QString &problem);
     void setTouchDevice(std::optional<int> device);
@@ -171,6 +172,8 @@ private:
     bool m_setsScreen = true;
 
     VarlinkConnection m_monitor, m_calls, m_input;
+    // The calls' connection answered a call since it was last closed (callsClosed).
+    bool m_callsAnswered = false;
     QTimer m_retry;
     int m_attempts = 0;
 

@@ -51,6 +51,8 @@ public:
 signals:
     void opened();
     /// The connection ended: the daemon went (`why` says how), or a reply could not be read.
+    /// Emitted while the socket still tells of its close: a slot that opens the connection again
+    /// is connected queued (or opens it later, from a timer), or the new one ends with the old.
     void closed(const QString &why);
 
 private:

@@ -411,6 +411,38 @@ private slots:
         QVERIFY(waitFor([&] { return tapped.count() == 1; }));
     }
 
+    /// Past the daemon's idle timeout (0.2 s here, 10 s by default): the view's calls
+    /// connection, which the daemon closes once it has made no call for that long, opens again
+    /// for the next call (the view's size as the screen's, twice). The second is sent as the
+    /// daemon says it closes the first: it may cross the close unread, and is then sent again.
+    /// The input connection holds a device, so it stays open and a tap still reaches the daemon.
+    void outlivesTheDaemonsIdleTimeout() {
+        Daemon daemon({QStringLiteral("--input"), QStringLiteral("none"), QStringLiteral("--screen"), QStringLiteral("540x960"),
+                       QStringLiteral("--client-idle-timeout"), QStringLiteral("0.2")});
+        QVERIFY2(daemon.started(), qPrintable(daemon.log()));
+        QVERIFY(daemon.setContent(QStringLiteral(SHEETD_QT_EXAMPLES "/settings.yaml")));
+        Scene scene(daemon.socketPath());
+        QVERIFY(scene.loaded());
+        QVERIFY(waitFor([&] { return scene.restsAt(QStringLiteral("half")) && !scene.content().isEmpty() && scene.forwarding(); }));
+        const QString idle = QStringLiteral("made no call for 0.2 s; closed");
+        for (const int height : {900, 960}) {
+            const int closed = daemon.log().count(idle);
+            scene.root()->setProperty("height", height);
+            QVERIFY2(waitFor([&] {
+                return scene.state().value(QStringLiteral("screen")).toMap().value(QStringLiteral("height")).toInt() == height
+                    && scene.restsAt(QStringLiteral("half"));
+            }), qPrintable(daemon.log()));
+            QVERIFY2(waitFor([&] { return daemon.log().count(idle) > closed; }), qPrintable(daemon.log()));
+        }
+        QVERIFY(scene.forwarding());
+        Finger finger(&scene.window());
+        finger.tap(scene.row(0), 50000);
+        QVERIFY2(waitFor([&] {
+            return call(daemon.socketPath(), QStringLiteral("io.sheetd.Sheet.GetStats"))[QStringLiteral("parameters")][QStringLiteral("stats")][QStringLiteral("gestures")].toInt() > 0;
+        }), qPrintable(daemon.log()));
+        QCOMPARE(scene.root()->property("appTaps").toInt(), 0);
+    }
+
     /// Keys while a modal sheet is shown go to the daemon: Tab puts the focus (and its ring) on
     /// the first element, Down moves it on, Enter activates the switch it is on.
     void keysMoveTheFocus() {
